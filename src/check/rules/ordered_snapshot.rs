@@ -1,0 +1,108 @@
+//! `ordered-snapshot`: the candidate's ordered list of tool names equals the approved list.
+
+use serde_json::Value;
+
+use crate::check::{Finding, Rule, Severity, ToolRef};
+use crate::payload::short;
+use crate::surface::Surface;
+
+pub struct OrderedSnapshot;
+
+impl Rule for OrderedSnapshot {
+    fn id(&self) -> &'static str {
+        "ordered-snapshot"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn summary(&self) -> &'static str {
+        "the candidate's ordered list of tool names equals the approved snapshot's"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2026-07-28 server/tools: servers SHOULD list tools in a deterministic order (clients and prompt caches rely on it)"
+    }
+    fn check(&self, approved: &Surface, candidate: &Surface, out: &mut Vec<Finding>) {
+        let old: Vec<Option<&Value>> = approved.tools().map(|t| t.name()).collect();
+        let new: Vec<Option<&Value>> = candidate.tools().map(|t| t.name()).collect();
+        if old == new {
+            return;
+        }
+        // Report the first position where the lists differ: one finding per candidate.
+        let at = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+        let show = |name: Option<&Option<&Value>>| match name {
+            None => "(no tool)".to_string(),
+            Some(None) => "(no name)".to_string(),
+            Some(Some(v)) => short(v),
+        };
+        let message = format!(
+            "ordered tool names differ at position {at}: approved {}, candidate {} ({} tools approved, {} in candidate)",
+            show(old.get(at)),
+            show(new.get(at)),
+            old.len(),
+            new.len()
+        );
+        let (tool, pointer) = match candidate.tool(at) {
+            Some(t) => (Some(ToolRef::of(&t)), t.pointer("name")),
+            None => (None, format!("/tools/{at}")),
+        };
+        out.push(Finding {
+            rule: self.id(),
+            severity: self.severity(),
+            tool,
+            pointer,
+            message,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload;
+    use serde_json::json;
+
+    fn check(approved: Value, candidate: Value) -> Vec<Finding> {
+        let a = payload::from_value(approved, "a").unwrap();
+        let c = payload::from_value(candidate, "c").unwrap();
+        let mut out = Vec::new();
+        OrderedSnapshot.check(&a, &c, &mut out);
+        out
+    }
+
+    #[test]
+    fn same_order_passes_even_when_schemas_change() {
+        let f = check(
+            json!([{"name": "a"}, {"name": "b"}]),
+            json!([{"name": "a", "inputSchema": null}, {"name": "b"}]),
+        );
+        assert!(f.is_empty());
+    }
+
+    #[test]
+    fn reorder_is_reported_at_first_difference() {
+        let f = check(
+            json!({"tools": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}),
+            json!({"tools": [{"name": "a"}, {"name": "c"}, {"name": "b"}]}),
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].pointer, "/tools/1/name");
+        assert_eq!(f[0].tool.as_ref().unwrap().name, "c");
+        assert!(
+            f[0].message.contains("approved \"b\", candidate \"c\""),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn removed_tool_and_missing_name_are_reported() {
+        let f = check(
+            json!([{"name": "a"}, {"name": "b"}]),
+            json!({"tools": [{"name": "a"}]}),
+        );
+        assert_eq!(f[0].pointer, "/tools/1");
+        assert!(f[0].tool.is_none());
+        let f = check(json!([{"name": "a"}]), json!([{"title": "a"}]));
+        assert!(f[0].message.contains("candidate (no name)"));
+    }
+}

@@ -1,0 +1,166 @@
+//! `structural`: the payload a client receives is well-formed by the MCP 2025-11-25 rules.
+
+use serde_json::Value;
+
+use crate::check::{Finding, Rule, Severity, ToolRef};
+use crate::surface::{json_type, Surface, Tool};
+
+pub struct Structural;
+
+impl Rule for Structural {
+    fn id(&self) -> &'static str {
+        "structural"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn summary(&self) -> &'static str {
+        "every tool name matches ^[A-Za-z0-9_.-]{1,128}$ and every inputSchema is a JSON object with \"type\": \"object\""
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 server/tools: tool names; Tool.inputSchema (object root, not null)"
+    }
+    fn check(&self, _approved: &Surface, candidate: &Surface, out: &mut Vec<Finding>) {
+        for tool in candidate.tools() {
+            if let Some((pointer, message)) = name_problem(&tool) {
+                out.push(self.finding(&tool, pointer, message));
+            }
+            if let Some((pointer, message)) = input_schema_problem(&tool) {
+                out.push(self.finding(&tool, pointer, message));
+            }
+        }
+    }
+}
+
+impl Structural {
+    fn finding(&self, tool: &Tool<'_>, pointer: String, message: String) -> Finding {
+        Finding {
+            rule: self.id(),
+            severity: self.severity(),
+            tool: Some(ToolRef::of(tool)),
+            pointer,
+            message,
+        }
+    }
+}
+
+/// The MCP 2025-11-25 tool-name rule: 1 to 128 characters from `A-Z a-z 0-9 _ - .`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
+    let pointer = tool.pointer("name");
+    let message = match tool.name() {
+        None => "tool has no name".to_string(),
+        Some(Value::String(name)) if is_valid_tool_name(name) => return None,
+        Some(Value::String(name)) => format!(
+            "tool name {:?} does not match ^[A-Za-z0-9_.-]{{1,128}}$",
+            name
+        ),
+        Some(other) => format!("tool name is {}, not a string", json_type(other)),
+    };
+    Some((pointer, message))
+}
+
+fn input_schema_problem(tool: &Tool<'_>) -> Option<(String, String)> {
+    let pointer = tool.pointer("inputSchema");
+    let message = match tool.input_schema() {
+        None => "inputSchema is missing".to_string(),
+        Some(Value::Null) => "inputSchema is null".to_string(),
+        Some(Value::Object(schema)) => match schema.get("type") {
+            Some(Value::String(t)) if t == "object" => return None,
+            None => {
+                return Some((
+                    pointer,
+                    "inputSchema has no \"type\" (expected \"object\")".to_string(),
+                ))
+            }
+            Some(other) => {
+                return Some((
+                    format!("{pointer}/type"),
+                    format!("inputSchema root type is {other}, expected \"object\""),
+                ))
+            }
+        },
+        Some(other) => format!("inputSchema is {}, not an object", json_type(other)),
+    };
+    Some((pointer, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload;
+    use serde_json::json;
+
+    fn findings(candidate: Value) -> Vec<Finding> {
+        let c = payload::from_value(candidate, "t").unwrap();
+        let mut out = Vec::new();
+        Structural.check(&c, &c, &mut out);
+        out
+    }
+
+    fn tool(schema: Option<Value>) -> Value {
+        let mut t = json!({"name": "get_user"});
+        if let Some(s) = schema {
+            t["inputSchema"] = s;
+        }
+        json!({ "tools": [t] })
+    }
+
+    #[test]
+    fn missing_null_and_empty_schemas_get_different_findings() {
+        let messages: Vec<String> = [None, Some(Value::Null), Some(json!({}))]
+            .into_iter()
+            .map(|s| findings(tool(s))[0].message.clone())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "inputSchema is missing",
+                "inputSchema is null",
+                "inputSchema has no \"type\" (expected \"object\")"
+            ]
+        );
+    }
+
+    #[test]
+    fn array_root_and_non_object_schemas_are_flagged() {
+        let f = findings(tool(Some(json!({"type": "array", "items": {}}))));
+        assert_eq!(f[0].pointer, "/tools/0/inputSchema/type");
+        assert_eq!(
+            f[0].message,
+            "inputSchema root type is \"array\", expected \"object\""
+        );
+        let f = findings(tool(Some(json!([{"type": "object"}]))));
+        assert_eq!(f[0].message, "inputSchema is array, not an object");
+    }
+
+    #[test]
+    fn a_valid_tool_has_no_findings() {
+        assert!(findings(tool(Some(json!({"type": "object"})))).is_empty());
+    }
+
+    #[test]
+    fn name_rule() {
+        assert!(is_valid_tool_name("a.b-c_D9"));
+        assert!(is_valid_tool_name(&"x".repeat(128)));
+        for bad in ["", "get user", "a,b", "a/b", "é", &"x".repeat(129)] {
+            assert!(!is_valid_tool_name(bad), "{bad:?}");
+        }
+        let f =
+            findings(json!({"tools": [{"name": "get user", "inputSchema": {"type": "object"}}]}));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].pointer, "/tools/0/name");
+        assert_eq!(f[0].tool.as_ref().unwrap().name, "get user");
+        let f = findings(
+            json!({"tools": [{"inputSchema": {"type": "object"}}, {"name": 3, "inputSchema": {"type": "object"}}]}),
+        );
+        assert_eq!(f[0].message, "tool has no name");
+        assert_eq!(f[1].message, "tool name is integer, not a string");
+    }
+}

@@ -1,0 +1,103 @@
+//! `driftlab generate`: the generated surfaces (and optionally every candidate) as JSON Lines.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use super::study::{load, Overrides};
+use crate::generate;
+use crate::mutate;
+use crate::output::AtomicFile;
+
+/// Write generated surfaces as JSON Lines, so any other checker can be fed the same data.
+///
+/// Each line is {"surface": i, "payload": {"tools": [...]}}. With --candidates, each surface is
+/// followed by one line per mutation class (control included):
+/// {"surface": i, "mutation": id, "tool_index": k|null, "detail": ..., "payload": ...}.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Study spec whose seed, sizes and classes to use. Default: the embedded published study.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    #[command(flatten)]
+    overrides: Overrides,
+    /// Also write every mutated candidate.
+    #[arg(long)]
+    candidates: bool,
+    /// Output file (written atomically). Default: stdout.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let (study, _) = load(args.spec.as_deref(), &args.overrides)?;
+    match &args.out {
+        Some(path) => {
+            let mut file = AtomicFile::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            write_lines(&study, args.candidates, &mut file)?;
+            file.commit()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            match write_lines(&study, args.candidates, &mut out).and_then(|_| Ok(out.flush()?)) {
+                // A closed pipe (`| head`) is a normal way to stop reading.
+                Err(e) if is_broken_pipe(&e) => {}
+                other => other?,
+            }
+        }
+    }
+    Ok(super::exit::PASS)
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        let kind = match cause.downcast_ref::<serde_json::Error>() {
+            Some(e) => e.io_error_kind(),
+            None => cause.downcast_ref::<io::Error>().map(io::Error::kind),
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn write_lines(study: &crate::study::Study, candidates: bool, out: &mut dyn Write) -> Result<()> {
+    let spec = &study.spec;
+    for index in 0..spec.surfaces {
+        let base = generate::surface(spec.seed, index, spec.tools);
+        line(out, &json!({"surface": index, "payload": &base}))?;
+        if !candidates {
+            continue;
+        }
+        for class in study.classes() {
+            let mut candidate = base.clone();
+            let outcome = class.apply(&mut candidate, &mut mutate::stream(spec.seed, class, index));
+            let record = match outcome {
+                Ok(applied) => json!({
+                    "surface": index,
+                    "mutation": class.id(),
+                    "tool_index": applied.tool_index,
+                    "detail": applied.detail,
+                    "payload": candidate,
+                }),
+                Err(not_applicable) => json!({
+                    "surface": index,
+                    "mutation": class.id(),
+                    "not_applicable": not_applicable.0,
+                    "payload": Value::Null,
+                }),
+            };
+            line(out, &record)?;
+        }
+    }
+    Ok(())
+}
+
+fn line(out: &mut dyn Write, value: &Value) -> Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! `driftlab rules` and `driftlab mutations`: what the registries hold.
+
+use crate::check::rules::REGISTRY as RULES;
+use crate::mutate::REGISTRY as MUTATIONS;
+
+/// List every checker rule: id, severity, summary.
+#[derive(clap::Args)]
+pub struct RulesArgs {
+    /// Print a Markdown table (as in the README) instead of plain text.
+    #[arg(long)]
+    markdown: bool,
+}
+
+/// List every mutation class: id and what it changes.
+#[derive(clap::Args)]
+pub struct MutationsArgs {
+    /// Print a Markdown table (as in the README) instead of plain text.
+    #[arg(long)]
+    markdown: bool,
+}
+
+pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
+    print!("{}", rules_table(args.markdown));
+    Ok(super::exit::PASS)
+}
+
+pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
+    print!("{}", mutations_table(args.markdown));
+    Ok(super::exit::PASS)
+}
+
+pub fn rules_table(markdown: bool) -> String {
+    let rows: Vec<[&str; 3]> = RULES
+        .iter()
+        .map(|r| [r.id(), r.severity().as_str(), r.summary()])
+        .collect();
+    table(["rule", "severity", "checks that"], &rows, markdown)
+}
+
+pub fn mutations_table(markdown: bool) -> String {
+    let rows: Vec<[&str; 2]> = MUTATIONS.iter().map(|m| [m.id(), m.summary()]).collect();
+    table(["mutation", "changes"], &rows, markdown)
+}
+
+fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) -> String {
+    let mut out = String::new();
+    if markdown {
+        out.push_str(&format!("| {} |\n", header.join(" | ")));
+        out.push_str(&format!("|{}\n", "---|".repeat(N)));
+        for row in rows {
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let first = format!("`{}`", cells[0]);
+            let rest = &cells[1..];
+            out.push_str(&format!("| {first} | {} |\n", rest.join(" | ")));
+        }
+        return out;
+    }
+    let widths: Vec<usize> = (0..N - 1)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].len())
+                .chain([header[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(rows) {
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 < N {
+                out.push_str(&format!("{cell:<w$}  ", w = widths[c]));
+            } else {
+                out.push_str(cell);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

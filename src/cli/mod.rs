@@ -1,0 +1,76 @@
+//! The command line: one file per subcommand. `main` maps outcomes to exit codes.
+
+mod generate;
+mod listings;
+mod study;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit codes, documented in the README.
+pub mod exit {
+    /// Pass (or a command that succeeded).
+    pub const PASS: u8 = 0;
+    /// Drift at or above the chosen severity.
+    pub const DRIFT: u8 = 1;
+    /// Usage error, unreadable or invalid input, unwritable output.
+    pub const USAGE: u8 = 2;
+    /// A defect in driftlab.
+    pub const INTERNAL: u8 = 70;
+}
+
+/// A defect, not a problem with the input: exit code 70.
+#[derive(Debug, thiserror::Error)]
+#[error("internal error (please report): {0}")]
+pub struct Internal(pub String);
+
+#[derive(Parser)]
+#[command(
+    name = "driftlab",
+    version,
+    about = "Research harness and CI gate for MCP tool-schema drift",
+    long_about = "Research harness and CI gate for MCP tool-schema drift.\n\n\
+        `driftlab study` reruns the published MCP contract-drift study (240 surfaces x 5 \
+        mutations) and writes results/<study-id>/.",
+    after_help = "Exit codes: 0 pass, 1 drift, 2 usage or unreadable input, 70 internal error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Study(study::Args),
+    Generate(generate::Args),
+    Rules(listings::RulesArgs),
+    Mutations(listings::MutationsArgs),
+}
+
+/// Parses the command line, runs the command and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Study(args) => study::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Rules(args) => listings::rules(args),
+        Command::Mutations(args) => listings::mutations(args),
+    });
+    match result {
+        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Err(error)) => {
+            eprintln!("driftlab: {error:#}");
+            let internal = error.chain().any(|cause| {
+                cause.is::<Internal>() || cause.is::<crate::study::runner::RunError>()
+            });
+            ExitCode::from(if internal {
+                exit::INTERNAL
+            } else {
+                exit::USAGE
+            })
+        }
+        // The panic message has already been printed by the default hook.
+        Err(_) => ExitCode::from(exit::INTERNAL),
+    }
+}

@@ -1,0 +1,273 @@
+//! The synthetic surface generator: seeded `tools/list` result objects that look like the real
+//! servers in the shared corpus. Every draw, in order, is written down in METHOD.md.
+
+mod vocabulary;
+
+use serde_json::{json, Map, Value};
+
+use crate::rng::Stream;
+use vocabulary::{Kind, NameStyle, DESCRIPTIONS, DIALECTS, NAME_STYLES, NOUNS, PARAMETERS, VERBS};
+
+/// Purpose tag of the per-surface stream.
+pub const PURPOSE: &str = "surface";
+
+/// Name attempts before a colliding name gets the tool index appended.
+const NAME_ATTEMPTS: usize = 16;
+
+/// Generates surface `index` of a study with `seed`: a `{"tools":[…]}` object with `tools` tools.
+pub fn surface(seed: u64, index: u64, tools: usize) -> Value {
+    let mut rng = Stream::derive(seed, PURPOSE, index);
+    let style = *rng.choose(NAME_STYLES);
+    let dialect = *rng.choose(DIALECTS);
+    let mut names: Vec<String> = Vec::with_capacity(tools);
+    let mut list = Vec::with_capacity(tools);
+    for position in 0..tools {
+        let (verb, read_only, noun, name) = draw_name(&mut rng, style, position, &names);
+        names.push(name.clone());
+        list.push(tool(&mut rng, style, dialect, verb, read_only, noun, name));
+    }
+    json!({ "tools": list })
+}
+
+fn draw_name(
+    rng: &mut Stream,
+    style: NameStyle,
+    position: usize,
+    taken: &[String],
+) -> (&'static str, bool, &'static str, String) {
+    let mut last = None;
+    for _ in 0..NAME_ATTEMPTS {
+        let &(verb, read_only) = rng.choose(VERBS);
+        let noun = *rng.choose(NOUNS);
+        let name = spell(style, &[verb, noun]);
+        if !taken.contains(&name) {
+            return (verb, read_only, noun, name);
+        }
+        last = Some((verb, read_only, noun));
+    }
+    // Only reachable when a surface has more tools than the vocabulary has pairs.
+    let (verb, read_only, noun) = last.unwrap_or(("get", true, "item"));
+    let suffix = position.to_string();
+    (verb, read_only, noun, spell(style, &[verb, noun, &suffix]))
+}
+
+/// Spells words (verb first) in a naming style; dotted names put the noun first (`user.get`).
+fn spell(style: NameStyle, words: &[&str]) -> String {
+    match style {
+        NameStyle::Snake => words.join("_"),
+        NameStyle::Kebab => words.join("-"),
+        NameStyle::Camel => camel(words),
+        NameStyle::Dotted => {
+            let mut reordered: Vec<&str> = words.to_vec();
+            reordered.swap(0, 1);
+            reordered.join(".")
+        }
+    }
+}
+
+fn camel(words: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i == 0 {
+            out.push_str(word);
+        } else {
+            out.push_str(&capitalize(word));
+        }
+    }
+    out
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+fn tool(
+    rng: &mut Stream,
+    style: NameStyle,
+    dialect: Option<&str>,
+    verb: &str,
+    read_only: bool,
+    noun: &str,
+    name: String,
+) -> Value {
+    let description = rng
+        .choose(DESCRIPTIONS)
+        .replace("{Verb}", &capitalize(verb))
+        .replace("{verb}", verb)
+        .replace("{noun}", noun);
+    let count = 1 + rng.index(4);
+    let mut chosen: Vec<usize> = Vec::with_capacity(count);
+    while chosen.len() < count {
+        let candidate = rng.index(PARAMETERS.len());
+        if !chosen.contains(&candidate) {
+            chosen.push(candidate);
+        }
+    }
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for &p in &chosen {
+        let (snake, kind, text) = PARAMETERS[p];
+        let key = match style {
+            NameStyle::Camel => camel(&snake.split('_').collect::<Vec<_>>()),
+            _ => snake.to_string(),
+        };
+        if rng.chance(1, 2) {
+            required.push(Value::String(key.clone()));
+        }
+        properties.insert(key, parameter(kind, text));
+    }
+    let mut input = Map::new();
+    if let Some(d) = dialect {
+        input.insert("$schema".into(), d.into());
+    }
+    input.insert("type".into(), "object".into());
+    input.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        input.insert("required".into(), Value::Array(required));
+    }
+    if rng.chance(1, 2) {
+        input.insert("additionalProperties".into(), false.into());
+    }
+
+    let mut fields = Map::new();
+    fields.insert("name".into(), name.into());
+    if rng.chance(1, 3) {
+        fields.insert(
+            "title".into(),
+            format!("{} {}", capitalize(verb), capitalize(noun)).into(),
+        );
+    }
+    fields.insert("description".into(), description.into());
+    fields.insert("inputSchema".into(), Value::Object(input));
+    if rng.chance(1, 2) {
+        let mut hints = Map::new();
+        hints.insert("readOnlyHint".into(), read_only.into());
+        if !read_only {
+            hints.insert("destructiveHint".into(), (verb == "delete").into());
+        }
+        fields.insert("annotations".into(), Value::Object(hints));
+    }
+    if rng.chance(1, 4) {
+        fields.insert("outputSchema".into(), output_schema(read_only));
+    }
+    Value::Object(fields)
+}
+
+fn parameter(kind: Kind, description: &str) -> Value {
+    match kind {
+        Kind::Text => json!({"type": "string", "description": description}),
+        Kind::Enum(values) => {
+            json!({"type": "string", "enum": values, "description": description})
+        }
+        Kind::Pattern(p) => json!({"type": "string", "pattern": p, "description": description}),
+        Kind::Format(f) => json!({"type": "string", "format": f, "description": description}),
+        Kind::Integer { min, max } => {
+            json!({"type": "integer", "minimum": min, "maximum": max, "description": description})
+        }
+        Kind::Number { min, max } => {
+            json!({"type": "number", "minimum": min, "maximum": max, "description": description})
+        }
+        Kind::Boolean => json!({"type": "boolean", "default": false, "description": description}),
+        Kind::StringList => {
+            json!({"type": "array", "items": {"type": "string"}, "description": description})
+        }
+    }
+}
+
+fn output_schema(read_only: bool) -> Value {
+    if read_only {
+        json!({
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "object"}},
+                "total": {"type": "integer"}
+            },
+            "required": ["items"]
+        })
+    } else {
+        json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "ok": {"type": "boolean"}},
+            "required": ["ok"]
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::rules::structural::is_valid_tool_name;
+
+    #[test]
+    fn same_seed_and_index_give_the_same_surface() {
+        assert_eq!(surface(1, 5, 3), surface(1, 5, 3));
+        assert_ne!(surface(1, 5, 3), surface(1, 6, 3));
+        assert_ne!(surface(1, 5, 3), surface(2, 5, 3));
+    }
+
+    #[test]
+    fn names_are_unique_and_valid_even_past_the_vocabulary() {
+        for tools in [1, 3, 20, 400] {
+            let s = surface(9, 0, tools);
+            let names: Vec<&str> = s["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(names.len(), tools);
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), tools, "duplicate names with {tools} tools");
+            assert!(names.iter().all(|n| is_valid_tool_name(n)));
+        }
+    }
+
+    #[test]
+    fn schemas_have_one_to_four_properties_and_consistent_required() {
+        for i in 0..200 {
+            for t in surface(3, i, 3)["tools"].as_array().unwrap() {
+                let schema = &t["inputSchema"];
+                assert_eq!(schema["type"], "object");
+                let props = schema["properties"].as_object().unwrap();
+                assert!((1..=4).contains(&props.len()));
+                for r in schema["required"].as_array().into_iter().flatten() {
+                    assert!(props.contains_key(r.as_str().unwrap()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn all_name_styles_and_optional_fields_occur() {
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..200 {
+            for t in surface(4, i, 3)["tools"].as_array().unwrap() {
+                let name = t["name"].as_str().unwrap();
+                seen.insert(if name.contains('_') {
+                    "snake"
+                } else if name.contains('-') {
+                    "kebab"
+                } else if name.contains('.') {
+                    "dotted"
+                } else {
+                    "camel"
+                });
+                for field in ["title", "annotations", "outputSchema"] {
+                    if t.get(field).is_some() {
+                        seen.insert(field);
+                    }
+                }
+                if t["inputSchema"].get("additionalProperties").is_some() {
+                    seen.insert("additionalProperties");
+                }
+            }
+        }
+        assert_eq!(seen.len(), 8, "{seen:?}");
+    }
+}

@@ -1,0 +1,59 @@
+//! driftlab: a research harness and CI gate for MCP tool-schema drift.
+//!
+//! Data flows one way: `generate → mutate → check → record → output / plot / report`. The
+//! payload reader and the rule registry do not know where a payload came from, so the same rules
+//! serve the research study and the CI gate.
+
+pub mod check;
+pub mod cli;
+pub mod generate;
+pub mod mutate;
+pub mod output;
+pub mod payload;
+pub mod pointer;
+pub mod record;
+pub mod report;
+pub mod rng;
+pub mod study;
+pub mod surface;
+
+/// `kebab-case`: lowercase ASCII words of letters and digits joined by single hyphens.
+pub fn is_kebab_case(id: &str) -> bool {
+    !id.is_empty()
+        && id.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+/// Safe as a folder name: 1–100 of `a-z 0-9 - _ . +`, not starting with a dot.
+pub fn is_safe_id(id: &str) -> bool {
+    (1..=100).contains(&id.len())
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.+".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kebab_case() {
+        assert!(is_kebab_case("input-schema-null"));
+        assert!(is_kebab_case("structural"));
+        for bad in ["", "-a", "a-", "a--b", "A", "a_b"] {
+            assert!(!is_kebab_case(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn safe_ids() {
+        assert!(is_safe_id("mcp-contract-drift-2026-08-22"));
+        for bad in ["", ".", "..", "../x", "a/b", "A"] {
+            assert!(!is_safe_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! `input-schema-array-root`: one tool's `inputSchema` gets an array root, wrapping the old schema
+//! as `items` (a server that declares a list of argument objects instead of one object).
+
+use serde_json::{Map, Value};
+
+use super::{draw_tool, label, Applied, MutationClass, Outcome};
+use crate::rng::Stream;
+
+pub struct InputSchemaArrayRoot;
+
+impl MutationClass for InputSchemaArrayRoot {
+    fn id(&self) -> &'static str {
+        "input-schema-array-root"
+    }
+    fn summary(&self) -> &'static str {
+        "one tool's inputSchema becomes {\"type\":\"array\",\"items\":<old schema>}"
+    }
+    fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
+        let (index, tool) = draw_tool(surface, rng)?;
+        let old = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        let mut schema = Map::new();
+        schema.insert("type".into(), "array".into());
+        schema.insert("items".into(), old);
+        tool.insert("inputSchema".into(), Value::Object(schema));
+        Ok(Applied {
+            tool_index: Some(index),
+            detail: format!("{}: inputSchema root type -> array", label(tool)),
+        })
+    }
+}

@@ -1,0 +1,84 @@
+//! `tools-reordered`: the tools are listed in another order (a non-identity permutation).
+
+use serde_json::Value;
+
+use super::{tools_mut, Applied, MutationClass, NotApplicable, Outcome};
+use crate::rng::Stream;
+
+pub struct ToolsReordered;
+
+/// Shuffles that come out as the identity are redrawn this many times before falling back to a
+/// rotation by one; with three tools the fallback has probability (1/6)^64.
+const REDRAWS: usize = 64;
+
+impl MutationClass for ToolsReordered {
+    fn id(&self) -> &'static str {
+        "tools-reordered"
+    }
+    fn summary(&self) -> &'static str {
+        "the tools are listed in a uniformly drawn non-identity order"
+    }
+    fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
+        let tools = tools_mut(surface)?;
+        let n = tools.len();
+        if n < 2 {
+            return Err(NotApplicable(format!("{n} tool(s): no other order exists")));
+        }
+        let identity: Vec<usize> = (0..n).collect();
+        let mut order = identity.clone();
+        for _ in 0..REDRAWS {
+            order.clone_from(&identity);
+            rng.shuffle(&mut order);
+            if order != identity {
+                break;
+            }
+        }
+        if order == identity {
+            order.rotate_left(1);
+        }
+        let mut taken: Vec<Option<Value>> = tools.drain(..).map(Some).collect();
+        for &from in &order {
+            tools.push(taken[from].take().unwrap_or(Value::Null));
+        }
+        let shown: Vec<String> = order.iter().map(usize::to_string).collect();
+        Ok(Applied {
+            tool_index: None,
+            detail: format!("order {}", shown.join(",")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn never_the_identity_and_all_orders_occur() {
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..300 {
+            let mut s = json!({"tools": [{"name": "a"}, {"name": "b"}, {"name": "c"}]});
+            let applied = ToolsReordered
+                .apply(&mut s, &mut Stream::derive(1, "t", i))
+                .unwrap();
+            assert_ne!(applied.detail, "order 0,1,2");
+            let names: String = s["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(applied.detail.len(), "order 0,1,2".len());
+            seen.insert(names);
+        }
+        assert_eq!(seen.len(), 5, "{seen:?}");
+    }
+
+    #[test]
+    fn a_single_tool_cannot_be_reordered() {
+        let mut s = json!({"tools": [{"name": "a"}]});
+        assert!(ToolsReordered
+            .apply(&mut s, &mut Stream::derive(1, "t", 0))
+            .is_err());
+    }
+}

@@ -1,0 +1,180 @@
+//! The results folder: file names, atomic writes, the manifest.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::study::StudySpec;
+use crate::surface::sha256_hex;
+
+pub const ROWS: &str = "rows.csv";
+pub const SUMMARY_CSV: &str = "summary.csv";
+pub const SUMMARY_JSON: &str = "summary.json";
+pub const MANIFEST: &str = "manifest.json";
+
+/// A file written beside its destination under a temporary name and renamed into place on
+/// [`AtomicFile::commit`]; dropped uncommitted, it removes itself. Readers never see half a file.
+pub struct AtomicFile {
+    temp: PathBuf,
+    dest: PathBuf,
+    writer: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    pub fn create(dest: &Path) -> io::Result<AtomicFile> {
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "out".into());
+        let temp = dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let file = File::create(&temp)?;
+        Ok(AtomicFile {
+            temp,
+            dest: dest.to_path_buf(),
+            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn commit(mut self) -> io::Result<()> {
+        if let Some(writer) = self.writer.take() {
+            let file = writer.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+        }
+        fs::rename(&self.temp, &self.dest)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.writer {
+            Some(w) => w.write(buf),
+            None => Err(io::Error::other("file already committed")),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.writer {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Writes `bytes` to `dest` atomically.
+pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = AtomicFile::create(dest)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// What produced a results folder. Everything but `run` is deterministic.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub driftlab_version: String,
+    pub spec: StudySpec,
+    pub seed: u64,
+    pub rng: String,
+    /// The command that reproduces these results from a checkout.
+    pub command: String,
+    /// sha256 of every other file in the folder, by file name.
+    pub files: BTreeMap<String, String>,
+    /// Time, host and thread count of this run: the only part that differs between reruns.
+    pub run: RunInfo,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub host: String,
+    pub threads: usize,
+}
+
+impl Manifest {
+    pub fn read(dir: &Path) -> Option<Manifest> {
+        let bytes = fs::read(dir.join(MANIFEST)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
+/// sha256 of each named file in `dir`.
+pub fn hash_files(dir: &Path, names: &[&str]) -> io::Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for name in names {
+        let bytes = fs::read(dir.join(name))?;
+        out.insert((*name).to_string(), sha256_hex(&bytes));
+    }
+    Ok(out)
+}
+
+/// The host name, for the manifest only.
+pub fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+pub fn rfc3339(unix_seconds: u64) -> String {
+    let days = (unix_seconds / 86_400) as i64;
+    let secs = unix_seconds % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_796_003_199), "2026-11-30T01:46:39Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn atomic_file_appears_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("rows.csv");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"a,b\n").unwrap();
+        assert!(!dest.exists());
+        f.commit().unwrap();
+        assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
+
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"half").unwrap();
+        drop(f); // interrupted: the old file stays, no temp file is left
+        assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,364 @@
+//! Reads a real `tools/list` payload from bytes, whatever produced them (a file, stdin, a live
+//! capture, a generated candidate).
+//!
+//! Accepted shapes: a result object `{"tools":[…]}`, a JSON-RPC response `{"jsonrpc":"2.0",
+//! "result":{…}}`, a bare array of tools, an array of result pages (or of responses), and a capture
+//! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::pointer;
+use crate::surface::Surface;
+
+/// Payloads larger than this are refused unless the caller raises the limit.
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// serde_json refuses documents nested deeper than this (its recursion limit), so deep nesting
+/// is an error, never a stack overflow.
+pub const MAX_DEPTH: usize = 128;
+
+/// Why a payload could not be read. Every variant names the source (file path or `<stdin>`).
+#[derive(Debug, Error, PartialEq)]
+pub enum PayloadError {
+    #[error("{source_name}: empty payload")]
+    Empty { source_name: String },
+    #[error("{source_name}: payload is {size} bytes, over the {limit}-byte limit")]
+    TooLarge {
+        source_name: String,
+        size: usize,
+        limit: usize,
+    },
+    #[error("{source_name}: not UTF-8 (invalid byte at offset {offset})")]
+    NotUtf8 { source_name: String, offset: usize },
+    #[error("{source_name}:{line}:{column}: nested deeper than {MAX_DEPTH} levels")]
+    TooDeep {
+        source_name: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("{source_name}:{line}:{column}: invalid JSON: {message}")]
+    Syntax {
+        source_name: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{source_name}: at {pointer}: {message}")]
+    Shape {
+        source_name: String,
+        pointer: String,
+        message: String,
+    },
+}
+
+/// Limits applied while reading.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// Parses bytes into a surface. `source_name` is used in error messages only.
+pub fn read(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Surface, PayloadError> {
+    let value = parse_json(bytes, source_name, limits)?;
+    from_value(value, source_name)
+}
+
+/// Parses bytes into a JSON value, with the size, encoding and depth checks of [`read`].
+pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Value, PayloadError> {
+    let source_name = source_name.to_string();
+    if bytes.len() > limits.max_bytes {
+        return Err(PayloadError::TooLarge {
+            source_name,
+            size: bytes.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(PayloadError::NotUtf8 {
+            source_name,
+            offset: e.valid_up_to(),
+        });
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(PayloadError::Empty { source_name });
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let message = e.to_string();
+        if message.starts_with("recursion limit exceeded") {
+            PayloadError::TooDeep {
+                source_name,
+                line,
+                column,
+            }
+        } else {
+            // serde_json appends " at line L column C"; we print the place as a prefix instead.
+            let message = match message.rfind(" at line ") {
+                Some(cut) => message[..cut].to_string(),
+                None => message,
+            };
+            PayloadError::Syntax {
+                source_name,
+                line,
+                column,
+                message,
+            }
+        }
+    })
+}
+
+/// Finds the tools in an already parsed document.
+pub fn from_value(value: Value, source_name: &str) -> Result<Surface, PayloadError> {
+    let mut tools = Vec::new();
+    let mut locations = Vec::new();
+    collect(value, "", source_name, &mut tools, &mut locations, 0)?;
+    Ok(Surface::with_locations(tools, locations))
+}
+
+fn shape_error(source_name: &str, at: &str, message: String) -> PayloadError {
+    PayloadError::Shape {
+        source_name: source_name.to_string(),
+        pointer: if at.is_empty() { "/".into() } else { at.into() },
+        message,
+    }
+}
+
+/// Walks the accepted wrappers down to tool objects. `wrappers` bounds how many wrappers may
+/// nest (capture → response → result), so odd inputs cannot recurse without end.
+fn collect(
+    value: Value,
+    at: &str,
+    source_name: &str,
+    tools: &mut Vec<Map<String, Value>>,
+    locations: &mut Vec<String>,
+    wrappers: u8,
+) -> Result<(), PayloadError> {
+    if wrappers > 4 {
+        return Err(shape_error(
+            source_name,
+            at,
+            "too many nested wrappers".into(),
+        ));
+    }
+    match value {
+        Value::Object(mut object) => {
+            if let Some(list) = object.remove("tools") {
+                let at = pointer::push(at, "tools");
+                let Value::Array(items) = list else {
+                    return Err(shape_error(
+                        source_name,
+                        &at,
+                        format!("`tools` must be an array, found {}", describe(&list)),
+                    ));
+                };
+                return push_tools(items, &at, source_name, tools, locations);
+            }
+            if let Some(error) = object
+                .get("error")
+                .filter(|_| object.contains_key("jsonrpc"))
+            {
+                return Err(shape_error(
+                    source_name,
+                    &pointer::push(at, "error"),
+                    format!(
+                        "the server answered with a JSON-RPC error: {}",
+                        short(error)
+                    ),
+                ));
+            }
+            for wrapper in ["result", "toolsList"] {
+                if let Some(inner) = object.remove(wrapper) {
+                    let at = pointer::push(at, wrapper);
+                    return collect(inner, &at, source_name, tools, locations, wrappers + 1);
+                }
+            }
+            Err(shape_error(
+                source_name,
+                at,
+                "expected a tools/list result {\"tools\":[…]}, a JSON-RPC response, an array of \
+                 tools or pages, or a capture with `toolsList`; found an object without any of \
+                 `tools`, `result` or `toolsList`"
+                    .into(),
+            ))
+        }
+        Value::Array(items) => {
+            let is_pages = !items.is_empty()
+                && items.iter().all(|item| {
+                    item.get("tools").is_some()
+                        || item.get("result").is_some()
+                        || item.get("toolsList").is_some()
+                });
+            if is_pages {
+                for (i, page) in items.into_iter().enumerate() {
+                    let at = pointer::push_index(at, i);
+                    collect(page, &at, source_name, tools, locations, wrappers + 1)?;
+                }
+                Ok(())
+            } else {
+                push_tools(items, at, source_name, tools, locations)
+            }
+        }
+        other => Err(shape_error(
+            source_name,
+            at,
+            format!(
+                "expected a tools/list result object or an array, found {}",
+                describe(&other)
+            ),
+        )),
+    }
+}
+
+fn push_tools(
+    items: Vec<Value>,
+    at: &str,
+    source_name: &str,
+    tools: &mut Vec<Map<String, Value>>,
+    locations: &mut Vec<String>,
+) -> Result<(), PayloadError> {
+    for (i, item) in items.into_iter().enumerate() {
+        let here = pointer::push_index(at, i);
+        match item {
+            Value::Object(tool) => {
+                tools.push(tool);
+                locations.push(here);
+            }
+            other => {
+                return Err(shape_error(
+                    source_name,
+                    &here,
+                    format!("a tool must be an object, found {}", describe(&other)),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// A value shortened to one printable line.
+pub fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 80 {
+        text
+    } else {
+        let cut: String = text.chars().take(77).collect();
+        format!("{cut}...")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(bytes: &str) -> Vec<String> {
+        read(bytes.as_bytes(), "t.json", Limits::default())
+            .unwrap()
+            .tools()
+            .map(|t| t.label())
+            .collect()
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        read(bytes, "t.json", Limits::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn reads_every_accepted_shape_in_order() {
+        assert_eq!(
+            names(r#"{"tools":[{"name":"b"},{"name":"a"}]}"#),
+            ["b", "a"]
+        );
+        assert_eq!(
+            names(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"}]}}"#),
+            ["x"]
+        );
+        assert_eq!(names(r#"[{"name":"x"},{"name":"y"}]"#), ["x", "y"]);
+        assert_eq!(
+            names(r#"[{"tools":[{"name":"p1"}],"nextCursor":"c"},{"tools":[{"name":"p2"}]}]"#),
+            ["p1", "p2"]
+        );
+        assert_eq!(
+            names(r#"{"package":"x","toolsList":{"tools":[{"name":"c"}]}}"#),
+            ["c"]
+        );
+        assert!(names("[]").is_empty());
+    }
+
+    #[test]
+    fn locations_point_into_the_source_document() {
+        let s = read(
+            br#"[{"result":{"tools":[{"name":"a"}]}},{"result":{"tools":[{"name":"b"}]}}]"#,
+            "t",
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(s.tool(1).unwrap().location, "/1/result/tools/0");
+    }
+
+    #[test]
+    fn bad_input_gets_one_line_errors_naming_the_place() {
+        assert_eq!(error(b""), "t.json: empty payload");
+        assert_eq!(
+            error(b"{\"tools\": [1,"),
+            "t.json:1:13: invalid JSON: EOF while parsing a value"
+        );
+        assert_eq!(
+            error(b"\xff\xfe"),
+            "t.json: not UTF-8 (invalid byte at offset 0)"
+        );
+        assert_eq!(
+            error(br#"{"tools":{"a":1}}"#),
+            "t.json: at /tools: `tools` must be an array, found an object"
+        );
+        assert_eq!(
+            error(br#"{"tools":[{"name":"a"},"b"]}"#),
+            "t.json: at /tools/1: a tool must be an object, found a string"
+        );
+        assert!(
+            error(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#)
+                .contains("at /error: the server answered with a JSON-RPC error")
+        );
+        assert!(error(b"42").contains("found the number 42"));
+        for e in [error(b"{\"a\":1}"), error(b"[[1]]")] {
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = "[".repeat(100_000);
+        let e = error(deep.as_bytes());
+        assert!(e.contains("nested deeper than 128 levels"), "{e}");
+    }
+
+    #[test]
+    fn size_limit_is_enforced_before_parsing() {
+        let e = read(b"[]   ", "big", Limits { max_bytes: 4 }).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "big: payload is 5 bytes, over the 4-byte limit"
+        );
+    }
+}

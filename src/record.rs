@@ -1,0 +1,153 @@
+//! `Row` and `Summary`: the study's evidence and its tallies, as serializable structs.
+
+use serde::{Deserialize, Serialize};
+
+/// One surface × mutation × gate: did the gate detect the change?
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    /// Index of the generated surface (its random stream is derived from it).
+    pub surface: u64,
+    /// Mutation class id; `identity` is the control.
+    pub mutation: String,
+    /// False when the class had no place to apply on this surface (never dropped silently).
+    pub applicable: bool,
+    /// The changed tool's index in the approved surface; empty for whole-surface changes.
+    pub tool_index: Option<usize>,
+    /// What changed, e.g. `get_user -> "get user"` or `order 2,0,1`.
+    pub detail: String,
+    pub gate: String,
+    /// True when any of the gate's rules reported a finding.
+    pub detected: bool,
+    /// Ids of the gate's rules that fired, `;`-separated, in gate order.
+    pub rules_fired: String,
+    /// Number of findings the gate's rules reported.
+    pub findings: usize,
+    /// JSON pointer of the first finding in the candidate payload.
+    pub first_pointer: String,
+}
+
+/// Detection tally of one gate on one mutation class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub gate: String,
+    pub mutation: String,
+    pub detected: u64,
+    /// Rows where the class applied (the denominator of `rate`).
+    pub total: u64,
+    pub not_applicable: u64,
+    pub rate: Option<f64>,
+}
+
+/// A gate's tally over every non-control class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Total {
+    pub gate: String,
+    pub detected: u64,
+    pub total: u64,
+    pub not_applicable: u64,
+    pub rate: Option<f64>,
+}
+
+/// A gate's false positives on the unchanged control candidates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Control {
+    pub gate: String,
+    pub false_positives: u64,
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateInfo {
+    pub id: String,
+    pub rules: Vec<String>,
+}
+
+/// Everything a chart, a report or a reader needs from a finished study.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub study: String,
+    pub title: String,
+    pub seed: u64,
+    pub surfaces: u64,
+    pub tools: usize,
+    pub gates: Vec<GateInfo>,
+    /// Non-control classes, in spec order.
+    pub mutations: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub totals: Vec<Total>,
+    pub controls: Vec<Control>,
+}
+
+/// One line of `summary.csv` (long format).
+#[derive(Debug, Serialize)]
+pub struct SummaryCsvRow<'a> {
+    /// `change` (one class), `total` (all classes) or `control` (identity: false positives).
+    pub kind: &'static str,
+    pub gate: &'a str,
+    pub mutation: &'a str,
+    pub detected: u64,
+    pub total: u64,
+    pub not_applicable: u64,
+    pub rate: Option<f64>,
+}
+
+pub fn rate(detected: u64, total: u64) -> Option<f64> {
+    (total > 0).then(|| detected as f64 / total as f64)
+}
+
+impl Summary {
+    pub fn cell(&self, gate: &str, mutation: &str) -> Option<&Cell> {
+        self.cells
+            .iter()
+            .find(|c| c.gate == gate && c.mutation == mutation)
+    }
+
+    pub fn total(&self, gate: &str) -> Option<&Total> {
+        self.totals.iter().find(|t| t.gate == gate)
+    }
+
+    pub fn control(&self, gate: &str) -> Option<&Control> {
+        self.controls.iter().find(|c| c.gate == gate)
+    }
+
+    /// The long-format CSV rows: per class, then the total, then the control, per gate.
+    pub fn csv_rows(&self) -> Vec<SummaryCsvRow<'_>> {
+        let mut rows = Vec::new();
+        for gate in &self.gates {
+            for cell in self.cells.iter().filter(|c| c.gate == gate.id) {
+                rows.push(SummaryCsvRow {
+                    kind: "change",
+                    gate: &gate.id,
+                    mutation: &cell.mutation,
+                    detected: cell.detected,
+                    total: cell.total,
+                    not_applicable: cell.not_applicable,
+                    rate: cell.rate,
+                });
+            }
+            if let Some(t) = self.total(&gate.id) {
+                rows.push(SummaryCsvRow {
+                    kind: "total",
+                    gate: &gate.id,
+                    mutation: "all",
+                    detected: t.detected,
+                    total: t.total,
+                    not_applicable: t.not_applicable,
+                    rate: t.rate,
+                });
+            }
+            if let Some(c) = self.control(&gate.id) {
+                rows.push(SummaryCsvRow {
+                    kind: "control",
+                    gate: &gate.id,
+                    mutation: crate::mutate::CONTROL.id(),
+                    detected: c.false_positives,
+                    total: c.total,
+                    not_applicable: 0,
+                    rate: rate(c.false_positives, c.total),
+                });
+            }
+        }
+        rows
+    }
+}

@@ -1,0 +1,72 @@
+//! The headline table of a study summary, as plain text for the terminal.
+
+use crate::record::Summary;
+
+/// Rows: one per mutation class, then the total, then the control's false positives; one
+/// column per gate.
+pub fn headline(summary: &Summary) -> String {
+    let changes: u64 = summary.totals.first().map_or(0, |t| t.total);
+    let mut out = format!(
+        "{}: {} surfaces x {} mutation classes = {} injected changes (seed {}, {} tools per surface)\n\n",
+        summary.study,
+        summary.surfaces,
+        summary.mutations.len(),
+        changes,
+        summary.seed,
+        summary.tools
+    );
+    let mut grid: Vec<Vec<String>> = Vec::new();
+    let mut header = vec!["mutation".to_string()];
+    header.extend(summary.gates.iter().map(|g| g.id.clone()));
+    grid.push(header);
+    for mutation in &summary.mutations {
+        let mut line = vec![mutation.clone()];
+        for gate in &summary.gates {
+            line.push(match summary.cell(&gate.id, mutation) {
+                Some(c) if c.not_applicable > 0 => {
+                    format!("{}/{} ({} n/a)", c.detected, c.total, c.not_applicable)
+                }
+                Some(c) => format!("{}/{}", c.detected, c.total),
+                None => "-".into(),
+            });
+        }
+        grid.push(line);
+    }
+    let mut total = vec!["total".to_string()];
+    let mut control = vec!["false positives (identity)".to_string()];
+    for gate in &summary.gates {
+        total.push(
+            summary
+                .total(&gate.id)
+                .map_or("-".into(), |t| format!("{}/{}", t.detected, t.total)),
+        );
+        control.push(
+            summary
+                .control(&gate.id)
+                .map_or("-".into(), |c| format!("{}/{}", c.false_positives, c.total)),
+        );
+    }
+    grid.push(total);
+    grid.push(control);
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|col| {
+            grid.iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &grid {
+        let mut line = String::new();
+        for (col, cell) in row.iter().enumerate() {
+            if col == 0 {
+                line.push_str(&format!("{cell:<w$}", w = widths[0]));
+            } else {
+                line.push_str(&format!("  {cell:>w$}", w = widths[col]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

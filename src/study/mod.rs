@@ -1,0 +1,7 @@
+//! Studies: the spec, the embedded default, the parallel runner.
+
+pub mod runner;
+pub mod spec;
+
+pub use runner::run;
+pub use spec::{Study, StudySpec};

@@ -1,0 +1,294 @@
+//! `StudySpec`: what a study runs, read from TOML and checked against the registries.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::check::{rules, Gate};
+use crate::mutate::{self, MutationClass};
+
+/// The published study, embedded so `driftlab study` needs no files.
+pub const DEFAULT_SPEC: &str =
+    include_str!("../../research/mcp-contract-drift-2026-08-22/study.toml");
+pub const DEFAULT_SPEC_PATH: &str = "research/mcp-contract-drift-2026-08-22/study.toml";
+
+/// Most tools one generated surface may have (keeps a typo from exhausting memory).
+pub const MAX_TOOLS: usize = 10_000;
+
+/// A study as written in its `study.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudySpec {
+    /// Folder-safe id; results go to `results/<id>/` by default.
+    pub id: String,
+    #[serde(default)]
+    pub title: String,
+    pub seed: u64,
+    pub surfaces: u64,
+    #[serde(default = "default_tools")]
+    pub tools: usize,
+    /// Mutation class ids; the identity control always runs as well.
+    pub mutations: Vec<String>,
+    pub gates: Vec<GateSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSpec {
+    pub id: String,
+    pub rules: Vec<String>,
+}
+
+fn default_tools() -> usize {
+    3
+}
+
+/// A spec that could not be used: names the file, and the key or line.
+#[derive(Debug, Error, PartialEq)]
+pub enum SpecError {
+    #[error("{path}:{line}:{column}: {message}")]
+    Syntax {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: `{key}`: {message}")]
+    Invalid {
+        path: String,
+        key: String,
+        message: String,
+    },
+}
+
+/// A spec resolved against the registries, ready to run.
+#[derive(Debug, Clone)]
+pub struct Study {
+    pub spec: StudySpec,
+    pub mutations: Vec<&'static dyn MutationClass>,
+    pub gates: Vec<Gate>,
+    /// Every distinct rule any gate uses, each run once per candidate.
+    pub rules: Vec<&'static dyn crate::check::Rule>,
+}
+
+impl std::fmt::Debug for dyn MutationClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl std::fmt::Debug for dyn crate::check::Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl StudySpec {
+    /// Parses TOML text; `path` is used in error messages only.
+    pub fn parse(text: &str, path: &str) -> Result<StudySpec, SpecError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|span| line_column(text, span.start))
+                .unwrap_or((1, 1));
+            SpecError::Syntax {
+                path: path.to_string(),
+                line,
+                column,
+                message: e.message().trim().replace('\n', "; "),
+            }
+        })
+    }
+
+    /// Checks the spec against the registries and returns a runnable study.
+    pub fn resolve(self, path: &str) -> Result<Study, SpecError> {
+        let invalid = |key: String, message: String| SpecError::Invalid {
+            path: path.to_string(),
+            key,
+            message,
+        };
+        if !crate::is_safe_id(&self.id) {
+            return Err(invalid(
+                "id".into(),
+                format!("{:?} must be 1-100 characters of a-z, 0-9, '-', '_', '.', '+' and not start with '.'", self.id),
+            ));
+        }
+        if self.surfaces == 0 {
+            return Err(invalid("surfaces".into(), "must be at least 1".into()));
+        }
+        if self.tools == 0 || self.tools > MAX_TOOLS {
+            return Err(invalid(
+                "tools".into(),
+                format!("must be between 1 and {MAX_TOOLS}"),
+            ));
+        }
+        if self.mutations.is_empty() {
+            return Err(invalid(
+                "mutations".into(),
+                "list at least one mutation class".into(),
+            ));
+        }
+        let mut mutations = Vec::new();
+        for (i, id) in self.mutations.iter().enumerate() {
+            let key = format!("mutations[{i}]");
+            let class = mutate::by_id(id).ok_or_else(|| {
+                invalid(
+                    key.clone(),
+                    format!(
+                        "unknown mutation class {id:?} (known: {})",
+                        mutate::ids().join(", ")
+                    ),
+                )
+            })?;
+            if class.id() == mutate::CONTROL.id() {
+                return Err(invalid(
+                    key,
+                    "identity always runs as the control; do not list it".into(),
+                ));
+            }
+            if self.mutations[..i].contains(id) {
+                return Err(invalid(key, format!("{id:?} is listed twice")));
+            }
+            mutations.push(class);
+        }
+        if self.gates.is_empty() {
+            return Err(invalid("gates".into(), "list at least one gate".into()));
+        }
+        let mut gates = Vec::new();
+        let mut all_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
+        for (g, gate) in self.gates.iter().enumerate() {
+            if gate.id.is_empty() || gate.id.contains([',', '\n', '"']) {
+                return Err(invalid(
+                    format!("gates[{g}].id"),
+                    "must be non-empty, without commas, quotes or newlines".into(),
+                ));
+            }
+            if self.gates[..g].iter().any(|other| other.id == gate.id) {
+                return Err(invalid(
+                    format!("gates[{g}].id"),
+                    format!("{:?} is used twice", gate.id),
+                ));
+            }
+            if gate.rules.is_empty() {
+                return Err(invalid(
+                    format!("gates[{g}].rules"),
+                    "list at least one rule".into(),
+                ));
+            }
+            let mut gate_rules = Vec::new();
+            for (r, id) in gate.rules.iter().enumerate() {
+                let rule = rules::by_id(id).ok_or_else(|| {
+                    invalid(
+                        format!("gates[{g}].rules[{r}]"),
+                        format!("unknown rule {id:?} (known: {})", rules::ids().join(", ")),
+                    )
+                })?;
+                gate_rules.push(rule);
+                if !all_rules.iter().any(|known| known.id() == rule.id()) {
+                    all_rules.push(rule);
+                }
+            }
+            gates.push(Gate {
+                id: gate.id.clone(),
+                rules: gate_rules,
+            });
+        }
+        Ok(Study {
+            spec: self,
+            mutations,
+            gates,
+            rules: all_rules,
+        })
+    }
+}
+
+impl Study {
+    /// The published study embedded in the binary.
+    pub fn default_study() -> Study {
+        // The embedded spec is checked by a test; failing here would be a build defect.
+        StudySpec::parse(DEFAULT_SPEC, DEFAULT_SPEC_PATH)
+            .and_then(|spec| spec.resolve(DEFAULT_SPEC_PATH))
+            .expect("the embedded default study spec is valid")
+    }
+
+    /// The classes every surface runs: the control first, then the spec's classes in order.
+    pub fn classes(&self) -> impl Iterator<Item = &'static dyn MutationClass> + '_ {
+        std::iter::once(mutate::CONTROL).chain(self.mutations.iter().copied())
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> String {
+        StudySpec::parse(text, "s.toml")
+            .and_then(|s| s.resolve("s.toml"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    const GOOD: &str = "id = \"x\"\nseed = 1\nsurfaces = 2\nmutations = [\"name-space\"]\n[[gates]]\nid = \"g\"\nrules = [\"structural\"]\n";
+
+    #[test]
+    fn default_spec_resolves() {
+        let study = Study::default_study();
+        assert_eq!(study.spec.surfaces, 240);
+        assert_eq!(study.spec.tools, 3);
+        assert_eq!(study.mutations.len(), 5);
+        assert_eq!(study.rules.len(), 2);
+        assert_eq!(study.classes().next().unwrap().id(), "identity");
+    }
+
+    #[test]
+    fn good_spec_defaults_tools_to_three() {
+        let s = StudySpec::parse(GOOD, "s.toml")
+            .unwrap()
+            .resolve("s.toml")
+            .unwrap();
+        assert_eq!(s.spec.tools, 3);
+    }
+
+    #[test]
+    fn errors_name_file_and_key_on_one_line() {
+        let cases = [
+            (
+                GOOD.replace("seed = 1", "seed = \"one\""),
+                "s.toml:2:8: invalid type: string \"one\", expected u64",
+            ),
+            (
+                GOOD.replace("\"name-space\"", "\"nope\""),
+                "s.toml: `mutations[0]`: unknown mutation class \"nope\"",
+            ),
+            (
+                GOOD.replace("\"name-space\"", "\"identity\""),
+                "s.toml: `mutations[0]`: identity always runs",
+            ),
+            (
+                GOOD.replace("\"structural\"", "\"nope\""),
+                "s.toml: `gates[0].rules[0]`: unknown rule \"nope\"",
+            ),
+            (
+                GOOD.replace("surfaces = 2", "surfaces = 0"),
+                "s.toml: `surfaces`: must be at least 1",
+            ),
+            (GOOD.replace("id = \"x\"", "id = \"../x\""), "s.toml: `id`:"),
+            (
+                GOOD.replace("seed = 1", "seed = 1\ncolour = 2"),
+                "s.toml:3:1: unknown field `colour`",
+            ),
+            (GOOD.replace("seed = 1\n", ""), "missing field `seed`"),
+        ];
+        for (text, expected) in cases {
+            let e = error(&text);
+            assert!(e.contains(expected), "{e:?} should contain {expected:?}");
+            assert!(!e.contains('\n'), "{e:?}");
+        }
+    }
+}
