@@ -43,7 +43,7 @@ impl MutationClass for ToolsReordered {
         let shown: Vec<String> = order.iter().map(usize::to_string).collect();
         Ok(Applied {
             tool_index: None,
-            detail: format!("order {}", shown.join(",")),
+            detail: format!("order {}", shown.join(" ")),
         })
     }
 }
@@ -61,14 +61,14 @@ mod tests {
             let applied = ToolsReordered
                 .apply(&mut s, &mut Stream::derive(1, "t", i))
                 .unwrap();
-            assert_ne!(applied.detail, "order 0,1,2");
+            assert_ne!(applied.detail, "order 0 1 2");
             let names: String = s["tools"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|t| t["name"].as_str().unwrap())
                 .collect();
-            assert_eq!(applied.detail.len(), "order 0,1,2".len());
+            assert_eq!(applied.detail.len(), "order 0 1 2".len());
             seen.insert(names);
         }
         assert_eq!(seen.len(), 5, "{seen:?}");

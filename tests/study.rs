@@ -1,0 +1,271 @@
+//! `driftlab study` end to end: totals, determinism, committed results, errors.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+const STUDY_ID: &str = "mcp-contract-drift-2026-08-22";
+const DETERMINISTIC_FILES: &[&str] = &["rows.csv", "summary.csv", "summary.json"];
+
+fn study(dir: &Path, args: &[&str], threads: Option<usize>) -> Value {
+    let mut all = vec!["study", "--quiet", "--out", "out"];
+    all.extend_from_slice(args);
+    let output = run_in(dir, &all, threads);
+    assert!(output.status.success(), "{}", stderr(&output));
+    read_json(&dir.join("out/summary.json"))
+}
+
+fn totals(summary: &Value) -> Vec<(String, u64, u64)> {
+    summary["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["gate"].as_str().unwrap().to_string(),
+                t["detected"].as_u64().unwrap(),
+                t["total"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn false_positives(summary: &Value) -> Vec<u64> {
+    summary["controls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["false_positives"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn default_study_reproduces_the_published_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(dir.path(), &["study"], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary = read_json(&dir.path().join("results").join(STUDY_ID).join("summary.json"));
+    assert_eq!(
+        totals(&summary),
+        [
+            ("structural".into(), 960, 1200),
+            ("structural+ordered-snapshot".into(), 1200, 1200)
+        ]
+    );
+    assert_eq!(false_positives(&summary), [0, 0]);
+    let reorder = summary["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["gate"] == "structural" && c["mutation"] == "tools-reordered")
+        .unwrap();
+    assert_eq!(reorder["detected"], 0);
+    let table = stdout(&output);
+    assert!(table.contains("960/1200") && table.contains("1200/1200"), "{table}");
+    assert!(table.contains("false positives (identity)"));
+}
+
+#[test]
+fn other_seeds_and_sizes_give_other_rows_and_the_same_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for (seed, surfaces, tools) in [("1", 100u64, "3"), ("987654321", 37, "5")] {
+        let summary = study(
+            dir.path(),
+            &["--force", "--seed", seed, "--surfaces", &surfaces.to_string(), "--tools", tools],
+            None,
+        );
+        let n = surfaces * 5;
+        assert_eq!(
+            totals(&summary),
+            [
+                ("structural".into(), 4 * n / 5, n),
+                ("structural+ordered-snapshot".into(), n, n)
+            ]
+        );
+        assert_eq!(false_positives(&summary), [0, 0]);
+        rows.push(fs::read(dir.path().join("out/rows.csv")).unwrap());
+    }
+    assert_ne!(rows[0], rows[1]);
+}
+
+#[test]
+fn output_is_identical_across_thread_counts_and_reruns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for threads in [1, 2, 2, 7] {
+        // More surfaces than one runner chunk, so chunking and ordering are exercised.
+        study(dir.path(), &["--surfaces", "2500"], Some(threads));
+        let bytes: Vec<Vec<u8>> = DETERMINISTIC_FILES
+            .iter()
+            .map(|f| fs::read(dir.path().join("out").join(f)).unwrap())
+            .collect();
+        runs.push(bytes);
+    }
+    for run in &runs[1..] {
+        assert!(run == &runs[0], "results differ between thread counts or reruns");
+    }
+}
+
+/// The committed results are what `driftlab study` produces today, byte for byte (the manifest's
+/// `run` section — time, host, duration, threads — is the only part allowed to differ).
+#[test]
+fn committed_results_are_regenerated_byte_for_byte() {
+    let committed = repo().join("results").join(STUDY_ID);
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(dir.path(), &["study", "--quiet"], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let fresh = dir.path().join("results").join(STUDY_ID);
+    let mut names: Vec<String> = fs::read_dir(&fresh)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "manifest.json")
+        .collect();
+    names.sort();
+    assert!(names.len() >= DETERMINISTIC_FILES.len());
+    for name in &names {
+        let a = fs::read(committed.join(name)).unwrap_or_default();
+        let b = fs::read(fresh.join(name)).unwrap();
+        assert!(a == b, "{name} differs from the committed copy: rerun scripts/run-mcp-contract-drift-study.sh");
+    }
+    let strip = |mut v: Value| {
+        v.as_object_mut().unwrap().remove("run");
+        v
+    };
+    assert_eq!(
+        strip(read_json(&committed.join("manifest.json"))),
+        strip(read_json(&fresh.join("manifest.json")))
+    );
+}
+
+#[test]
+fn manifest_hashes_every_other_file() {
+    let dir = tempfile::tempdir().unwrap();
+    study(dir.path(), &["--surfaces", "10"], None);
+    let manifest = read_json(&dir.path().join("out/manifest.json"));
+    for name in DETERMINISTIC_FILES {
+        let bytes = fs::read(dir.path().join("out").join(name)).unwrap();
+        assert_eq!(
+            manifest["files"][name].as_str().unwrap(),
+            driftlab::surface::sha256_hex(&bytes),
+            "{name}"
+        );
+    }
+    assert_eq!(manifest["seed"], 20260822);
+    assert!(manifest["rng"].as_str().unwrap().contains("ChaCha8"));
+    assert_eq!(manifest["command"], "driftlab study --surfaces 10");
+    assert!(manifest["run"]["started_at"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn rows_have_one_line_per_surface_mutation_and_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    study(dir.path(), &["--surfaces", "4"], None);
+    let text = fs::read_to_string(dir.path().join("out/rows.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "surface,mutation,applicable,tool_index,detail,gate,detected,rules_fired,findings,first_pointer"
+    );
+    assert_eq!(lines.count(), 4 * 6 * 2);
+    assert!(text.contains(",tools-reordered,true,,order "));
+    assert!(text.contains(",structural+ordered-snapshot,true,ordered-snapshot,1,/tools/"));
+}
+
+#[test]
+fn refuses_to_overwrite_another_studys_results() {
+    let dir = tempfile::tempdir().unwrap();
+    study(dir.path(), &["--surfaces", "5"], None);
+    let output = run_in(dir.path(), &["study", "--quiet", "--out", "out", "--surfaces", "6"], None);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("holds results of a different study"), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    // The same spec may overwrite; --force overwrites anything.
+    study(dir.path(), &["--surfaces", "5"], None);
+    study(dir.path(), &["--surfaces", "6", "--force"], None);
+    fs::write(dir.path().join("other/x.txt"), "").unwrap_or_else(|_| {
+        fs::create_dir(dir.path().join("other")).unwrap();
+        fs::write(dir.path().join("other/x.txt"), "").unwrap();
+    });
+    let output = run_in(dir.path(), &["study", "--quiet", "--out", "other"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("not a driftlab results folder"));
+}
+
+#[test]
+fn malformed_specs_exit_2_with_one_line_naming_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("id = \"x\"\nseed = -1\n", "bad.toml:2:8:"),
+        (
+            "id = \"x\"\nseed = 1\nsurfaces = 3\nmutations = [\"name-space\"]\n[[gates]]\nid = \"g\"\nrules = [\"nope\"]\n",
+            "bad.toml: `gates[0].rules[0]`: unknown rule \"nope\"",
+        ),
+        ("id = ", "bad.toml:1:"),
+    ];
+    for (text, expected) in cases {
+        fs::write(dir.path().join("bad.toml"), text).unwrap();
+        let output = run_in(dir.path(), &["study", "bad.toml"], None);
+        assert_eq!(output.status.code(), Some(2));
+        let message = stderr(&output);
+        assert!(message.contains(expected), "{message:?} lacks {expected:?}");
+        assert_eq!(message.trim_end().lines().count(), 1, "{message:?}");
+        assert!(!dir.path().join("results").exists());
+    }
+    let output = run_in(dir.path(), &["study", "missing.toml"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot read study spec missing.toml"));
+}
+
+#[test]
+fn generate_writes_surfaces_and_candidates_as_json_lines() {
+    let output = run(&["generate", "--seed", "5", "--surfaces", "3"]);
+    assert!(output.status.success());
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[2]["surface"], 2);
+    assert_eq!(lines[0]["payload"]["tools"].as_array().unwrap().len(), 3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.jsonl");
+    let output = run(&[
+        "generate", "--seed", "5", "--surfaces", "2", "--candidates", "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(output.status.success());
+    let lines: Vec<Value> = fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2 * (1 + 6));
+    assert_eq!(lines[1]["mutation"], "identity");
+    assert_eq!(lines[1]["payload"], lines[0]["payload"]);
+    let missing = lines.iter().find(|l| l["mutation"] == "input-schema-missing").unwrap();
+    let k = missing["tool_index"].as_u64().unwrap() as usize;
+    assert!(missing["payload"]["tools"][k].get("inputSchema").is_none());
+    // Generated surfaces are the study's surfaces.
+    assert_eq!(
+        lines[0]["payload"],
+        driftlab::generate::surface(5, 0, 3)
+    );
+}
+
+#[test]
+fn help_lists_every_command() {
+    let output = run(&["--help"]);
+    assert!(output.status.success());
+    for command in ["study", "generate", "rules", "mutations"] {
+        assert!(stdout(&output).contains(command), "{command}");
+    }
+    let output = run(&["study", "--nope"]);
+    assert_eq!(output.status.code(), Some(2));
+}
