@@ -10,6 +10,7 @@ pub mod generate;
 pub mod mutate;
 pub mod output;
 pub mod payload;
+pub mod plot;
 pub mod pointer;
 pub mod record;
 pub mod report;

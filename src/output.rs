@@ -14,6 +14,7 @@ pub const ROWS: &str = "rows.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const MANIFEST: &str = "manifest.json";
+pub const REPORT: &str = "report.md";
 
 /// A file written beside its destination under a temporary name and renamed into place on
 /// [`AtomicFile::commit`]; dropped uncommitted, it removes itself. Readers never see half a file.
@@ -87,6 +88,8 @@ pub struct Manifest {
     pub rng: String,
     /// The command that reproduces these results from a checkout.
     pub command: String,
+    /// The folder with the study's METHOD.md and LIMITS.md, when known.
+    pub research: Option<String>,
     /// sha256 of every other file in the folder, by file name.
     pub files: BTreeMap<String, String>,
     /// Time, host and thread count of this run: the only part that differs between reruns.
@@ -102,10 +105,27 @@ pub struct RunInfo {
 }
 
 impl Manifest {
+    /// The manifest of a results folder, if it has a readable one.
     pub fn read(dir: &Path) -> Option<Manifest> {
-        let bytes = fs::read(dir.join(MANIFEST)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        Manifest::load(dir).ok()
     }
+
+    /// Like [`Manifest::read`], with a one-line reason on failure.
+    pub fn load(dir: &Path) -> Result<Manifest, String> {
+        read_json(&dir.join(MANIFEST))
+    }
+}
+
+/// Reads and parses a JSON file; the error names the file and the place.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let bytes = fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let message = e.to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(message.as_str(), |cut| &message[..cut]);
+        format!("{}:{}:{}: {message}", path.display(), e.line(), e.column())
+    })
 }
 
 /// sha256 of each named file in `dir`.

@@ -48,7 +48,12 @@ fn default_study_reproduces_the_published_totals() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_in(dir.path(), &["study"], None);
     assert!(output.status.success(), "{}", stderr(&output));
-    let summary = read_json(&dir.path().join("results").join(STUDY_ID).join("summary.json"));
+    let summary = read_json(
+        &dir.path()
+            .join("results")
+            .join(STUDY_ID)
+            .join("summary.json"),
+    );
     assert_eq!(
         totals(&summary),
         [
@@ -65,7 +70,10 @@ fn default_study_reproduces_the_published_totals() {
         .unwrap();
     assert_eq!(reorder["detected"], 0);
     let table = stdout(&output);
-    assert!(table.contains("960/1200") && table.contains("1200/1200"), "{table}");
+    assert!(
+        table.contains("960/1200") && table.contains("1200/1200"),
+        "{table}"
+    );
     assert!(table.contains("false positives (identity)"));
 }
 
@@ -76,7 +84,15 @@ fn other_seeds_and_sizes_give_other_rows_and_the_same_totals() {
     for (seed, surfaces, tools) in [("1", 100u64, "3"), ("987654321", 37, "5")] {
         let summary = study(
             dir.path(),
-            &["--force", "--seed", seed, "--surfaces", &surfaces.to_string(), "--tools", tools],
+            &[
+                "--force",
+                "--seed",
+                seed,
+                "--surfaces",
+                &surfaces.to_string(),
+                "--tools",
+                tools,
+            ],
             None,
         );
         let n = surfaces * 5;
@@ -107,7 +123,10 @@ fn output_is_identical_across_thread_counts_and_reruns() {
         runs.push(bytes);
     }
     for run in &runs[1..] {
-        assert!(run == &runs[0], "results differ between thread counts or reruns");
+        assert!(
+            run == &runs[0],
+            "results differ between thread counts or reruns"
+        );
     }
 }
 
@@ -130,7 +149,10 @@ fn committed_results_are_regenerated_byte_for_byte() {
     for name in &names {
         let a = fs::read(committed.join(name)).unwrap_or_default();
         let b = fs::read(fresh.join(name)).unwrap();
-        assert!(a == b, "{name} differs from the committed copy: rerun scripts/run-mcp-contract-drift-study.sh");
+        assert!(
+            a == b,
+            "{name} differs from the committed copy: rerun scripts/run-mcp-contract-drift-study.sh"
+        );
     }
     let strip = |mut v: Value| {
         v.as_object_mut().unwrap().remove("run");
@@ -158,7 +180,10 @@ fn manifest_hashes_every_other_file() {
     assert_eq!(manifest["seed"], 20260822);
     assert!(manifest["rng"].as_str().unwrap().contains("ChaCha8"));
     assert_eq!(manifest["command"], "driftlab study --surfaces 10");
-    assert!(manifest["run"]["started_at"].as_str().unwrap().ends_with('Z'));
+    assert!(manifest["run"]["started_at"]
+        .as_str()
+        .unwrap()
+        .ends_with('Z'));
 }
 
 #[test]
@@ -180,10 +205,17 @@ fn rows_have_one_line_per_surface_mutation_and_gate() {
 fn refuses_to_overwrite_another_studys_results() {
     let dir = tempfile::tempdir().unwrap();
     study(dir.path(), &["--surfaces", "5"], None);
-    let output = run_in(dir.path(), &["study", "--quiet", "--out", "out", "--surfaces", "6"], None);
+    let output = run_in(
+        dir.path(),
+        &["study", "--quiet", "--out", "out", "--surfaces", "6"],
+        None,
+    );
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
-    assert!(message.contains("holds results of a different study"), "{message}");
+    assert!(
+        message.contains("holds results of a different study"),
+        "{message}"
+    );
     assert_eq!(message.lines().count(), 1, "{message}");
     // The same spec may overwrite; --force overwrites anything.
     study(dir.path(), &["--surfaces", "5"], None);
@@ -237,7 +269,13 @@ fn generate_writes_surfaces_and_candidates_as_json_lines() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("c.jsonl");
     let output = run(&[
-        "generate", "--seed", "5", "--surfaces", "2", "--candidates", "--out",
+        "generate",
+        "--seed",
+        "5",
+        "--surfaces",
+        "2",
+        "--candidates",
+        "--out",
         file.to_str().unwrap(),
     ]);
     assert!(output.status.success());
@@ -249,14 +287,14 @@ fn generate_writes_surfaces_and_candidates_as_json_lines() {
     assert_eq!(lines.len(), 2 * (1 + 6));
     assert_eq!(lines[1]["mutation"], "identity");
     assert_eq!(lines[1]["payload"], lines[0]["payload"]);
-    let missing = lines.iter().find(|l| l["mutation"] == "input-schema-missing").unwrap();
+    let missing = lines
+        .iter()
+        .find(|l| l["mutation"] == "input-schema-missing")
+        .unwrap();
     let k = missing["tool_index"].as_u64().unwrap() as usize;
     assert!(missing["payload"]["tools"][k].get("inputSchema").is_none());
     // Generated surfaces are the study's surfaces.
-    assert_eq!(
-        lines[0]["payload"],
-        driftlab::generate::surface(5, 0, 3)
-    );
+    assert_eq!(lines[0]["payload"], driftlab::generate::surface(5, 0, 3));
 }
 
 #[test]

@@ -76,3 +76,22 @@ fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's tables are exactly what `driftlab rules/mutations --markdown` print.
+    #[test]
+    fn readme_tables_match_the_registries() {
+        let readme = include_str!("../../README.md");
+        for (marker, table) in [
+            ("<!-- driftlab rules --markdown -->\n", rules_table(true)),
+            ("<!-- driftlab mutations --markdown -->\n", mutations_table(true)),
+        ] {
+            let start = readme.find(marker).expect("marker in README") + marker.len();
+            let end = start + readme[start..].find("<!-- end -->").expect("end marker");
+            assert_eq!(&readme[start..end], table, "README section after {marker:?} is stale");
+        }
+    }
+}

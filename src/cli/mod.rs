@@ -1,5 +1,7 @@
 //! The command line: one file per subcommand. `main` maps outcomes to exit codes.
 
+mod artifacts;
+mod figures;
 mod generate;
 mod listings;
 mod study;
@@ -44,6 +46,7 @@ struct Cli {
 enum Command {
     Study(study::Args),
     Generate(generate::Args),
+    Figures(figures::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -54,6 +57,7 @@ pub fn main() -> ExitCode {
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Study(args) => study::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Figures(args) => figures::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });

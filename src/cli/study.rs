@@ -8,6 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::artifacts::{self, write};
 use crate::output::{self, AtomicFile, Manifest, RunInfo};
 use crate::record::Row;
 use crate::report::table;
@@ -33,6 +34,9 @@ pub struct Args {
     /// No progress bar and no table; errors only.
     #[arg(long, short)]
     quiet: bool,
+    /// Skip the figures and report.md (rows, summaries and manifest are always written).
+    #[arg(long)]
+    no_figures: bool,
 }
 
 /// Spec fields that can be overridden on the command line.
@@ -109,14 +113,21 @@ pub fn run(args: Args) -> Result<u8> {
     write(&out, output::SUMMARY_CSV, &summary_csv)?;
     write(&out, output::SUMMARY_JSON, &json_bytes(&summary)?)?;
 
-    let files = [output::ROWS, output::SUMMARY_CSV, output::SUMMARY_JSON];
-    let manifest = Manifest {
+    let mut files: Vec<String> = [output::ROWS, output::SUMMARY_CSV, output::SUMMARY_JSON]
+        .map(String::from)
+        .to_vec();
+    if !args.no_figures {
+        files.extend(artifacts::write_figures(&out, &summary)?);
+    }
+    let names: Vec<&str> = files.iter().map(String::as_str).collect();
+    let mut manifest = Manifest {
         driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
         seed: study.spec.seed,
         spec: study.spec.clone(),
         rng: crate::rng::ALGORITHM.to_string(),
         command: reproduce_command(&args),
-        files: output::hash_files(&out, &files)?,
+        research: artifacts::research_dir(args.spec.as_deref()),
+        files: output::hash_files(&out, &names)?,
         run: RunInfo {
             started_at: output::rfc3339(started_at),
             duration_ms: started.elapsed().as_millis() as u64,
@@ -124,20 +135,19 @@ pub fn run(args: Args) -> Result<u8> {
             threads: rayon::current_num_threads(),
         },
     };
+    if !args.no_figures {
+        artifacts::write_report(&out, &summary, &manifest)?;
+        manifest
+            .files
+            .extend(output::hash_files(&out, &[output::REPORT])?);
+        files.push(output::REPORT.into());
+    }
     write(&out, output::MANIFEST, &json_bytes(&manifest)?)?;
 
     if !args.quiet {
         print!("{}", table::headline(&summary));
-        println!(
-            "\nresults: {}/ ({})",
-            out.display(),
-            files
-                .iter()
-                .chain([&output::MANIFEST])
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        files.push(output::MANIFEST.into());
+        println!("\nresults: {}/ ({})", out.display(), files.join(", "));
     }
     Ok(super::exit::PASS)
 }
@@ -207,9 +217,4 @@ pub(super) fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
-    let path = dir.join(name);
-    output::write_atomic(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

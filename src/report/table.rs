@@ -2,6 +2,11 @@
 
 use crate::record::Summary;
 
+/// `detected/total`, the way every table and chart prints a count.
+pub fn count(detected: u64, total: u64) -> String {
+    format!("{detected}/{total}")
+}
+
 /// Rows: one per mutation class, then the total, then the control's false positives; one
 /// column per gate.
 pub fn headline(summary: &Summary) -> String {

@@ -1,0 +1,50 @@
+//! `driftlab figures`: re-render a results folder's figures and report from its summary.json,
+//! without re-running the study.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use super::artifacts;
+use crate::output::{self, Manifest};
+use crate::record::Summary;
+
+/// Re-render figures (SVG + PNG) and report.md from RESULTS_DIR/summary.json.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A results folder written by `driftlab study`.
+    #[arg(value_name = "RESULTS_DIR")]
+    dir: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let summary: Summary =
+        output::read_json(&args.dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
+    let figures = artifacts::write_figures(&args.dir, &summary)?;
+    match Manifest::load(&args.dir) {
+        Ok(mut manifest) => {
+            artifacts::write_report(&args.dir, &summary, &manifest)?;
+            let mut names: Vec<&str> = figures.iter().map(String::as_str).collect();
+            names.push(output::REPORT);
+            manifest
+                .files
+                .extend(output::hash_files(&args.dir, &names)?);
+            artifacts::write(
+                &args.dir,
+                output::MANIFEST,
+                &super::study::json_bytes(&manifest)?,
+            )?;
+            println!(
+                "wrote {} and {} in {}",
+                figures.join(", "),
+                output::REPORT,
+                args.dir.display()
+            );
+        }
+        Err(reason) => {
+            println!("wrote {} in {}", figures.join(", "), args.dir.display());
+            eprintln!("driftlab: report.md not written: {reason}");
+        }
+    }
+    Ok(super::exit::PASS)
+}

@@ -1,0 +1,137 @@
+//! Charts from a finished [`Summary`]. Nothing here computes a statistic: every number drawn is
+//! read from the summary. Every chart renders to SVG (deterministic text) and PNG, with the
+//! embedded DejaVu Sans font, so no system font is needed.
+
+mod detection_chart;
+mod detection_matrix;
+mod style;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use thiserror::Error;
+
+use crate::record::Summary;
+
+pub use detection_chart::FILE_STEM as DETECTION_CHART;
+pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
+pub use style::percent;
+
+#[derive(Debug, Error)]
+#[error("cannot draw {figure}: {message}")]
+pub struct PlotError {
+    pub figure: &'static str,
+    pub message: String,
+}
+
+/// One figure in both formats.
+pub struct Figure {
+    /// File name without extension, e.g. `detection-chart`.
+    pub stem: &'static str,
+    pub svg: String,
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Every figure of a study.
+pub fn all(summary: &Summary) -> Result<Vec<Figure>, PlotError> {
+    Ok(vec![
+        detection_chart::render(summary)?,
+        detection_matrix::render(summary)?,
+    ])
+}
+
+type Draw<'a> = dyn Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> + 'a;
+type DrawPng<'a> = dyn Fn(&DrawingArea<BitMapBackend<'_>, Shift>) -> Result<(), String> + 'a;
+
+/// Renders the same drawing code to an SVG string and a PNG image.
+fn render_both(
+    stem: &'static str,
+    (width, height): (u32, u32),
+    svg_draw: &Draw<'_>,
+    png_draw: &DrawPng<'_>,
+) -> Result<Figure, PlotError> {
+    let fail = |message: String| PlotError {
+        figure: stem,
+        message,
+    };
+    style::register_fonts().map_err(fail)?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        svg_draw(&root).map_err(fail)?;
+        root.present().map_err(|e| fail(e.to_string()))?;
+    }
+    let mut pixels = vec![0u8; width as usize * height as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        png_draw(&root).map_err(fail)?;
+        root.present().map_err(|e| fail(e.to_string()))?;
+    }
+    let png = encode_png(&pixels, width, height).map_err(fail)?;
+    Ok(Figure {
+        stem,
+        svg,
+        png,
+        width,
+        height,
+    })
+}
+
+fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+        writer.write_image_data(rgb).map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+/// A summary of `gates` × `classes` cells with long, realistic labels and varied rates (some not
+/// applicable), for checking that charts stay readable at the sizes later studies reach.
+#[doc(hidden)]
+pub fn sample_summary(gates: usize, classes: usize) -> Summary {
+    use crate::record::{rate, Cell, GateInfo};
+    let gate_ids: Vec<String> = (0..gates)
+        .map(|g| format!("classifier-fail-on-warning+ordered-snapshot-{g:02}"))
+        .collect();
+    let mutations: Vec<String> = (0..classes)
+        .map(|m| format!("optional-parameter-became-required-{m:02}"))
+        .collect();
+    let mut cells = Vec::new();
+    for (g, gate) in gate_ids.iter().enumerate() {
+        for (m, mutation) in mutations.iter().enumerate() {
+            let total = if (g + m) % 11 == 0 { 0 } else { 240 };
+            let detected = (total * ((g * 7 + m * 3) % 10) as u64) / 9;
+            cells.push(Cell {
+                gate: gate.clone(),
+                mutation: mutation.clone(),
+                detected,
+                total,
+                not_applicable: 240 - total,
+                rate: rate(detected, total),
+            });
+        }
+    }
+    Summary {
+        study: "large-matrix-check".into(),
+        title: String::new(),
+        seed: 1,
+        surfaces: 240,
+        tools: 3,
+        gates: gate_ids
+            .iter()
+            .map(|g| GateInfo {
+                id: g.clone(),
+                rules: vec!["structural".into()],
+            })
+            .collect(),
+        mutations,
+        cells,
+        totals: Vec::new(),
+        controls: Vec::new(),
+    }
+}

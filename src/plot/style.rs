@@ -1,0 +1,128 @@
+//! Fonts, palette and text helpers shared by the charts.
+
+use std::sync::OnceLock;
+
+use plotters::style::{FontStyle, RGBColor};
+
+pub const FONT: &str = "sans-serif";
+
+static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
+
+/// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
+pub fn register_fonts() -> Result<(), String> {
+    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        for (style, bytes) in [(FontStyle::Normal, REGULAR), (FontStyle::Bold, BOLD)] {
+            plotters::style::register_font(FONT, style, bytes)
+                .map_err(|_| "the embedded DejaVu Sans font could not be loaded".to_string())?;
+        }
+        Ok(())
+    })
+    .clone()
+}
+
+/// Okabe–Ito: distinguishable with the common forms of colour blindness. Series cycle through it.
+pub const PALETTE: &[RGBColor] = &[
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(240, 228, 66),  // yellow
+    RGBColor(0, 0, 0),       // black
+];
+
+pub fn series_colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+pub const GRID: RGBColor = RGBColor(220, 220, 220);
+pub const MUTED: RGBColor = RGBColor(90, 90, 90);
+pub const NOT_APPLICABLE: RGBColor = RGBColor(235, 235, 235);
+
+/// Viridis (perceptually uniform, colour-blind safe), sampled at 9 stops and interpolated.
+const VIRIDIS: [(u8, u8, u8); 9] = [
+    (68, 1, 84),
+    (71, 44, 122),
+    (59, 81, 139),
+    (44, 113, 142),
+    (33, 144, 141),
+    (39, 173, 129),
+    (92, 200, 99),
+    (170, 220, 50),
+    (253, 231, 37),
+];
+
+/// The colour of a rate in `0..=1`.
+pub fn viridis(rate: f64) -> RGBColor {
+    let t = rate.clamp(0.0, 1.0) * (VIRIDIS.len() - 1) as f64;
+    let i = (t.floor() as usize).min(VIRIDIS.len() - 2);
+    let f = t - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
+    let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// True when black text reads better than white on this colour.
+pub fn is_light(c: RGBColor) -> bool {
+    0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2) > 140.0
+}
+
+/// A rate as a percentage for labels: `80%`, `66.7%`, `n/a`.
+pub fn percent(rate: Option<f64>) -> String {
+    match rate {
+        None => "n/a".into(),
+        Some(r) => {
+            let p = r * 100.0;
+            if (p - p.round()).abs() < 1e-9 {
+                format!("{p:.0}%")
+            } else {
+                format!("{p:.1}%")
+            }
+        }
+    }
+}
+
+/// Splits a label into at most two lines at the `-` or `+` nearest its middle, when longer than
+/// `max` characters.
+pub fn wrap(label: &str, max: usize) -> Vec<String> {
+    if label.chars().count() <= max {
+        return vec![label.to_string()];
+    }
+    let middle = label.len() / 2;
+    let cut = label
+        .char_indices()
+        .filter(|(_, c)| *c == '-' || *c == '+')
+        .map(|(i, _)| i)
+        .min_by_key(|i| i.abs_diff(middle));
+    match cut {
+        Some(i) => vec![label[..=i].to_string(), label[i + 1..].to_string()],
+        None => vec![label.to_string()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels() {
+        assert_eq!(percent(Some(0.8)), "80%");
+        assert_eq!(percent(Some(2.0 / 3.0)), "66.7%");
+        assert_eq!(percent(None), "n/a");
+        assert_eq!(
+            wrap("input-schema-array-root", 14),
+            ["input-schema-", "array-root"]
+        );
+        assert_eq!(wrap("name-space", 14), ["name-space"]);
+    }
+
+    #[test]
+    fn viridis_ends() {
+        assert_eq!(viridis(0.0), RGBColor(68, 1, 84));
+        assert_eq!(viridis(1.0), RGBColor(253, 231, 37));
+        assert!(!is_light(viridis(0.0)) && is_light(viridis(1.0)));
+    }
+}

@@ -1,0 +1,246 @@
+//! `report.md`: an article-ready account of one study run, built from its summary.
+
+use crate::check::rules;
+use crate::mutate;
+use crate::plot::{DETECTION_CHART, DETECTION_MATRIX};
+use crate::record::Summary;
+use crate::report::table::count;
+
+/// What the report needs besides the summary.
+pub struct ReportContext<'a> {
+    /// The command that reproduces the run (from the manifest).
+    pub command: &'a str,
+    /// sha256 of `rows.csv` (from the manifest).
+    pub rows_sha256: &'a str,
+    /// Where the study's METHOD.md and LIMITS.md live, if known.
+    pub research_dir: Option<&'a str>,
+    /// The text of LIMITS.md, if found.
+    pub limits: Option<&'a str>,
+}
+
+pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
+    let mut out = String::new();
+    let title = if summary.title.is_empty() {
+        &summary.study
+    } else {
+        &summary.title
+    };
+    out.push_str(&format!("# {title}\n\nStudy `{}`.\n\n", summary.study));
+    out.push_str(&format!("**Result.** {}\n\n", headline(summary)));
+
+    out.push_str("## Detection by gate and mutation class\n\n");
+    out.push_str(&summary_table(summary));
+    out.push_str(&format!(
+        "\n![Detection chart]({DETECTION_CHART}.svg)\n\n![Detection matrix]({DETECTION_MATRIX}.svg)\n\n\
+         PNG versions: [`{DETECTION_CHART}.png`]({DETECTION_CHART}.png), \
+         [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n"
+    ));
+
+    out.push_str("## Study\n\n");
+    let changes = summary.totals.first().map_or(0, |t| t.total);
+    out.push_str(&format!(
+        "- Seed `{}`; {} synthetic surfaces of {} tools; {} mutation classes; {} injected changes; \
+         an unchanged control per surface.\n",
+        summary.seed,
+        summary.surfaces,
+        summary.tools,
+        summary.mutations.len(),
+        changes
+    ));
+    out.push_str("- Gates (a gate detects a candidate when any of its rules reports a finding):\n");
+    for gate in &summary.gates {
+        out.push_str(&format!(
+            "  - `{}` = {}\n",
+            gate.id,
+            gate.rules
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ));
+    }
+    out.push_str("- Rules:\n");
+    let mut seen: Vec<&str> = Vec::new();
+    for rule in summary.gates.iter().flat_map(|g| &g.rules) {
+        if seen.contains(&rule.as_str()) {
+            continue;
+        }
+        seen.push(rule);
+        let text = rules::by_id(rule).map_or("(not in this build's registry)", |r| r.summary());
+        out.push_str(&format!("  - `{rule}`: {text}\n"));
+    }
+    out.push_str("- Mutation classes:\n");
+    for class in &summary.mutations {
+        let text = mutate::by_id(class).map_or("(not in this build's registry)", |m| m.summary());
+        out.push_str(&format!("  - `{class}`: {text}\n"));
+    }
+
+    out.push_str("\n## Method\n\n");
+    out.push_str(
+        "Each surface is a `tools/list` result generated from its own ChaCha8 stream, derived from \
+         the seed and the surface index. Each mutation class changes a copy of it, drawing the \
+         tool it touches from a stream of its own. Every candidate is serialized to JSON bytes \
+         and read back through the same payload reader the CI gate uses, then every gate's rules \
+         run on it. One row per surface, class and gate goes to `rows.csv`, in surface order, \
+         identical at any thread count.",
+    );
+    match context.research_dir {
+        Some(dir) => out.push_str(&format!(" Every sampling step: `{dir}/METHOD.md`.\n\n")),
+        None => out.push_str("\n\n"),
+    }
+
+    out.push_str("## Limits\n\n");
+    match context.limits {
+        Some(text) => out.push_str(&strip_title(text)),
+        None => out.push_str("No LIMITS.md was found for this study.\n"),
+    }
+
+    out.push_str("\n## Reproduce\n\n");
+    out.push_str(&format!(
+        "```sh\n{}\n```\n\n`rows.csv` sha256: `{}` (from `manifest.json`, which also pins every other file).\n",
+        context.command, context.rows_sha256
+    ));
+    out
+}
+
+/// One sentence: each gate's total, the classes it missed entirely, and the controls.
+pub fn headline(summary: &Summary) -> String {
+    let changes = summary.totals.first().map_or(0, |t| t.total);
+    let per_gate: Vec<String> = summary
+        .totals
+        .iter()
+        .map(|t| {
+            format!(
+                "`{}` detected {} ({})",
+                t.gate,
+                count(t.detected, t.total),
+                crate::plot::percent(t.rate)
+            )
+        })
+        .collect();
+    let mut sentence = format!(
+        "Of {changes} injected contract changes, {}",
+        join_and(&per_gate)
+    );
+    let mut missed = Vec::new();
+    for gate in &summary.gates {
+        let classes: Vec<String> = summary
+            .cells
+            .iter()
+            .filter(|c| c.gate == gate.id && c.total > 0 && c.detected == 0)
+            .map(|c| format!("`{}`", c.mutation))
+            .collect();
+        if !classes.is_empty() {
+            missed.push(format!(
+                "`{}` missed every {} change",
+                gate.id,
+                join_and(&classes)
+            ));
+        }
+    }
+    if !missed.is_empty() {
+        sentence.push_str(&format!("; {}", join_and(&missed)));
+    }
+    let flagged: Vec<String> = summary
+        .controls
+        .iter()
+        .filter(|c| c.false_positives > 0)
+        .map(|c| format!("`{}` flagged {}", c.gate, count(c.false_positives, c.total)))
+        .collect();
+    let controls = summary.controls.first().map_or(0, |c| c.total);
+    if flagged.is_empty() {
+        sentence.push_str(&format!(
+            "; no gate flagged any of the {controls} unchanged controls."
+        ));
+    } else {
+        sentence.push_str(&format!(
+            "; of the {controls} unchanged controls, {}.",
+            join_and(&flagged)
+        ));
+    }
+    sentence
+}
+
+fn summary_table(summary: &Summary) -> String {
+    let mut out = String::from("| mutation class |");
+    for gate in &summary.gates {
+        out.push_str(&format!(" `{}` |", gate.id));
+    }
+    out.push_str(&format!("\n|---|{}\n", "---:|".repeat(summary.gates.len())));
+    for class in &summary.mutations {
+        out.push_str(&format!("| `{class}` |"));
+        for gate in &summary.gates {
+            let text = summary.cell(&gate.id, class).map_or("-".into(), |c| {
+                let na = if c.not_applicable > 0 {
+                    format!(", {} n/a", c.not_applicable)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} ({}{na})",
+                    count(c.detected, c.total),
+                    crate::plot::percent(c.rate)
+                )
+            });
+            out.push_str(&format!(" {text} |"));
+        }
+        out.push('\n');
+    }
+    out.push_str("| **all classes** |");
+    for gate in &summary.gates {
+        let text = summary.total(&gate.id).map_or("-".into(), |t| {
+            format!(
+                "**{}** ({})",
+                count(t.detected, t.total),
+                crate::plot::percent(t.rate)
+            )
+        });
+        out.push_str(&format!(" {text} |"));
+    }
+    out.push_str("\n| false positives on unchanged controls |");
+    for gate in &summary.gates {
+        let text = summary
+            .control(&gate.id)
+            .map_or("-".into(), |c| count(c.false_positives, c.total));
+        out.push_str(&format!(" {text} |"));
+    }
+    out.push('\n');
+    out
+}
+
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Drops a leading `# Title` line so the text nests under the report's own heading.
+fn strip_title(text: &str) -> String {
+    let body = match text.strip_prefix('#') {
+        Some(rest) if !rest.starts_with('#') => rest.split_once('\n').map_or("", |(_, b)| b),
+        _ => text,
+    };
+    let mut body = body.trim().to_string();
+    body.push('\n');
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_and_reads_like_english() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(join_and(&s(&["a"])), "a");
+        assert_eq!(join_and(&s(&["a", "b", "c"])), "a, b and c");
+    }
+
+    #[test]
+    fn title_is_stripped() {
+        assert_eq!(strip_title("# Limits\n\n- a\n"), "- a\n");
+        assert_eq!(strip_title("- a"), "- a\n");
+    }
+}
