@@ -17,6 +17,7 @@ pub mod report;
 pub mod rng;
 pub mod study;
 pub mod surface;
+pub mod verdict;
 
 /// `kebab-case`: lowercase ASCII words of letters and digits joined by single hyphens.
 pub fn is_kebab_case(id: &str) -> bool {

@@ -1,42 +1,64 @@
 //! Checker rules: the `Rule` trait, findings, severities, gates.
 //!
-//! A rule compares an approved surface with a candidate and reports findings. It never knows
-//! whether it runs inside a study or in the CI gate.
+//! A rule looks at a [`Comparison`] (an approved surface and a candidate) and reports findings. It
+//! never knows whether it runs inside a study or in the CI gate, nor where the payloads came from.
 
+pub mod diff;
 pub mod rules;
 
-use serde::Serialize;
+use std::sync::OnceLock;
 
-use crate::surface::{Surface, Tool};
+use serde::{Deserialize, Serialize};
+
+use crate::surface::{sha256_hex, Surface, Tool};
+use diff::Change;
 
 /// How much a finding matters to a caller of the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
+    /// Worth knowing, changes nothing for callers.
     Info,
+    /// A change existing callers keep working with.
     Compatible,
-    Unknown,
+    /// Dangerous or prompt-facing: callers keep working, but the model may behave differently.
     Warning,
+    /// A change that could not be judged soundly; never passed silently.
+    Unknown,
+    /// Existing callers or consumers can fail.
     Breaking,
 }
 
 impl Severity {
+    pub const ALL: [Severity; 5] = [
+        Severity::Breaking,
+        Severity::Unknown,
+        Severity::Warning,
+        Severity::Compatible,
+        Severity::Info,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
             Severity::Compatible => "compatible",
-            Severity::Unknown => "unknown",
             Severity::Warning => "warning",
+            Severity::Unknown => "unknown",
             Severity::Breaking => "breaking",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.as_str() == text)
     }
 }
 
 /// The tool a finding is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolRef {
+    /// Index in the candidate (or in the approved surface, for a tool that is gone).
     pub index: usize,
-    /// The name, or `#<index>` when the tool has no string name.
+    /// The name, `#<index>` when the tool has no string name, or `old -> new` for a rename.
     pub name: String,
 }
 
@@ -55,22 +77,105 @@ pub struct Finding {
     pub rule: &'static str,
     pub severity: Severity,
     pub tool: Option<ToolRef>,
-    /// JSON pointer into the candidate payload.
+    /// JSON pointer into the candidate payload (into the approved one when the thing is gone).
     pub pointer: String,
+    /// JSON pointer into the approved payload, for diff findings.
+    pub old_pointer: Option<String>,
+    /// The approved value, shortened to one line.
+    pub old: Option<String>,
+    /// The candidate value, shortened to one line.
+    pub new: Option<String>,
     /// One line, no trailing period.
     pub message: String,
 }
 
-/// A checker rule. Implementations are unit structs listed in [`rules::REGISTRY`].
+impl Finding {
+    /// A finding about the candidate alone.
+    pub fn at(rule: &dyn Rule, tool: Option<ToolRef>, pointer: String, message: String) -> Finding {
+        Finding {
+            rule: rule.id(),
+            severity: rule.severity(),
+            tool,
+            pointer,
+            old_pointer: None,
+            old: None,
+            new: None,
+            message,
+        }
+    }
+
+    /// Stable across runs and machines: the first 16 hex digits of SHA-256 over rule id, tool,
+    /// pointers and values. A policy file accepts a finding by this value.
+    pub fn fingerprint(&self) -> String {
+        let tool = self.tool.as_ref().map_or("", |t| t.name.as_str());
+        let parts = [
+            self.rule,
+            tool,
+            &self.pointer,
+            self.old_pointer.as_deref().unwrap_or(""),
+            self.old.as_deref().unwrap_or(""),
+            self.new.as_deref().unwrap_or(""),
+        ];
+        sha256_hex(parts.join("\u{0}").as_bytes())[..16].to_string()
+    }
+}
+
+/// What a rule looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    /// Checks the candidate payload alone (`driftlab check`).
+    Payload,
+    /// Compares the candidate with the approved surface (`driftlab check` and `driftlab diff`).
+    Diff,
+    /// A composite rule of a published study; used by studies only.
+    Study,
+}
+
+impl RuleKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Payload => "payload",
+            RuleKind::Diff => "diff",
+            RuleKind::Study => "study",
+        }
+    }
+}
+
+/// An approved surface and a candidate, with the diff between them computed once, on first use,
+/// and shared by every diff rule.
+pub struct Comparison<'a> {
+    pub approved: &'a Surface,
+    pub candidate: &'a Surface,
+    changes: OnceLock<Vec<Change>>,
+}
+
+impl<'a> Comparison<'a> {
+    pub fn new(approved: &'a Surface, candidate: &'a Surface) -> Comparison<'a> {
+        Comparison {
+            approved,
+            candidate,
+            changes: OnceLock::new(),
+        }
+    }
+
+    /// Every change between the two surfaces, in approved-tool order.
+    pub fn changes(&self) -> &[Change] {
+        self.changes
+            .get_or_init(|| diff::compare(self.approved, self.candidate))
+    }
+}
+
+/// A checker rule. Implementations are listed in [`rules::registry`].
 pub trait Rule: Sync {
-    /// Stable kebab-case id, used in specs, CSV files and CI output.
+    /// Stable kebab-case id, used in specs, CSV files, policies and CI output.
     fn id(&self) -> &'static str;
     fn severity(&self) -> Severity;
+    fn kind(&self) -> RuleKind;
     /// One line for `driftlab rules` and the README.
     fn summary(&self) -> &'static str;
     /// Where in the MCP specification (or elsewhere) the rule comes from.
     fn source(&self) -> &'static str;
-    fn check(&self, approved: &Surface, candidate: &Surface, out: &mut Vec<Finding>);
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
 }
 
 /// A named set of rules; it detects a candidate when any of its rules reports a finding.
@@ -92,9 +197,10 @@ impl std::fmt::Debug for Gate {
 
 /// Runs every rule once and returns all findings, in rule order then report order.
 pub fn run_rules(rules: &[&dyn Rule], approved: &Surface, candidate: &Surface) -> Vec<Finding> {
+    let comparison = Comparison::new(approved, candidate);
     let mut out = Vec::new();
     for rule in rules {
-        rule.check(approved, candidate, &mut out);
+        rule.check(&comparison, &mut out);
     }
     out
 }

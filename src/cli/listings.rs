@@ -1,6 +1,6 @@
 //! `driftlab rules` and `driftlab mutations`: what the registries hold.
 
-use crate::check::rules::REGISTRY as RULES;
+use crate::check::rules::registry;
 use crate::mutate::REGISTRY as MUTATIONS;
 
 /// List every checker rule: id, severity, summary.
@@ -30,11 +30,18 @@ pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
 }
 
 pub fn rules_table(markdown: bool) -> String {
-    let rows: Vec<[&str; 3]> = RULES
+    let rows: Vec<[&str; 4]> = registry()
         .iter()
-        .map(|r| [r.id(), r.severity().as_str(), r.summary()])
+        .map(|r| {
+            [
+                r.id(),
+                r.kind().as_str(),
+                r.severity().as_str(),
+                r.summary(),
+            ]
+        })
         .collect();
-    table(["rule", "severity", "checks that"], &rows, markdown)
+    table(["rule", "kind", "severity", "reports"], &rows, markdown)
 }
 
 pub fn mutations_table(markdown: bool) -> String {
@@ -87,11 +94,18 @@ mod tests {
         let readme = include_str!("../../README.md");
         for (marker, table) in [
             ("<!-- driftlab rules --markdown -->\n", rules_table(true)),
-            ("<!-- driftlab mutations --markdown -->\n", mutations_table(true)),
+            (
+                "<!-- driftlab mutations --markdown -->\n",
+                mutations_table(true),
+            ),
         ] {
             let start = readme.find(marker).expect("marker in README") + marker.len();
             let end = start + readme[start..].find("<!-- end -->").expect("end marker");
-            assert_eq!(&readme[start..end], table, "README section after {marker:?} is stale");
+            assert_eq!(
+                &readme[start..end],
+                table,
+                "README section after {marker:?} is stale"
+            );
         }
     }
 }

@@ -2,8 +2,11 @@
 
 mod artifacts;
 mod figures;
+mod gate;
 mod generate;
+mod input;
 mod listings;
+mod snapshot;
 mod study;
 
 use std::process::ExitCode;
@@ -33,8 +36,9 @@ pub struct Internal(pub String);
     version,
     about = "Research harness and CI gate for MCP tool-schema drift",
     long_about = "Research harness and CI gate for MCP tool-schema drift.\n\n\
-        `driftlab study` reruns the published MCP contract-drift study (240 surfaces x 5 \
-        mutations) and writes results/<study-id>/.",
+        `driftlab check --approved approved.json candidate.json` gates a real tools/list \
+        payload against an approved snapshot; `driftlab study` reruns the published MCP \
+        contract-drift study (240 surfaces x 5 mutations) and writes results/<study-id>/.",
     after_help = "Exit codes: 0 pass, 1 drift, 2 usage or unreadable input, 70 internal error."
 )]
 struct Cli {
@@ -44,6 +48,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Check(gate::CheckArgs),
+    Diff(gate::DiffArgs),
+    Snapshot(snapshot::Args),
     Study(study::Args),
     Generate(generate::Args),
     Figures(figures::Args),
@@ -55,6 +62,9 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Check(args) => gate::check(args),
+        Command::Diff(args) => gate::diff(args),
+        Command::Snapshot(args) => snapshot::run(args),
         Command::Study(args) => study::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Figures(args) => figures::run(args),

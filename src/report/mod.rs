@@ -1,4 +1,39 @@
-//! Output formats. Each function returns text or bytes and does no I/O.
+//! Output formats. Each function returns text and does no I/O.
 
+pub mod github;
+pub mod json;
+pub mod markdown;
+pub mod sarif;
 pub mod study_report;
 pub mod table;
+pub mod text;
+
+use crate::verdict::Outcome;
+
+/// What a gate run compared, for the report formats.
+pub struct GateReport<'a> {
+    /// `check` or `diff`.
+    pub command: &'a str,
+    /// The approved payload's path, if any (`check` without `--approved` has none).
+    pub approved: Option<&'a str>,
+    pub candidate: &'a str,
+    pub outcome: &'a Outcome,
+}
+
+impl GateReport<'_> {
+    /// e.g. `3 breaking, 1 warning` (non-zero counts only) or `no findings`.
+    pub fn count_line(&self) -> String {
+        let parts: Vec<String> = self
+            .outcome
+            .counts()
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(s, n)| format!("{n} {}", s.as_str()))
+            .collect();
+        if parts.is_empty() {
+            "no findings".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}

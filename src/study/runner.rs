@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::check::Finding;
+use crate::check::{Comparison, Finding};
 use crate::generate;
 use crate::mutate;
 use crate::payload::{self, Limits, PayloadError};
@@ -100,9 +100,10 @@ pub fn evaluate_surface(study: &Study, index: u64) -> Result<Vec<Row>, RunError>
         let bytes = serde_json::to_vec(&candidate).unwrap_or_default();
         let candidate = payload::read(&bytes, "candidate", Limits::default())
             .map_err(|e| reject(class.id(), e))?;
+        let comparison = Comparison::new(&approved, &candidate);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();
-            rule.check(&approved, &candidate, out);
+            rule.check(&comparison, out);
         }
         for gate in &study.gates {
             let mut fired = Vec::new();

@@ -1,29 +1,76 @@
 //! The rule registry: plain data, checked by the tests below.
 
+pub mod diff_rules;
+mod duplicate_tool_name;
+mod input_schema_missing;
+mod input_schema_not_object;
+mod input_schema_null;
 mod ordered_snapshot;
+mod output_schema_not_object;
 pub mod structural;
+mod tool_name_invalid;
 
+use std::sync::LazyLock;
+
+pub use diff_rules::{DiffRule, DIFF_RULES};
+pub use duplicate_tool_name::DuplicateToolName;
+pub use input_schema_missing::InputSchemaMissing;
+pub use input_schema_not_object::InputSchemaNotObject;
+pub use input_schema_null::InputSchemaNull;
 pub use ordered_snapshot::OrderedSnapshot;
+pub use output_schema_not_object::OutputSchemaNotObject;
 pub use structural::Structural;
+pub use tool_name_invalid::ToolNameInvalid;
 
-use super::Rule;
+use super::{Rule, RuleKind};
+
+/// Rules with logic of their own: the published study's composites, then the payload rules.
+const HAND_WRITTEN: &[&dyn Rule] = &[
+    &Structural,
+    &OrderedSnapshot,
+    &ToolNameInvalid,
+    &InputSchemaMissing,
+    &InputSchemaNull,
+    &InputSchemaNotObject,
+    &DuplicateToolName,
+    &OutputSchemaNotObject,
+];
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.
-pub const REGISTRY: &[&dyn Rule] = &[&Structural, &OrderedSnapshot];
+pub fn registry() -> &'static [&'static dyn Rule] {
+    static ALL: LazyLock<Vec<&'static dyn Rule>> = LazyLock::new(|| {
+        HAND_WRITTEN
+            .iter()
+            .copied()
+            .chain(DIFF_RULES.iter().map(|r| r as &dyn Rule))
+            .collect()
+    });
+    &ALL
+}
+
+/// The rules of one kind, in registry order.
+pub fn of_kind(kind: RuleKind) -> Vec<&'static dyn Rule> {
+    registry()
+        .iter()
+        .copied()
+        .filter(|r| r.kind() == kind)
+        .collect()
+}
 
 /// Looks a rule up by id.
 pub fn by_id(id: &str) -> Option<&'static dyn Rule> {
-    REGISTRY.iter().copied().find(|rule| rule.id() == id)
+    registry().iter().copied().find(|rule| rule.id() == id)
 }
 
 /// Ids of every registered rule, for error messages.
 pub fn ids() -> Vec<&'static str> {
-    REGISTRY.iter().map(|rule| rule.id()).collect()
+    registry().iter().map(|rule| rule.id()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::diff::ChangeKind;
     use std::collections::BTreeSet;
 
     #[test]
@@ -39,9 +86,18 @@ mod tests {
 
     #[test]
     fn every_rule_has_a_summary_and_a_source() {
-        for rule in REGISTRY {
+        for rule in registry() {
             assert!(!rule.summary().is_empty() && !rule.summary().contains('\n'));
             assert!(!rule.source().is_empty());
         }
+    }
+
+    #[test]
+    fn each_change_kind_has_exactly_one_diff_rule() {
+        let kinds: Vec<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();
+        let unique: std::collections::HashSet<_> = kinds.iter().collect();
+        assert_eq!(unique.len(), kinds.len());
+        // ChangeKind::SchemaChangeUnjudged is the last variant; every discriminant up to it is used.
+        assert_eq!(kinds.len(), ChangeKind::SchemaChangeUnjudged as usize + 1);
     }
 }

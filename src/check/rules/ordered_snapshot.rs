@@ -2,9 +2,8 @@
 
 use serde_json::Value;
 
-use crate::check::{Finding, Rule, Severity, ToolRef};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::payload::short;
-use crate::surface::Surface;
 
 pub struct OrderedSnapshot;
 
@@ -21,7 +20,11 @@ impl Rule for OrderedSnapshot {
     fn source(&self) -> &'static str {
         "MCP 2026-07-28 server/tools: servers SHOULD list tools in a deterministic order (clients and prompt caches rely on it)"
     }
-    fn check(&self, approved: &Surface, candidate: &Surface, out: &mut Vec<Finding>) {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Study
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let (approved, candidate) = (comparison.approved, comparison.candidate);
         let old: Vec<Option<&Value>> = approved.tools().map(|t| t.name()).collect();
         let new: Vec<Option<&Value>> = candidate.tools().map(|t| t.name()).collect();
         if old == new {
@@ -45,13 +48,7 @@ impl Rule for OrderedSnapshot {
             Some(t) => (Some(ToolRef::of(&t)), t.pointer("name")),
             None => (None, format!("/tools/{at}")),
         };
-        out.push(Finding {
-            rule: self.id(),
-            severity: self.severity(),
-            tool,
-            pointer,
-            message,
-        });
+        out.push(Finding::at(self, tool, pointer, message));
     }
 }
 
@@ -65,7 +62,7 @@ mod tests {
         let a = payload::from_value(approved, "a").unwrap();
         let c = payload::from_value(candidate, "c").unwrap();
         let mut out = Vec::new();
-        OrderedSnapshot.check(&a, &c, &mut out);
+        OrderedSnapshot.check(&Comparison::new(&a, &c), &mut out);
         out
     }
 

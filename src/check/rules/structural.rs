@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::check::{Finding, Rule, Severity, ToolRef};
-use crate::surface::{json_type, Surface, Tool};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::{json_type, Tool};
 
 pub struct Structural;
 
@@ -20,12 +20,15 @@ impl Rule for Structural {
     fn source(&self) -> &'static str {
         "MCP 2025-11-25 server/tools: tool names; Tool.inputSchema (object root, not null)"
     }
-    fn check(&self, _approved: &Surface, candidate: &Surface, out: &mut Vec<Finding>) {
-        for tool in candidate.tools() {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Study
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
             if let Some((pointer, message)) = name_problem(&tool) {
                 out.push(self.finding(&tool, pointer, message));
             }
-            if let Some((pointer, message)) = input_schema_problem(&tool) {
+            if let Some((_, pointer, message)) = input_schema_problem(&tool) {
                 out.push(self.finding(&tool, pointer, message));
             }
         }
@@ -34,13 +37,7 @@ impl Rule for Structural {
 
 impl Structural {
     fn finding(&self, tool: &Tool<'_>, pointer: String, message: String) -> Finding {
-        Finding {
-            rule: self.id(),
-            severity: self.severity(),
-            tool: Some(ToolRef::of(tool)),
-            pointer,
-            message,
-        }
+        Finding::at(self, Some(ToolRef::of(tool)), pointer, message)
     }
 }
 
@@ -52,7 +49,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
+pub(crate) fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
     let pointer = tool.pointer("name");
     let message = match tool.name() {
         None => "tool has no name".to_string(),
@@ -66,29 +63,43 @@ fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
     Some((pointer, message))
 }
 
-fn input_schema_problem(tool: &Tool<'_>) -> Option<(String, String)> {
+/// What is wrong with a tool's `inputSchema`, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputSchemaProblem {
+    Missing,
+    Null,
+    /// Not an object, or an object whose `type` is not `"object"`.
+    NotObjectRoot,
+}
+
+pub(crate) fn input_schema_problem(
+    tool: &Tool<'_>,
+) -> Option<(InputSchemaProblem, String, String)> {
+    use InputSchemaProblem::*;
     let pointer = tool.pointer("inputSchema");
-    let message = match tool.input_schema() {
-        None => "inputSchema is missing".to_string(),
-        Some(Value::Null) => "inputSchema is null".to_string(),
+    let (problem, pointer, message) = match tool.input_schema() {
+        None => (Missing, pointer, "inputSchema is missing".to_string()),
+        Some(Value::Null) => (Null, pointer, "inputSchema is null".to_string()),
         Some(Value::Object(schema)) => match schema.get("type") {
             Some(Value::String(t)) if t == "object" => return None,
-            None => {
-                return Some((
-                    pointer,
-                    "inputSchema has no \"type\" (expected \"object\")".to_string(),
-                ))
-            }
-            Some(other) => {
-                return Some((
-                    format!("{pointer}/type"),
-                    format!("inputSchema root type is {other}, expected \"object\""),
-                ))
-            }
+            None => (
+                NotObjectRoot,
+                pointer,
+                "inputSchema has no \"type\" (expected \"object\")".to_string(),
+            ),
+            Some(other) => (
+                NotObjectRoot,
+                format!("{pointer}/type"),
+                format!("inputSchema root type is {other}, expected \"object\""),
+            ),
         },
-        Some(other) => format!("inputSchema is {}, not an object", json_type(other)),
+        Some(other) => (
+            NotObjectRoot,
+            pointer,
+            format!("inputSchema is {}, not an object", json_type(other)),
+        ),
     };
-    Some((pointer, message))
+    Some((problem, pointer, message))
 }
 
 #[cfg(test)]
@@ -100,7 +111,7 @@ mod tests {
     fn findings(candidate: Value) -> Vec<Finding> {
         let c = payload::from_value(candidate, "t").unwrap();
         let mut out = Vec::new();
-        Structural.check(&c, &c, &mut out);
+        Structural.check(&Comparison::new(&c, &c), &mut out);
         out
     }
 

@@ -1,0 +1,162 @@
+//! The diff engine: pairs the tools of two surfaces and lists every change between them, each
+//! tagged with the [`ChangeKind`] whose rule reports it. Computed once per comparison and shared by
+//! all diff rules (see `check::rules::diff_rules`).
+
+mod pairing;
+mod schema;
+mod tool;
+mod words;
+
+pub use pairing::{pair, Pair, Pairing};
+
+use serde_json::Value;
+
+use crate::payload::short;
+use crate::surface::Surface;
+
+/// Every kind of change the engine reports; each has exactly one diff rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    ToolAdded,
+    ToolRemoved,
+    ToolRenamed,
+    ToolsReordered,
+    ToolDescriptionChanged,
+    TitleChanged,
+    AnnotationBecameDangerous,
+    AnnotationChanged,
+    ToolMetadataChanged,
+    InputSchemaReplaced,
+    OutputSchemaAdded,
+    OutputSchemaRemoved,
+    RequiredParameterAdded,
+    OptionalParameterAdded,
+    ParameterRemoved,
+    ParameterRenamed,
+    ParameterBecameRequired,
+    ParameterBecameOptional,
+    TypeNarrowed,
+    TypeWidened,
+    TypeChanged,
+    EnumValueRemoved,
+    EnumValueAdded,
+    ConstraintTightened,
+    ConstraintLoosened,
+    DefaultChanged,
+    ParameterDescriptionChanged,
+    SchemaDialectChanged,
+    SchemaAnnotationChanged,
+    OutputPropertyRemoved,
+    OutputPropertyTypeChanged,
+    OutputPropertyBecameOptional,
+    OutputEnumValueAdded,
+    OutputConstraintLoosened,
+    OutputCompatibleChange,
+    SchemaChangeUnjudged,
+}
+
+/// One change between an approved and a candidate surface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    /// The tool's name (`old -> new` for a rename).
+    pub tool: String,
+    /// The tool's index in the candidate, or in the approved surface when it is gone.
+    pub tool_index: usize,
+    pub old_pointer: Option<String>,
+    pub new_pointer: Option<String>,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    pub message: String,
+}
+
+/// Lists every change from `approved` to `candidate`: per approved tool in order (removed,
+/// renamed, then the paired tool's field and schema changes), then added tools, then order.
+pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
+    let pairing = pair(approved, candidate);
+    let mut out = Vec::new();
+    for old_index in 0..approved.len() {
+        let Some(old) = approved.tool(old_index) else {
+            continue;
+        };
+        if pairing.removed.contains(&old_index) {
+            out.push(Change {
+                kind: ChangeKind::ToolRemoved,
+                tool: old.label(),
+                tool_index: old_index,
+                old_pointer: Some(old.location.to_string()),
+                new_pointer: None,
+                old: old.name().map(short),
+                new: None,
+                message: format!("tool {} was removed", quoted(&old.label())),
+            });
+            continue;
+        }
+        let Some(p) = pairing.pairs.iter().find(|p| p.old == old_index) else {
+            continue;
+        };
+        let Some(new) = candidate.tool(p.new) else {
+            continue;
+        };
+        tool::compare(&old, &new, p.confidence, &mut out);
+    }
+    for &new_index in &pairing.added {
+        let Some(new) = candidate.tool(new_index) else {
+            continue;
+        };
+        out.push(Change {
+            kind: ChangeKind::ToolAdded,
+            tool: new.label(),
+            tool_index: new_index,
+            old_pointer: None,
+            new_pointer: Some(new.location.to_string()),
+            old: None,
+            new: new.name().map(short),
+            message: format!("tool {} was added", quoted(&new.label())),
+        });
+    }
+    if let Some(change) = reorder(approved, candidate, &pairing) {
+        out.push(change);
+    }
+    out
+}
+
+/// The paired tools in approved order should appear in the same relative order in the candidate.
+fn reorder(approved: &Surface, candidate: &Surface, pairing: &Pairing) -> Option<Change> {
+    let mut pairs: Vec<&Pair> = pairing.pairs.iter().collect();
+    pairs.sort_by_key(|p| p.old);
+    let at = pairs.windows(2).position(|w| w[0].new > w[1].new)?;
+    let (before, after) = (pairs[at], pairs[at + 1]);
+    let first = candidate.tool(after.new)?;
+    let second = candidate.tool(before.new)?;
+    let old_order: Vec<String> = pairs
+        .iter()
+        .filter_map(|p| approved.tool(p.old))
+        .map(|t| t.label())
+        .collect();
+    let mut by_new = pairs.clone();
+    by_new.sort_by_key(|p| p.new);
+    let new_order: Vec<String> = by_new
+        .iter()
+        .filter_map(|p| candidate.tool(p.new))
+        .map(|t| t.label())
+        .collect();
+    Some(Change {
+        kind: ChangeKind::ToolsReordered,
+        tool: first.label(),
+        tool_index: first.index,
+        old_pointer: approved.tool(after.old).map(|t| t.location.to_string()),
+        new_pointer: Some(first.location.to_string()),
+        old: Some(short(&Value::from(old_order))),
+        new: Some(short(&Value::from(new_order))),
+        message: format!(
+            "tools are listed in a different order: {} now comes before {}",
+            quoted(&first.label()),
+            quoted(&second.label())
+        ),
+    })
+}
+
+fn quoted(text: &str) -> String {
+    format!("{text:?}")
+}

@@ -1,0 +1,161 @@
+//! Pairs the tools of two surfaces: by exact name first, then removed/added pairs that look like
+//! the same tool under a new name (a likely rename, with a confidence).
+
+use serde_json::Value;
+
+use super::words::{jaccard, words};
+use crate::surface::{Surface, Tool};
+
+/// Minimum similarity for a removed and an added tool to be reported as a rename.
+pub const RENAME_THRESHOLD: f64 = 0.5;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    pub old: usize,
+    pub new: usize,
+    /// `None` for a same-name pair; the similarity for a likely rename.
+    pub confidence: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pairing {
+    pub pairs: Vec<Pair>,
+    /// Approved tool indices with no counterpart.
+    pub removed: Vec<usize>,
+    /// Candidate tool indices with no counterpart.
+    pub added: Vec<usize>,
+}
+
+pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
+    let mut taken = vec![false; candidate.len()];
+    let mut pairs = Vec::new();
+    let mut removed = Vec::new();
+    for old in approved.tools() {
+        let same_name = old.name_str().and_then(|name| {
+            candidate
+                .tools()
+                .position(|new| !taken[new.index] && new.name_str() == Some(name))
+        });
+        match same_name {
+            Some(new) => {
+                taken[new] = true;
+                pairs.push(Pair {
+                    old: old.index,
+                    new,
+                    confidence: None,
+                });
+            }
+            None => removed.push(old.index),
+        }
+    }
+    let added: Vec<usize> = (0..candidate.len()).filter(|&i| !taken[i]).collect();
+
+    // Likely renames: greedy on similarity, highest first; ties by approved then candidate index.
+    let mut scored: Vec<(f64, usize, usize)> = Vec::new();
+    for &r in &removed {
+        for &a in &added {
+            if let (Some(old), Some(new)) = (approved.tool(r), candidate.tool(a)) {
+                let score = similarity(&old, &new);
+                if score >= RENAME_THRESHOLD {
+                    scored.push((score, r, a));
+                }
+            }
+        }
+    }
+    scored.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    let mut renamed_old = Vec::new();
+    let mut renamed_new = Vec::new();
+    for (score, r, a) in scored {
+        if renamed_old.contains(&r) || renamed_new.contains(&a) {
+            continue;
+        }
+        renamed_old.push(r);
+        renamed_new.push(a);
+        pairs.push(Pair {
+            old: r,
+            new: a,
+            confidence: Some(score),
+        });
+    }
+    pairs.sort_by_key(|p| p.old);
+    Pairing {
+        pairs,
+        removed: removed
+            .into_iter()
+            .filter(|r| !renamed_old.contains(r))
+            .collect(),
+        added: added
+            .into_iter()
+            .filter(|a| !renamed_new.contains(a))
+            .collect(),
+    }
+}
+
+/// 0.45 × name words + 0.30 × description words + 0.25 × parameter names (Jaccard each).
+pub fn similarity(old: &Tool<'_>, new: &Tool<'_>) -> f64 {
+    let text = |t: &Tool<'_>, field: &str| {
+        t.fields
+            .get(field)
+            .and_then(Value::as_str)
+            .map(words)
+            .unwrap_or_default()
+    };
+    let name = jaccard(&text(old, "name"), &text(new, "name"));
+    let description = jaccard(&text(old, "description"), &text(new, "description"));
+    let params = |t: &Tool<'_>| {
+        t.input_schema()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let schema = jaccard(&params(old), &params(new));
+    0.45 * name + 0.30 * description + 0.25 * schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload;
+    use serde_json::json;
+
+    fn surface(v: Value) -> Surface {
+        payload::from_value(v, "t").unwrap()
+    }
+
+    #[test]
+    fn same_names_pair_and_a_style_change_is_a_rename() {
+        let a = surface(json!([
+            {"name": "echo", "description": "Echo"},
+            {"name": "getTinyImage", "description": "Returns the tiny image", "inputSchema": {"type": "object"}},
+            {"name": "sampleLLM", "description": "Samples from an LLM", "inputSchema": {"type": "object", "properties": {"prompt": {}}}}
+        ]));
+        let b = surface(json!([
+            {"name": "get-tiny-image", "description": "Returns a tiny image", "inputSchema": {"type": "object"}},
+            {"name": "echo", "description": "Echo"},
+            {"name": "toggle-logging", "description": "Turns logging on or off", "inputSchema": {"type": "object", "properties": {"level": {}}}}
+        ]));
+        let p = pair(&a, &b);
+        assert_eq!(
+            p.pairs[0],
+            Pair {
+                old: 0,
+                new: 1,
+                confidence: None
+            }
+        );
+        assert_eq!((p.pairs[1].old, p.pairs[1].new), (1, 0));
+        assert!(p.pairs[1].confidence.unwrap() > 0.8);
+        assert_eq!(p.removed, [2]);
+        assert_eq!(p.added, [2]);
+    }
+
+    #[test]
+    fn duplicate_names_pair_once() {
+        let a = surface(json!([{"name": "x"}]));
+        let b = surface(json!([{"name": "x"}, {"name": "x"}]));
+        let p = pair(&a, &b);
+        assert_eq!(p.pairs.len(), 1);
+        assert_eq!(p.added, [1]);
+    }
+}

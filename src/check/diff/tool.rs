@@ -1,0 +1,291 @@
+//! Changes between two paired tools: rename, text, annotations, metadata, and their schemas.
+
+use serde_json::{Map, Value};
+
+use super::schema::{self, Direction};
+use super::{quoted, Change, ChangeKind};
+use crate::payload::short;
+use crate::pointer;
+use crate::surface::Tool;
+
+/// Tool fields compared by dedicated logic; any other field that changes is metadata.
+const KNOWN: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "annotations",
+    "inputSchema",
+    "outputSchema",
+];
+
+/// Annotation hints with their defaults (MCP: readOnlyHint false, destructiveHint true,
+/// idempotentHint false, openWorldHint true).
+const HINTS: &[(&str, bool)] = &[
+    ("readOnlyHint", false),
+    ("destructiveHint", true),
+    ("idempotentHint", false),
+    ("openWorldHint", true),
+];
+
+/// Collects changes about one tool.
+pub(super) struct ToolDiff<'a, 'o> {
+    pub old: &'a Tool<'a>,
+    pub new: &'a Tool<'a>,
+    pub label: String,
+    pub out: &'o mut Vec<Change>,
+}
+
+impl ToolDiff<'_, '_> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        kind: ChangeKind,
+        old_pointer: Option<String>,
+        new_pointer: Option<String>,
+        old: Option<&Value>,
+        new: Option<&Value>,
+        message: String,
+    ) {
+        self.out.push(Change {
+            kind,
+            tool: self.label.clone(),
+            tool_index: self.new.index,
+            old_pointer,
+            new_pointer,
+            old: old.map(short),
+            new: new.map(short),
+            message,
+        });
+    }
+
+    /// A change of one field at the same relative place in both tools.
+    fn field(&mut self, kind: ChangeKind, field: &str, message: String) {
+        let (old, new) = (self.old.fields.get(field), self.new.fields.get(field));
+        self.push(
+            kind,
+            Some(self.old.pointer(field)),
+            Some(self.new.pointer(field)),
+            old,
+            new,
+            message,
+        );
+    }
+}
+
+pub(super) fn compare(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
+    let label = match rename {
+        Some(_) => format!("{} -> {}", old.label(), new.label()),
+        None => new.label(),
+    };
+    let mut diff = ToolDiff {
+        old,
+        new,
+        label,
+        out,
+    };
+    if let Some(confidence) = rename {
+        diff.field(
+            ChangeKind::ToolRenamed,
+            "name",
+            format!(
+                "tool {} was likely renamed to {} (confidence {confidence:.2})",
+                quoted(&old.label()),
+                quoted(&new.label())
+            ),
+        );
+    }
+    text_field(
+        &mut diff,
+        "description",
+        ChangeKind::ToolDescriptionChanged,
+        "description",
+    );
+    text_field(&mut diff, "title", ChangeKind::TitleChanged, "title");
+    annotations(&mut diff);
+    metadata(&mut diff);
+    input_schema(&mut diff);
+    output_schema(&mut diff);
+}
+
+fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: &str) {
+    let (old, new) = (diff.old.fields.get(field), diff.new.fields.get(field));
+    if old == new {
+        return;
+    }
+    let message = match (old, new) {
+        (None, Some(_)) => format!("tool {what} was added"),
+        (Some(_), None) => format!("tool {what} was removed"),
+        _ => format!("tool {what} changed"),
+    };
+    diff.field(kind, field, message);
+}
+
+fn annotations(diff: &mut ToolDiff<'_, '_>) {
+    let empty = Map::new();
+    let old = diff.old.fields.get("annotations");
+    let new = diff.new.fields.get("annotations");
+    if old == new {
+        return;
+    }
+    let (Some(old_map), Some(new_map)) = (
+        old.map_or(Some(&empty), Value::as_object),
+        new.map_or(Some(&empty), Value::as_object),
+    ) else {
+        diff.field(
+            ChangeKind::AnnotationChanged,
+            "annotations",
+            "tool annotations changed (not an object)".into(),
+        );
+        return;
+    };
+    let at = |tool: &Tool<'_>, key: &str| pointer::push(&tool.pointer("annotations"), key);
+    for &(hint, default) in HINTS {
+        let (was, is) = (old_map.get(hint), new_map.get(hint));
+        if was == is {
+            continue;
+        }
+        let effective = |v: Option<&Value>| v.and_then(Value::as_bool).unwrap_or(default);
+        let dangerous = match hint {
+            "readOnlyHint" => effective(was) && !effective(is),
+            "destructiveHint" => !effective(was) && effective(is),
+            _ => false,
+        };
+        let (kind, message) = if dangerous {
+            let what = if hint == "readOnlyHint" {
+                "is no longer read-only"
+            } else {
+                "became destructive"
+            };
+            (
+                ChangeKind::AnnotationBecameDangerous,
+                format!(
+                    "tool {what}: {hint} {} -> {}",
+                    effective(was),
+                    effective(is)
+                ),
+            )
+        } else {
+            (
+                ChangeKind::AnnotationChanged,
+                format!(
+                    "annotation {hint} {} -> {} (absent means {default})",
+                    show(was),
+                    show(is)
+                ),
+            )
+        };
+        let (op, np) = (at(diff.old, hint), at(diff.new, hint));
+        diff.push(kind, Some(op), Some(np), was, is, message);
+    }
+    let others = old_map
+        .keys()
+        .chain(new_map.keys())
+        .filter(|k| !HINTS.iter().any(|(h, _)| h == k));
+    let mut seen: Vec<&String> = Vec::new();
+    for key in others {
+        if seen.contains(&key) || old_map.get(key) == new_map.get(key) {
+            continue;
+        }
+        seen.push(key);
+        let (op, np) = (at(diff.old, key), at(diff.new, key));
+        diff.push(
+            ChangeKind::AnnotationChanged,
+            Some(op),
+            Some(np),
+            old_map.get(key),
+            new_map.get(key),
+            format!("annotation {key} changed"),
+        );
+    }
+}
+
+fn metadata(diff: &mut ToolDiff<'_, '_>) {
+    let keys: Vec<&String> = diff
+        .old
+        .fields
+        .keys()
+        .chain(diff.new.fields.keys())
+        .collect();
+    let mut seen: Vec<&String> = Vec::new();
+    for key in keys {
+        if KNOWN.contains(&key.as_str()) || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        if diff.old.fields.get(key) != diff.new.fields.get(key) {
+            diff.field(
+                ChangeKind::ToolMetadataChanged,
+                key,
+                format!("tool field {key} changed"),
+            );
+        }
+    }
+}
+
+fn input_schema(diff: &mut ToolDiff<'_, '_>) {
+    let (old, new) = (diff.old.input_schema(), diff.new.input_schema());
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) => {
+            let (op, np) = (
+                diff.old.pointer("inputSchema"),
+                diff.new.pointer("inputSchema"),
+            );
+            schema::compare(diff, o, n, &op, &np, Direction::Request);
+        }
+        (Some(Value::Object(_)), _) => diff.field(
+            ChangeKind::InputSchemaReplaced,
+            "inputSchema",
+            format!("inputSchema was an object schema, now {}", describe(new)),
+        ),
+        _ => diff.field(
+            ChangeKind::SchemaChangeUnjudged,
+            "inputSchema",
+            format!("inputSchema was {}, now {}", describe(old), describe(new)),
+        ),
+    }
+}
+
+fn output_schema(diff: &mut ToolDiff<'_, '_>) {
+    let (old, new) = (diff.old.output_schema(), diff.new.output_schema());
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (None, Some(_)) => diff.field(
+            ChangeKind::OutputSchemaAdded,
+            "outputSchema",
+            "outputSchema was added".into(),
+        ),
+        (Some(_), None) => diff.field(
+            ChangeKind::OutputSchemaRemoved,
+            "outputSchema",
+            "outputSchema was removed: consumers of structuredContent lose its contract".into(),
+        ),
+        (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) => {
+            let (op, np) = (
+                diff.old.pointer("outputSchema"),
+                diff.new.pointer("outputSchema"),
+            );
+            schema::compare(diff, o, n, &op, &np, Direction::Response);
+        }
+        _ => diff.field(
+            ChangeKind::SchemaChangeUnjudged,
+            "outputSchema",
+            format!("outputSchema was {}, now {}", describe(old), describe(new)),
+        ),
+    }
+}
+
+fn show(value: Option<&Value>) -> String {
+    value.map_or("absent".into(), Value::to_string)
+}
+
+fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "missing".into(),
+        Some(v) => crate::surface::json_type(v).to_string(),
+    }
+}

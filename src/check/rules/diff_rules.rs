@@ -1,0 +1,109 @@
+//! The diff rules, as data. Each reports one [`ChangeKind`] of the shared diff engine
+//! (`check::diff`), with its own id and severity; the judgement logic lives in the engine, which
+//! walks both surfaces once for all of them.
+
+use crate::check::diff::ChangeKind as K;
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct DiffRule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub change: K,
+    pub summary: &'static str,
+}
+
+impl Rule for DiffRule {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Diff
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn source(&self) -> &'static str {
+        "MCP server/tools Tool fields; JSON Schema 2020-12 validation keywords, judged by data-flow direction"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for change in comparison
+            .changes()
+            .iter()
+            .filter(|c| c.kind == self.change)
+        {
+            out.push(Finding {
+                rule: self.id,
+                severity: self.severity,
+                tool: Some(ToolRef {
+                    index: change.tool_index,
+                    name: change.tool.clone(),
+                }),
+                pointer: change
+                    .new_pointer
+                    .clone()
+                    .or_else(|| change.old_pointer.clone())
+                    .unwrap_or_default(),
+                old_pointer: change.old_pointer.clone(),
+                old: change.old.clone(),
+                new: change.new.clone(),
+                message: change.message.clone(),
+            });
+        }
+    }
+}
+
+use Severity::{Breaking, Compatible, Info, Unknown, Warning};
+
+macro_rules! diff_rule {
+    ($id:literal, $severity:expr, $change:ident, $summary:literal) => {
+        DiffRule {
+            id: $id,
+            severity: $severity,
+            change: K::$change,
+            summary: $summary,
+        }
+    };
+}
+
+/// Every diff rule, in the order `driftlab rules` lists them.
+pub static DIFF_RULES: &[DiffRule] = &[
+    diff_rule!("tool-removed", Breaking, ToolRemoved, "a tool is gone (and no added tool looks like it renamed)"),
+    diff_rule!("tool-renamed", Breaking, ToolRenamed, "a removed and an added tool are similar in name, description and parameters: a likely rename, with a confidence"),
+    diff_rule!("tool-added", Compatible, ToolAdded, "a new tool is listed"),
+    diff_rule!("tools-reordered", Warning, ToolsReordered, "tools present in both are listed in a different relative order (clients and prompt caches may rely on it)"),
+    diff_rule!("tool-description-changed", Warning, ToolDescriptionChanged, "a tool's description changed: prompt-facing text that steers the model"),
+    diff_rule!("title-changed", Info, TitleChanged, "a tool's display title changed"),
+    diff_rule!("annotation-became-dangerous", Warning, AnnotationBecameDangerous, "readOnlyHint went true -> false or destructiveHint false -> true (defaults applied)"),
+    diff_rule!("annotation-changed", Info, AnnotationChanged, "any other tool annotation changed"),
+    diff_rule!("tool-metadata-changed", Info, ToolMetadataChanged, "another tool field changed (icons, execution, _meta, ...)"),
+    diff_rule!("input-schema-replaced", Breaking, InputSchemaReplaced, "an object inputSchema became missing, null or a non-object"),
+    diff_rule!("required-parameter-added", Breaking, RequiredParameterAdded, "a new parameter is required: existing calls lack it"),
+    diff_rule!("optional-parameter-added", Compatible, OptionalParameterAdded, "a new optional parameter"),
+    diff_rule!("parameter-removed", Breaking, ParameterRemoved, "a parameter is gone: calls that send it may be rejected or silently ignored"),
+    diff_rule!("parameter-renamed", Breaking, ParameterRenamed, "a removed and an added parameter have the same shape: a likely rename"),
+    diff_rule!("parameter-became-required", Breaking, ParameterBecameRequired, "an optional parameter became required"),
+    diff_rule!("parameter-became-optional", Compatible, ParameterBecameOptional, "a required parameter became optional"),
+    diff_rule!("type-narrowed", Breaking, TypeNarrowed, "an input accepts fewer types (or fewer anyOf/oneOf branches); integer is a subset of number"),
+    diff_rule!("type-widened", Compatible, TypeWidened, "an input accepts more types (or more anyOf/oneOf branches)"),
+    diff_rule!("type-changed", Breaking, TypeChanged, "an input's type changed to an unrelated one"),
+    diff_rule!("enum-value-removed", Breaking, EnumValueRemoved, "an input no longer accepts an enum (or const) value"),
+    diff_rule!("enum-value-added", Compatible, EnumValueAdded, "an input accepts a new enum value"),
+    diff_rule!("constraint-tightened", Breaking, ConstraintTightened, "an input constraint got stricter: min/max, lengths, item counts, pattern or format added, additionalProperties: false set, enum added"),
+    diff_rule!("constraint-loosened", Compatible, ConstraintLoosened, "an input constraint got looser or was dropped"),
+    diff_rule!("default-changed", Warning, DefaultChanged, "an input's default value changed: calls that omit it now behave differently"),
+    diff_rule!("parameter-description-changed", Warning, ParameterDescriptionChanged, "a parameter's description changed: prompt-facing text"),
+    diff_rule!("schema-dialect-changed", Warning, SchemaDialectChanged, "the schema's $schema dialect changed (e.g. draft-07 -> 2020-12)"),
+    diff_rule!("schema-annotation-changed", Info, SchemaAnnotationChanged, "an annotation keyword changed (title, examples, deprecated, ...; output descriptions and defaults)"),
+    diff_rule!("output-schema-added", Compatible, OutputSchemaAdded, "a tool now declares an outputSchema"),
+    diff_rule!("output-schema-removed", Breaking, OutputSchemaRemoved, "a tool no longer declares its outputSchema"),
+    diff_rule!("output-property-removed", Breaking, OutputPropertyRemoved, "an output property is gone"),
+    diff_rule!("output-property-type-changed", Breaking, OutputPropertyTypeChanged, "an output may now have a type (or anyOf branch) consumers did not expect"),
+    diff_rule!("output-property-became-optional", Breaking, OutputPropertyBecameOptional, "an output property is no longer guaranteed"),
+    diff_rule!("output-enum-value-added", Breaking, OutputEnumValueAdded, "an output may return a new enum value"),
+    diff_rule!("output-constraint-loosened", Breaking, OutputConstraintLoosened, "an output constraint got looser: consumers may receive values they did not expect"),
+    diff_rule!("output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
+    diff_rule!("schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, pattern changed, unknown keyword, ...)"),
+];

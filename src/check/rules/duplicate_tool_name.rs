@@ -1,0 +1,44 @@
+//! `duplicate-tool-name`: two tools share a name, so a call cannot say which one it means.
+
+use std::collections::HashMap;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct DuplicateToolName;
+
+impl Rule for DuplicateToolName {
+    fn id(&self) -> &'static str {
+        "duplicate-tool-name"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "two or more tools share a name"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 server/tools: tool names SHOULD be unique within a server"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        for tool in comparison.candidate.tools() {
+            let Some(name) = tool.name_str() else {
+                continue;
+            };
+            match first.get(name) {
+                Some(&earlier) => out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(&tool)),
+                    tool.pointer("name"),
+                    format!("tool name {name:?} is also used by tool {earlier}"),
+                )),
+                None => {
+                    first.insert(name, tool.index);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! `input-schema-missing`: a tool has no inputSchema field.
+
+use super::structural::{input_schema_problem, InputSchemaProblem};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct InputSchemaMissing;
+
+impl Rule for InputSchemaMissing {
+    fn id(&self) -> &'static str {
+        "input-schema-missing"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "a tool has no inputSchema field"
+    }
+    fn source(&self) -> &'static str {
+        "MCP schema Tool.inputSchema is required in every version"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
+            if let Some((InputSchemaProblem::Missing, pointer, message)) =
+                input_schema_problem(&tool)
+            {
+                out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(&tool)),
+                    pointer,
+                    message,
+                ));
+            }
+        }
+    }
+}

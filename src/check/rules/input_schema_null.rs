@@ -1,0 +1,37 @@
+//! `input-schema-null`: a tool's inputSchema is null.
+
+use super::structural::{input_schema_problem, InputSchemaProblem};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct InputSchemaNull;
+
+impl Rule for InputSchemaNull {
+    fn id(&self) -> &'static str {
+        "input-schema-null"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "a tool's inputSchema is null"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 Tool.inputSchema MUST be a valid JSON Schema object (not null)"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
+            if let Some((InputSchemaProblem::Null, pointer, message)) = input_schema_problem(&tool)
+            {
+                out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(&tool)),
+                    pointer,
+                    message,
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! `output-schema-not-object`: an outputSchema whose root is not an object schema.
+
+use serde_json::Value;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::json_type;
+
+pub struct OutputSchemaNotObject;
+
+impl Rule for OutputSchemaNotObject {
+    fn id(&self) -> &'static str {
+        "output-schema-not-object"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Warning
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "an outputSchema is present but is not an object schema with \"type\": \"object\" (required up to MCP 2025-11-25)"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-06-18 to 2025-11-25 Tool.outputSchema: type \"object\" at the root; 2026-07-28 allows any schema"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
+            let message = match tool.output_schema() {
+                None => continue,
+                Some(Value::Object(s)) if s.get("type") == Some(&Value::from("object")) => continue,
+                Some(Value::Object(s)) => match s.get("type") {
+                    None => "outputSchema has no \"type\" (expected \"object\")".to_string(),
+                    Some(t) => format!("outputSchema root type is {t}, expected \"object\""),
+                },
+                Some(other) => format!("outputSchema is {}, not an object", json_type(other)),
+            };
+            out.push(Finding::at(
+                self,
+                Some(ToolRef::of(&tool)),
+                tool.pointer("outputSchema"),
+                message,
+            ));
+        }
+    }
+}

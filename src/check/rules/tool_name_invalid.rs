@@ -1,0 +1,36 @@
+//! `tool-name-invalid`: a tool name that breaks the MCP 2025-11-25 name rule.
+
+use super::structural::name_problem;
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct ToolNameInvalid;
+
+impl Rule for ToolNameInvalid {
+    fn id(&self) -> &'static str {
+        "tool-name-invalid"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "a tool name is missing, not a string, or does not match ^[A-Za-z0-9_.-]{1,128}$"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 server/tools: tool names"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
+            if let Some((pointer, message)) = name_problem(&tool) {
+                out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(&tool)),
+                    pointer,
+                    message,
+                ));
+            }
+        }
+    }
+}

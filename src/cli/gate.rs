@@ -1,0 +1,156 @@
+//! `driftlab check` and `driftlab diff`: the drift gate for real tools/list payloads.
+
+use std::io::IsTerminal;
+
+use anyhow::{anyhow, Context, Result};
+
+use super::input::read_surface;
+use crate::check::rules::of_kind;
+use crate::check::{Rule, RuleKind};
+use crate::payload::{Limits, DEFAULT_MAX_BYTES};
+use crate::report::{self, GateReport};
+use crate::surface::Surface;
+use crate::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// readable in a terminal; coloured on a TTY unless NO_COLOR is set
+    Text,
+    /// the documented JSON contract
+    Json,
+    /// a table for pull-request comments and job summaries
+    Markdown,
+    /// SARIF 2.1.0 for code scanning
+    Sarif,
+    /// GitHub Actions workflow annotations
+    Github,
+}
+
+/// Options shared by check and diff.
+#[derive(clap::Args)]
+pub struct GateOptions {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Lowest severity that fails the gate (exit 1). `breaking` also fails on `unknown`.
+    #[arg(long, value_enum, default_value_t = FailOn::Breaking)]
+    fail_on: FailOn,
+    /// Policy file (TOML): `[severity]` rule = "info" overrides, `[[accept]]` fingerprint = "…".
+    #[arg(long, value_name = "FILE")]
+    policy: Option<String>,
+    /// Largest payload accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+}
+
+/// Check a candidate tools/list payload: payload rules (name rule, input schema present, not
+/// null, object root, duplicate names, outputSchema root) and, with --approved, every diff rule.
+///
+/// PAYLOAD may be a tools/list result {"tools":[…]}, a JSON-RPC response, a bare array of tools,
+/// an array of result pages, or a capture file with a `toolsList` field; `-` reads stdin.
+/// Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal error.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The approved snapshot (see `driftlab snapshot`). Without it only payload rules run.
+    #[arg(long, value_name = "FILE")]
+    approved: Option<String>,
+    /// The candidate payload (`-` for stdin).
+    candidate: String,
+    #[command(flatten)]
+    options: GateOptions,
+}
+
+/// Compare two payloads (e.g. two releases) with the diff rules only.
+///
+/// Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal error.
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    /// The old payload.
+    old: String,
+    /// The new payload (`-` for stdin).
+    new: String,
+    #[command(flatten)]
+    options: GateOptions,
+}
+
+pub fn check(args: CheckArgs) -> Result<u8> {
+    let limits = Limits {
+        max_bytes: args.options.max_bytes,
+    };
+    let candidate = read_surface(&args.candidate, limits)?;
+    let mut rules = of_kind(RuleKind::Payload);
+    let approved = match &args.approved {
+        Some(path) => {
+            rules.extend(of_kind(RuleKind::Diff));
+            read_surface(path, limits)?
+        }
+        // With no snapshot the candidate is compared with itself: diff rules would find nothing.
+        None => candidate.clone(),
+    };
+    gate(
+        "check",
+        args.approved.as_deref(),
+        &args.candidate,
+        &approved,
+        &candidate,
+        &rules,
+        &args.options,
+    )
+}
+
+pub fn diff(args: DiffArgs) -> Result<u8> {
+    let limits = Limits {
+        max_bytes: args.options.max_bytes,
+    };
+    let old = read_surface(&args.old, limits)?;
+    let new = read_surface(&args.new, limits)?;
+    let rules = of_kind(RuleKind::Diff);
+    gate(
+        "diff",
+        Some(&args.old),
+        &args.new,
+        &old,
+        &new,
+        &rules,
+        &args.options,
+    )
+}
+
+fn gate(
+    command: &str,
+    approved_path: Option<&str>,
+    candidate_path: &str,
+    approved: &Surface,
+    candidate: &Surface,
+    rules: &[&'static dyn Rule],
+    options: &GateOptions,
+) -> Result<u8> {
+    let policy = match &options.policy {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{path}: cannot read policy"))?;
+            Policy::parse(&text, path).map_err(|e| anyhow!(e))?
+        }
+        None => ResolvedPolicy::default(),
+    };
+    let outcome = evaluate(rules, approved, candidate, &policy, options.fail_on);
+    let report = GateReport {
+        command,
+        approved: approved_path,
+        candidate: candidate_path,
+        outcome: &outcome,
+    };
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text = match options.format {
+        Format::Text => report::text::render(&report, colour),
+        Format::Json => report::json::render(&report),
+        Format::Markdown => report::markdown::render(&report),
+        Format::Sarif => report::sarif::render(&report),
+        Format::Github => report::github::render(&report),
+    };
+    print!("{text}");
+    Ok(match outcome.verdict {
+        Verdict::Pass => super::exit::PASS,
+        Verdict::Drift => super::exit::DRIFT,
+    })
+}

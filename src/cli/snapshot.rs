@@ -1,0 +1,63 @@
+//! `driftlab snapshot`: record an approved surface from a payload.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use super::input::read_surface;
+use crate::check::rules::of_kind;
+use crate::check::{run_rules, RuleKind};
+use crate::output;
+use crate::payload::{Limits, DEFAULT_MAX_BYTES};
+
+/// Record an approved snapshot: the payload's tools as a tools/list result {"tools":[…]}, tool
+/// and field order kept, so it can be committed and used with `driftlab check --approved`.
+///
+/// PAYLOAD may be a tools/list result, a JSON-RPC response, a bare array of tools, an array of
+/// result pages, or a capture file with `toolsList`; `-` reads stdin.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The payload to record (`-` for stdin).
+    payload: String,
+    /// Where to write the snapshot (atomically). Default: stdout.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Largest payload accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let surface = read_surface(
+        &args.payload,
+        Limits {
+            max_bytes: args.max_bytes,
+        },
+    )?;
+    let mut bytes = serde_json::to_vec_pretty(&surface.to_value())?;
+    bytes.push(b'\n');
+    match &args.out {
+        Some(path) => {
+            output::write_atomic(path, &bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!(
+                "driftlab: recorded {} tools in {}",
+                surface.len(),
+                path.display()
+            );
+        }
+        None => std::io::stdout().write_all(&bytes)?,
+    }
+    // Recording is not judging, but a snapshot with payload problems deserves a word.
+    let problems = run_rules(&of_kind(RuleKind::Payload), &surface, &surface);
+    if !problems.is_empty() {
+        eprintln!(
+            "driftlab: note: the snapshot has {} payload finding(s), e.g. {}: {}; see `driftlab check`",
+            problems.len(),
+            problems[0].rule,
+            problems[0].message
+        );
+    }
+    Ok(super::exit::PASS)
+}

@@ -1,0 +1,76 @@
+//! Plain text for a terminal; ANSI colours only when asked for (TTY and no NO_COLOR).
+
+use super::GateReport;
+use crate::check::Severity;
+use crate::verdict::Verdict;
+
+pub fn render(report: &GateReport<'_>, colour: bool) -> String {
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
+    let outcome = report.outcome;
+    let verdict = match outcome.verdict {
+        Verdict::Pass => paint("1;32", "PASS"),
+        Verdict::Drift => paint("1;31", "DRIFT"),
+    };
+    let compared = match report.approved {
+        Some(a) => format!("{a} -> {}", report.candidate),
+        None => report.candidate.to_string(),
+    };
+    let mut out = format!(
+        "{verdict}  {compared}: {} (fail-on {})\n",
+        report.count_line(),
+        outcome.fail_on.as_str()
+    );
+    for f in &outcome.findings {
+        let code = match f.severity {
+            Severity::Breaking => "31",
+            Severity::Unknown => "35",
+            Severity::Warning => "33",
+            Severity::Compatible => "32",
+            Severity::Info => "2",
+        };
+        let tool = f
+            .tool
+            .as_ref()
+            .map_or(String::new(), |t| format!("  {}", t.name));
+        out.push_str(&format!(
+            "\n{}  {}{tool}\n    {}\n    at {}",
+            paint(code, &format!("{:<10}", f.severity.as_str().to_uppercase())),
+            f.rule,
+            f.message,
+            f.pointer
+        ));
+        if let Some(old) = f.old_pointer.as_deref().filter(|p| *p != f.pointer) {
+            out.push_str(&format!(" (approved: {old})"));
+        }
+        out.push('\n');
+        if f.old.is_some() || f.new.is_some() {
+            out.push_str(&format!(
+                "    old: {}\n    new: {}\n",
+                f.old.as_deref().unwrap_or("(absent)"),
+                f.new.as_deref().unwrap_or("(absent)")
+            ));
+        }
+        out.push_str(&format!("    fingerprint: {}\n", f.fingerprint()));
+    }
+    if !outcome.accepted.is_empty() {
+        out.push_str(&format!(
+            "\n{} finding(s) accepted by policy:\n",
+            outcome.accepted.len()
+        ));
+        for (f, reason) in &outcome.accepted {
+            out.push_str(&format!(
+                "  {} {} {}: {reason}\n",
+                f.fingerprint(),
+                f.rule,
+                f.pointer
+            ));
+        }
+    }
+    out
+}

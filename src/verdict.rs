@@ -1,0 +1,246 @@
+//! The gate's decision: run rules on a pair of payloads, apply a policy, and decide pass or drift.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::check::{rules, run_rules, Finding, Rule, Severity};
+use crate::surface::Surface;
+
+/// Which findings make the gate fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// breaking and unknown findings (a change that cannot be judged is not assumed safe)
+    Breaking,
+    /// breaking, unknown and warning findings
+    Warning,
+    /// any finding at all
+    Any,
+}
+
+impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Breaking => "breaking",
+            FailOn::Warning => "warning",
+            FailOn::Any => "any",
+        }
+    }
+
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Breaking => matches!(severity, Severity::Breaking | Severity::Unknown),
+            FailOn::Warning => matches!(
+                severity,
+                Severity::Breaking | Severity::Unknown | Severity::Warning
+            ),
+            FailOn::Any => true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Drift,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Drift => "drift",
+        }
+    }
+}
+
+/// A policy file: severity overrides per rule and findings accepted by fingerprint.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    #[serde(default)]
+    pub severity: BTreeMap<String, String>,
+    #[serde(default)]
+    pub accept: Vec<Accept>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Accept {
+    pub fingerprint: String,
+    #[serde(default)]
+    pub reason: String,
+}
+
+#[derive(Debug, Error, PartialEq)]
+#[error("{path}: {message}")]
+pub struct PolicyError {
+    pub path: String,
+    pub message: String,
+}
+
+/// A policy checked against the registry.
+#[derive(Debug, Clone, Default)]
+pub struct ResolvedPolicy {
+    severity: BTreeMap<String, Severity>,
+    accept: BTreeMap<String, String>,
+}
+
+impl Policy {
+    pub fn parse(text: &str, path: &str) -> Result<ResolvedPolicy, PolicyError> {
+        let error = |message: String| PolicyError {
+            path: path.to_string(),
+            message,
+        };
+        let policy: Policy =
+            toml::from_str(text).map_err(|e| error(e.message().trim().replace('\n', "; ")))?;
+        let mut resolved = ResolvedPolicy::default();
+        for (rule, severity) in policy.severity {
+            if rules::by_id(&rule).is_none() {
+                return Err(error(format!(
+                    "`severity.{rule}`: unknown rule (see `driftlab rules`)"
+                )));
+            }
+            let parsed = Severity::parse(&severity).ok_or_else(|| {
+                error(format!(
+                    "`severity.{rule}`: unknown severity {severity:?} (breaking, unknown, warning, compatible, info)"
+                ))
+            })?;
+            resolved.severity.insert(rule, parsed);
+        }
+        for (i, accept) in policy.accept.into_iter().enumerate() {
+            if accept.fingerprint.len() != 16
+                || !accept.fingerprint.bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                return Err(error(format!(
+                    "`accept[{i}].fingerprint`: expected 16 hex digits as printed by driftlab"
+                )));
+            }
+            resolved
+                .accept
+                .insert(accept.fingerprint.to_ascii_lowercase(), accept.reason);
+        }
+        Ok(resolved)
+    }
+}
+
+/// What the gate decided, with everything a report needs.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Findings that count, most severe first (stable within a severity).
+    pub findings: Vec<Finding>,
+    /// Findings a policy accepted, with the reason given.
+    pub accepted: Vec<(Finding, String)>,
+    pub fail_on: FailOn,
+    pub verdict: Verdict,
+}
+
+impl Outcome {
+    /// Findings per severity, every severity present (zero included), most severe first.
+    pub fn counts(&self) -> Vec<(Severity, usize)> {
+        Severity::ALL
+            .iter()
+            .map(|&s| (s, self.findings.iter().filter(|f| f.severity == s).count()))
+            .collect()
+    }
+}
+
+/// Runs `rules`, applies `policy`, decides the verdict.
+pub fn evaluate(
+    rules: &[&dyn Rule],
+    approved: &Surface,
+    candidate: &Surface,
+    policy: &ResolvedPolicy,
+    fail_on: FailOn,
+) -> Outcome {
+    let mut findings = Vec::new();
+    let mut accepted = Vec::new();
+    for mut finding in run_rules(rules, approved, candidate) {
+        if let Some(&severity) = policy.severity.get(finding.rule) {
+            finding.severity = severity;
+        }
+        match policy.accept.get(&finding.fingerprint()) {
+            Some(reason) => accepted.push((finding, reason.clone())),
+            None => findings.push(finding),
+        }
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let verdict = if findings.iter().any(|f| fail_on.fails(f.severity)) {
+        Verdict::Drift
+    } else {
+        Verdict::Pass
+    };
+    Outcome {
+        findings,
+        accepted,
+        fail_on,
+        verdict,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::rules::of_kind;
+    use crate::check::RuleKind;
+    use crate::payload;
+    use serde_json::json;
+
+    fn outcome(policy: &ResolvedPolicy, fail_on: FailOn) -> Outcome {
+        let a = payload::from_value(
+            json!([{"name": "a", "description": "x", "inputSchema": {"type": "object"}}]),
+            "a",
+        )
+        .unwrap();
+        let b = payload::from_value(
+            json!([{"name": "a", "description": "y", "inputSchema": {"type": "object"}}]),
+            "b",
+        )
+        .unwrap();
+        evaluate(&of_kind(RuleKind::Diff), &a, &b, policy, fail_on)
+    }
+
+    #[test]
+    fn fail_on_thresholds() {
+        let none = ResolvedPolicy::default();
+        assert_eq!(outcome(&none, FailOn::Breaking).verdict, Verdict::Pass);
+        assert_eq!(outcome(&none, FailOn::Warning).verdict, Verdict::Drift);
+        assert_eq!(outcome(&none, FailOn::Any).verdict, Verdict::Drift);
+        assert!(FailOn::Breaking.fails(Severity::Unknown));
+        assert!(!FailOn::Breaking.fails(Severity::Warning));
+    }
+
+    #[test]
+    fn policy_changes_severity_and_accepts_by_fingerprint() {
+        let o = outcome(&ResolvedPolicy::default(), FailOn::Warning);
+        let fingerprint = o.findings[0].fingerprint();
+        let p = Policy::parse(
+            "[severity]\ntool-description-changed = \"breaking\"\n",
+            "p.toml",
+        )
+        .unwrap();
+        let o = outcome(&p, FailOn::Breaking);
+        assert_eq!(o.verdict, Verdict::Drift);
+        assert_eq!(o.findings[0].severity, Severity::Breaking);
+        let text = format!(
+            "[[accept]]\nfingerprint = \"{fingerprint}\"\nreason = \"reworded on purpose\"\n"
+        );
+        let o = outcome(&Policy::parse(&text, "p.toml").unwrap(), FailOn::Any);
+        assert_eq!(o.verdict, Verdict::Pass);
+        assert_eq!(o.accepted[0].1, "reworded on purpose");
+    }
+
+    #[test]
+    fn bad_policies_name_the_key() {
+        let e = Policy::parse("[severity]\nnope = \"info\"\n", "p.toml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.toml: `severity.nope`: unknown rule (see `driftlab rules`)"
+        );
+        let e = Policy::parse("[severity]\ntool-added = \"meh\"\n", "p.toml").unwrap_err();
+        assert!(e.to_string().contains("unknown severity \"meh\""));
+        let e = Policy::parse("[[accept]]\nfingerprint = \"xyz\"\n", "p.toml").unwrap_err();
+        assert!(e.to_string().contains("`accept[0].fingerprint`"));
+    }
+}
