@@ -74,20 +74,9 @@ const HANDLED: &[&str] = &[
     "format",
     "uniqueItems",
 ];
-const LOWER_BOUNDS: &[&str] = &[
-    "minimum",
-    "exclusiveMinimum",
-    "minLength",
-    "minItems",
-    "minProperties",
-];
-const UPPER_BOUNDS: &[&str] = &[
-    "maximum",
-    "exclusiveMaximum",
-    "maxLength",
-    "maxItems",
-    "maxProperties",
-];
+/// Count bounds (minimum/maximum and their exclusive forms are compared as effective bounds).
+const LOWER_BOUNDS: &[&str] = &["minLength", "minItems", "minProperties"];
+const UPPER_BOUNDS: &[&str] = &["maxLength", "maxItems", "maxProperties"];
 
 struct Walker<'d, 'a, 'o> {
     diff: &'d mut ToolDiff<'a, 'o>,
@@ -452,7 +441,60 @@ impl<'a> Walker<'_, 'a, '_> {
         self.push(kind, at.keyword(keyword), raw.0, raw.1, message);
     }
 
+    /// minimum/exclusiveMinimum and maximum/exclusiveMaximum are compared as one effective bound
+    /// each (so `exclusiveMinimum: 0` and `minimum: 1` are the same bound for an integer).
+    fn numeric_bounds(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
+        let subject = self.subject(at);
+        for (inclusive, exclusive, lower) in [
+            ("minimum", "exclusiveMinimum", true),
+            ("maximum", "exclusiveMaximum", false),
+        ] {
+            let raw_old = (o.get(inclusive), o.get(exclusive));
+            let raw_new = (n.get(inclusive), n.get(exclusive));
+            if raw_old == raw_new {
+                continue;
+            }
+            let keyword = if n.contains_key(exclusive)
+                || (!n.contains_key(inclusive) && o.contains_key(exclusive))
+            {
+                exclusive
+            } else {
+                inclusive
+            };
+            let raw = (o.get(keyword), n.get(keyword));
+            let (Some(old), Some(new)) = (
+                bound(o, inclusive, exclusive, lower),
+                bound(n, inclusive, exclusive, lower),
+            ) else {
+                let why = format!("{subject}: {inclusive}/{exclusive} changed to a non-number");
+                self.unjudged(at.keyword(keyword), raw.0, raw.1, why);
+                continue;
+            };
+            let show = |b: Option<Bound>| b.map_or("none".to_string(), |b| b.show(lower));
+            let message = format!(
+                "{subject}: {} bound {} -> {}",
+                if lower { "lower" } else { "upper" },
+                show(old),
+                show(new)
+            );
+            match (old, new) {
+                (a, b) if a == b => {}
+                (None, Some(_)) => self.tightened(at, keyword, raw, message),
+                (Some(_), None) => self.loosened(at, keyword, raw, message),
+                (Some(a), Some(b)) => {
+                    if a.tighter_than(&b, lower) {
+                        self.loosened(at, keyword, raw, message);
+                    } else {
+                        self.tightened(at, keyword, raw, message);
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
     fn bounds(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
+        self.numeric_bounds(o, n, at);
         let subject = self.subject(at);
         for (keywords, lower) in [(LOWER_BOUNDS, true), (UPPER_BOUNDS, false)] {
             for &keyword in keywords {
@@ -969,6 +1011,86 @@ impl<'a> Walker<'_, 'a, '_> {
             }
         }
     }
+}
+
+/// An effective numeric bound: a value and whether it is exclusive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    exclusive: bool,
+}
+
+impl Bound {
+    /// True when `self` admits fewer values than `other` on this side.
+    fn tighter_than(&self, other: &Bound, lower: bool) -> bool {
+        if self.value == other.value {
+            return self.exclusive && !other.exclusive;
+        }
+        if lower {
+            self.value > other.value
+        } else {
+            self.value < other.value
+        }
+    }
+
+    fn show(&self, lower: bool) -> String {
+        let op = match (lower, self.exclusive) {
+            (true, true) => ">",
+            (true, false) => ">=",
+            (false, true) => "<",
+            (false, false) => "<=",
+        };
+        format!("{op}{}", self.value)
+    }
+}
+
+/// The effective bound of one side: `Some(None)` for no bound, `None` when malformed. Handles the
+/// numeric (2019+) and boolean (draft-04) forms of `exclusiveMinimum`/`exclusiveMaximum`; for an
+/// integer-only schema an exclusive integral bound becomes the next inclusive one.
+fn bound(
+    m: &Map<String, Value>,
+    inclusive: &str,
+    exclusive: &str,
+    lower: bool,
+) -> Option<Option<Bound>> {
+    let number = |k: &str| m.get(k).map(Value::as_f64);
+    let mut candidates = Vec::new();
+    match (number(inclusive), m.get(exclusive)) {
+        (Some(None), _) => return None,
+        (Some(Some(v)), Some(Value::Bool(strict))) => candidates.push(Bound {
+            value: v,
+            exclusive: *strict,
+        }),
+        (Some(Some(v)), _) => candidates.push(Bound {
+            value: v,
+            exclusive: false,
+        }),
+        (None, _) => {}
+    }
+    match m.get(exclusive) {
+        Some(Value::Bool(_)) | None => {}
+        Some(v) => candidates.push(Bound {
+            value: v.as_f64()?,
+            exclusive: true,
+        }),
+    }
+    let integer = m.get("type") == Some(&Value::from("integer"));
+    let normal = |b: Bound| {
+        if integer && b.exclusive && b.value.fract() == 0.0 {
+            Bound {
+                value: if lower { b.value + 1.0 } else { b.value - 1.0 },
+                exclusive: false,
+            }
+        } else {
+            b
+        }
+    };
+    let tightest =
+        candidates
+            .into_iter()
+            .map(normal)
+            .reduce(|a, b| if a.tighter_than(&b, lower) { a } else { b });
+    Some(tightest)
 }
 
 /// A schema as an object: `true` is the empty schema; `false` and non-objects are not.
