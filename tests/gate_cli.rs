@@ -370,3 +370,26 @@ fn ref_cycles_and_deep_schemas_are_judged_or_reported_never_a_crash() {
     let output = run(&["diff", &a, &c, "--format", "json"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
 }
+
+#[test]
+fn the_readme_json_example_is_real_output() {
+    let dir = repo().join("examples/gate");
+    let output = run_in(
+        &dir,
+        &[
+            "check",
+            "--approved",
+            "approved.json",
+            "candidate.json",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let marker = "<!-- example: examples/gate -->\n```json\n";
+    let start = readme.find(marker).unwrap() + marker.len();
+    let end = start + readme[start..].find("```").unwrap();
+    assert_eq!(&readme[start..end], stdout(&output));
+}

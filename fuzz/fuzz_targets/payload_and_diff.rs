@@ -1,0 +1,32 @@
+//! Fuzzes the payload reader and the whole gate: the input is split at its first NUL byte into an
+//! approved and a candidate payload; both are read, every payload and diff rule runs, and every
+//! report format renders. Nothing may panic, overflow the stack or loop.
+#![no_main]
+
+use driftlab::check::rules::of_kind;
+use driftlab::check::RuleKind;
+use driftlab::payload::{self, Limits};
+use driftlab::report::{self, GateReport};
+use driftlab::verdict::{evaluate, FailOn, ResolvedPolicy};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let limits = Limits { max_bytes: 1 << 20 };
+    let (old, new) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, data),
+    };
+    let (Ok(approved), Ok(candidate)) = (payload::read(old, "old", limits), payload::read(new, "new", limits)) else {
+        return;
+    };
+    let mut rules = of_kind(RuleKind::Payload);
+    rules.extend(of_kind(RuleKind::Diff));
+    rules.extend(of_kind(RuleKind::Study));
+    let outcome = evaluate(&rules, &approved, &candidate, &ResolvedPolicy::default(), FailOn::Breaking);
+    let r = GateReport { command: "check", approved: Some("old"), candidate: "new", outcome: &outcome };
+    let _ = report::text::render(&r, true);
+    let _ = report::json::render(&r);
+    let _ = report::markdown::render(&r);
+    let _ = report::sarif::render(&r);
+    let _ = report::github::render(&r);
+});
