@@ -1,1 +1,129 @@
-fn main() {}
+//! Criterion benches: the generator, every mutation class and every rule (driven from the
+//! registries, so a new class or rule is benched without new code), the JSON round trip, and a
+//! whole study. Run: `cargo bench`; CI runs each once with `cargo bench -- --test`.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use driftlab::check::{rules, Comparison};
+use driftlab::mutate::MutationClass;
+use driftlab::payload::{self, Limits};
+use driftlab::study::{self, Study};
+use driftlab::{generate, mutate};
+use serde_json::Value;
+
+/// A real 14-tool payload with input and output schemas, from the test data.
+const LARGE: &[u8] =
+    include_bytes!("../tests/data/corpus/@modelcontextprotocol__server-filesystem@2026.8.31.json");
+
+fn generator(c: &mut Criterion) {
+    c.bench_function("generate/3-tools", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i += 1;
+            black_box(generate::surface(20260822, i, 3))
+        })
+    });
+    c.bench_function("generate/100-tools", |b| {
+        b.iter(|| black_box(generate::surface(20260822, 7, 100)))
+    });
+}
+
+fn mutations(c: &mut Criterion) {
+    let base = generate::surface(20260822, 3, 3);
+    for class in mutate::REGISTRY {
+        c.bench_function(&format!("mutate/{}", class.id()), |b| {
+            b.iter_batched(
+                || base.clone(),
+                |mut surface| {
+                    let mut rng = mutate::stream(20260822, *class, 3);
+                    black_box(class.apply(&mut surface, &mut rng)).ok();
+                    surface
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+}
+
+fn round_trip(c: &mut Criterion) {
+    let small = generate::surface(20260822, 3, 3);
+    c.bench_function("json/serialize+parse/3-tools", |b| {
+        b.iter(|| {
+            let bytes = serde_json::to_vec(black_box(&small)).unwrap();
+            black_box(payload::read(&bytes, "bench", Limits::default()).unwrap())
+        })
+    });
+    c.bench_function("json/parse/filesystem-14-tools", |b| {
+        b.iter(|| black_box(payload::read(black_box(LARGE), "bench", Limits::default()).unwrap()))
+    });
+}
+
+fn checks(c: &mut Criterion) {
+    let small_old = surface(&generate::surface(20260822, 3, 3));
+    let mut changed = generate::surface(20260822, 3, 3);
+    mutate::NameSpace
+        .apply(&mut changed, &mut mutate::stream(1, &mutate::NameSpace, 0))
+        .ok();
+    let small_new = surface(&changed);
+    let large_old = payload::read(LARGE, "large", Limits::default()).unwrap();
+    let large_new = payload::read(
+        include_bytes!("../tests/data/corpus/@modelcontextprotocol__server-filesystem@2025.8.21+pinned-zod.json"),
+        "large",
+        Limits::default(),
+    )
+    .unwrap();
+    for rule in rules::registry() {
+        for (size, old, new) in [
+            ("small", &small_old, &small_new),
+            ("large", &large_new, &large_old),
+        ] {
+            c.bench_function(&format!("rule/{}/{size}", rule.id()), |b| {
+                b.iter(|| {
+                    // A fresh comparison per iteration: diff rules include the engine's walk.
+                    let comparison = Comparison::new(old, new);
+                    let mut out = Vec::new();
+                    rule.check(&comparison, &mut out);
+                    black_box(out)
+                })
+            });
+        }
+    }
+}
+
+fn whole_study(c: &mut Criterion) {
+    let mut study = Study::default_study();
+    study.spec.surfaces = 1000;
+    let mut group = c.benchmark_group("study");
+    group.sample_size(10);
+    group.bench_function("default-spec/1000-surfaces", |b| {
+        b.iter(|| {
+            let summary = study::run(
+                &study,
+                study::runner::RowsMode::None,
+                |_rows| Ok::<(), study::runner::RunError>(()),
+                &|_| {},
+            )
+            .unwrap();
+            black_box(summary)
+        })
+    });
+    group.finish();
+}
+
+fn surface(value: &Value) -> driftlab::surface::Surface {
+    payload::from_value(value.clone(), "bench").unwrap()
+}
+
+criterion_group!(
+    benches,
+    generator,
+    mutations,
+    round_trip,
+    checks,
+    whole_study
+);
+criterion_main!(benches);

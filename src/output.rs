@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::record::Shard;
 use crate::study::StudySpec;
 use crate::surface::sha256_hex;
 
@@ -90,6 +91,12 @@ pub struct Manifest {
     pub command: String,
     /// The folder with the study's METHOD.md and LIMITS.md, when known.
     pub research: Option<String>,
+    /// Which rows rows.csv holds: `all`, `missed` or `none` (no rows.csv).
+    #[serde(default = "all_rows")]
+    pub rows: String,
+    /// Set when these are one shard's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// sha256 of every other file in the folder, by file name.
     pub files: BTreeMap<String, String>,
     /// Time, host and thread count of this run: the only part that differs between reruns.
@@ -102,6 +109,25 @@ pub struct RunInfo {
     pub duration_ms: u64,
     pub host: String,
     pub threads: usize,
+}
+
+fn all_rows() -> String {
+    "all".into()
+}
+
+impl RunInfo {
+    /// This run's time, duration since `started`, host and thread count.
+    pub fn now(started: std::time::Instant) -> RunInfo {
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        RunInfo {
+            started_at: rfc3339(unix.saturating_sub(started.elapsed().as_secs())),
+            duration_ms: started.elapsed().as_millis() as u64,
+            host: host_name(),
+            threads: rayon::current_num_threads(),
+        }
+    }
 }
 
 impl Manifest {

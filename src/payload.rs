@@ -82,16 +82,18 @@ pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Val
             limit: limits.max_bytes,
         });
     }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(PayloadError::NotUtf8 {
-            source_name,
-            offset: e.valid_up_to(),
-        });
-    }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty { source_name });
     }
     serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json checks UTF-8 inside strings only as it goes; on failure, name the first bad
+        // byte anywhere (checking up front would cost every valid payload a second pass).
+        if let Err(utf8) = std::str::from_utf8(bytes) {
+            return PayloadError::NotUtf8 {
+                source_name: source_name.clone(),
+                offset: utf8.valid_up_to(),
+            };
+        }
         let (line, column) = (e.line(), e.column());
         let message = e.to_string();
         if message.starts_with("recursion limit exceeded") {

@@ -56,6 +56,29 @@ pub struct Control {
     pub total: u64,
 }
 
+/// Which slice of a study a shard ran: shard `index` of `count` (1-based), surfaces
+/// `first..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+    pub first: u64,
+    pub end: u64,
+}
+
+impl Shard {
+    /// Shard `index` of `count` (1-based): surfaces `⌊(index−1)·S/count⌋ .. ⌊index·S/count⌋`.
+    pub fn of(index: u64, count: u64, surfaces: u64) -> Shard {
+        let bound = |k: u64| (u128::from(k) * u128::from(surfaces) / u128::from(count)) as u64;
+        Shard {
+            index,
+            count,
+            first: bound(index - 1),
+            end: bound(index),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateInfo {
     pub id: String,
@@ -68,8 +91,12 @@ pub struct Summary {
     pub study: String,
     pub title: String,
     pub seed: u64,
+    /// Surfaces in the whole study (a shard counts only its own slice, see `shard`).
     pub surfaces: u64,
     pub tools: usize,
+    /// Set on a shard's summary only; a merged or unsharded summary has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub gates: Vec<GateInfo>,
     /// Non-control classes, in spec order.
     pub mutations: Vec<String>,

@@ -30,10 +30,7 @@ pub(super) fn write_report(dir: &Path, summary: &Summary, manifest: &Manifest) -
     let limits = limits_text(manifest.research.as_deref());
     let context = ReportContext {
         command: &manifest.command,
-        rows_sha256: manifest
-            .files
-            .get(output::ROWS)
-            .map_or("(not recorded)", String::as_str),
+        rows_sha256: manifest.files.get(output::ROWS).map(String::as_str),
         research_dir: manifest.research.as_deref(),
         limits: limits.as_deref(),
     };

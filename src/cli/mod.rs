@@ -6,6 +6,7 @@ mod gate;
 mod generate;
 mod input;
 mod listings;
+mod merge;
 mod snapshot;
 mod study;
 
@@ -54,6 +55,7 @@ enum Command {
     Study(study::Args),
     Generate(generate::Args),
     Figures(figures::Args),
+    Merge(merge::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -68,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Study(args) => study::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Figures(args) => figures::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });

@@ -1,19 +1,20 @@
-//! `driftlab study`: run a study and write its results folder.
+//! `driftlab study`: run a study (or one shard of it) and write its results folder.
 
 use std::fs;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::artifacts::{self, write};
 use crate::output::{self, AtomicFile, Manifest, RunInfo};
-use crate::record::Row;
+use crate::record::{Row, Shard, Summary};
 use crate::report::table;
+use crate::study::runner::{self, RowsMode};
 use crate::study::spec::{DEFAULT_SPEC, DEFAULT_SPEC_PATH};
-use crate::study::{self, Study, StudySpec};
+use crate::study::{Study, StudySpec};
 
 /// Run a study: generate surfaces, apply every mutation, run every gate, write the results.
 ///
@@ -25,10 +26,10 @@ pub struct Args {
     spec: Option<PathBuf>,
     #[command(flatten)]
     overrides: Overrides,
-    /// Results folder. Default: results/<study-id>/.
+    /// Results folder. Default: results/<study-id>/ (results/<study-id>-shard-K-of-N/ for a shard).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Overwrite a folder that holds results of a different study or spec.
+    /// Overwrite a folder that holds results of a different study, spec or shard.
     #[arg(long)]
     force: bool,
     /// No progress bar and no table; errors only.
@@ -37,6 +38,13 @@ pub struct Args {
     /// Skip the figures and report.md (rows, summaries and manifest are always written).
     #[arg(long)]
     no_figures: bool,
+    /// Which rows to write to rows.csv; the summary always counts every row.
+    #[arg(long, value_enum, default_value_t = RowsMode::All)]
+    rows: RowsMode,
+    /// Run only shard K of N (1-based): a deterministic slice of the surfaces, merged with
+    /// `driftlab merge`. Shards write no figures or report.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
 }
 
 /// Spec fields that can be overridden on the command line.
@@ -51,6 +59,19 @@ pub struct Overrides {
     /// Override the number of tools per surface.
     #[arg(long)]
     tools: Option<usize>,
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("{text:?}: expected K/N with 1 <= K <= N, e.g. 3/8");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (u64, u64) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }
 
 /// Reads a spec file (or the embedded default), applies overrides and resolves it.
@@ -72,27 +93,43 @@ pub(super) fn load(spec: Option<&Path>, overrides: &Overrides) -> Result<(Study,
 
 pub fn run(args: Args) -> Result<u8> {
     let started = Instant::now();
-    let started_at = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
     let (study, _) = load(args.spec.as_deref(), &args.overrides)?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("results").join(&study.spec.id));
-    guard_existing(&out, &study.spec, args.force)?;
+    let shard = args
+        .shard
+        .map(|(k, n)| Shard::of(k, n, study.spec.surfaces));
+    let out = args.out.clone().unwrap_or_else(|| {
+        let name = match shard {
+            Some(s) => format!("{}-shard-{}-of-{}", study.spec.id, s.index, s.count),
+            None => study.spec.id.clone(),
+        };
+        Path::new("results").join(name)
+    });
+    guard_existing(&out, &study.spec, shard, args.force)?;
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
 
-    let progress = progress_bar(study.spec.surfaces, args.quiet);
+    let range = shard.map_or(0..study.spec.surfaces, |s| s.first..s.end);
+    let progress = progress_bar(range.end - range.start, args.quiet);
     let rows_path = out.join(output::ROWS);
-    let rows_file = AtomicFile::create(&rows_path)
-        .with_context(|| format!("cannot write {}", rows_path.display()))?;
-    let mut rows = csv::Writer::from_writer(rows_file);
-    let summary = study::run(
+    let mut rows = match args.rows {
+        RowsMode::None => {
+            // A stale rows.csv from an earlier run would contradict this run's manifest.
+            remove_if_present(&rows_path)?;
+            None
+        }
+        _ => Some(csv::Writer::from_writer(
+            AtomicFile::create(&rows_path)
+                .with_context(|| format!("cannot write {}", rows_path.display()))?,
+        )),
+    };
+    let mut summary = runner::run_range(
         &study,
+        range,
+        args.rows,
         |chunk: &[Row]| -> Result<()> {
-            for row in chunk {
-                rows.serialize(row)?;
+            if let Some(writer) = rows.as_mut() {
+                for row in chunk {
+                    writer.serialize(row)?;
+                }
             }
             Ok(())
         },
@@ -100,60 +137,112 @@ pub fn run(args: Args) -> Result<u8> {
     )
     .with_context(|| format!("while writing {}", rows_path.display()))?;
     progress.finish_and_clear();
-    rows.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(AtomicFile::commit)
-        .with_context(|| format!("cannot write {}", rows_path.display()))?;
-
-    let mut summary_csv = csv::Writer::from_writer(Vec::new());
-    for row in summary.csv_rows() {
-        summary_csv.serialize(row)?;
+    if let Some(writer) = rows {
+        writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(AtomicFile::commit)
+            .with_context(|| format!("cannot write {}", rows_path.display()))?;
     }
-    let summary_csv = summary_csv.into_inner().map_err(|e| e.into_error())?;
-    write(&out, output::SUMMARY_CSV, &summary_csv)?;
-    write(&out, output::SUMMARY_JSON, &json_bytes(&summary)?)?;
+    summary.shard = shard;
 
-    let mut files: Vec<String> = [output::ROWS, output::SUMMARY_CSV, output::SUMMARY_JSON]
-        .map(String::from)
-        .to_vec();
-    if !args.no_figures {
-        files.extend(artifacts::write_figures(&out, &summary)?);
-    }
-    let names: Vec<&str> = files.iter().map(String::as_str).collect();
-    let mut manifest = Manifest {
-        driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
-        seed: study.spec.seed,
-        spec: study.spec.clone(),
-        rng: crate::rng::ALGORITHM.to_string(),
+    let finished = Finish {
+        out: &out,
+        spec: &study.spec,
         command: reproduce_command(&args),
         research: artifacts::research_dir(args.spec.as_deref()),
-        files: output::hash_files(&out, &names)?,
-        run: RunInfo {
-            started_at: output::rfc3339(started_at),
-            duration_ms: started.elapsed().as_millis() as u64,
-            host: output::host_name(),
-            threads: rayon::current_num_threads(),
-        },
+        rows: args.rows,
+        figures: !args.no_figures && shard.is_none(),
+        started,
     };
-    if !args.no_figures {
-        artifacts::write_report(&out, &summary, &manifest)?;
-        manifest
-            .files
-            .extend(output::hash_files(&out, &[output::REPORT])?);
-        files.push(output::REPORT.into());
-    }
-    write(&out, output::MANIFEST, &json_bytes(&manifest)?)?;
-
+    let files = finished.write(&summary)?;
     if !args.quiet {
+        if let Some(s) = shard {
+            println!(
+                "shard {}/{}: surfaces {}..{} of {} (merge all shards with `driftlab merge`)\n",
+                s.index, s.count, s.first, s.end, study.spec.surfaces
+            );
+        }
         print!("{}", table::headline(&summary));
-        files.push(output::MANIFEST.into());
         println!("\nresults: {}/ ({})", out.display(), files.join(", "));
     }
     Ok(super::exit::PASS)
 }
 
+/// Everything after the rows: summaries, figures, report, manifest. Shared by `study` and
+/// `merge`, so a merged folder is written exactly as an unsharded run writes it.
+pub(super) struct Finish<'a> {
+    pub out: &'a Path,
+    pub spec: &'a StudySpec,
+    pub command: String,
+    pub research: Option<String>,
+    pub rows: RowsMode,
+    pub figures: bool,
+    pub started: Instant,
+}
+
+impl Finish<'_> {
+    /// Writes every file but rows.csv; returns the names of all files in the folder.
+    pub fn write(&self, summary: &Summary) -> Result<Vec<String>> {
+        let out = self.out;
+        let mut summary_csv = csv::Writer::from_writer(Vec::new());
+        for row in summary.csv_rows() {
+            summary_csv.serialize(row)?;
+        }
+        let summary_csv = summary_csv.into_inner().map_err(|e| e.into_error())?;
+        write(out, output::SUMMARY_CSV, &summary_csv)?;
+        write(out, output::SUMMARY_JSON, &json_bytes(summary)?)?;
+
+        let mut files: Vec<String> = Vec::new();
+        if self.rows != RowsMode::None {
+            files.push(output::ROWS.into());
+        }
+        files.extend([output::SUMMARY_CSV, output::SUMMARY_JSON].map(String::from));
+        if self.figures {
+            files.extend(artifacts::write_figures(out, summary)?);
+        }
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        let mut manifest = Manifest {
+            driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.spec.seed,
+            spec: self.spec.clone(),
+            rng: crate::rng::ALGORITHM.to_string(),
+            command: self.command.clone(),
+            research: self.research.clone(),
+            rows: self.rows.as_str().to_string(),
+            shard: summary.shard,
+            files: output::hash_files(out, &names)?,
+            run: RunInfo::now(self.started),
+        };
+        if self.figures {
+            artifacts::write_report(out, summary, &manifest)?;
+            manifest
+                .files
+                .extend(output::hash_files(out, &[output::REPORT])?);
+            files.push(output::REPORT.into());
+        }
+        write(out, output::MANIFEST, &json_bytes(&manifest)?)?;
+        files.push(output::MANIFEST.into());
+        Ok(files)
+    }
+}
+
+fn remove_if_present(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("cannot remove stale {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Refuses to overwrite another study's results (or a folder that holds other files).
-fn guard_existing(out: &Path, spec: &StudySpec, force: bool) -> Result<()> {
+pub(super) fn guard_existing(
+    out: &Path,
+    spec: &StudySpec,
+    shard: Option<Shard>,
+    force: bool,
+) -> Result<()> {
     if force || !out.exists() {
         return Ok(());
     }
@@ -161,15 +250,16 @@ fn guard_existing(out: &Path, spec: &StudySpec, force: bool) -> Result<()> {
         bail!("{} exists and is not a folder", out.display());
     }
     match Manifest::read(out) {
-        Some(m) if m.spec == *spec => Ok(()),
+        Some(m) if m.spec == *spec && m.shard == shard => Ok(()),
         Some(m) => bail!(
-            "{} holds results of a different study (id {}, seed {}, {} surfaces, {} tools); \
+            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); \
              choose another folder with --out or overwrite with --force",
             out.display(),
             m.spec.id,
             m.spec.seed,
             m.spec.surfaces,
-            m.spec.tools
+            m.spec.tools,
+            m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
         ),
         None if fs::read_dir(out).map_or(true, |mut d| d.next().is_none()) => Ok(()),
         None => bail!(
@@ -181,6 +271,7 @@ fn guard_existing(out: &Path, spec: &StudySpec, force: bool) -> Result<()> {
     }
 }
 
+/// The command that reproduces the (unsharded) results.
 fn reproduce_command(args: &Args) -> String {
     let mut command = String::from("driftlab study");
     if let Some(spec) = &args.spec {
@@ -191,6 +282,10 @@ fn reproduce_command(args: &Args) -> String {
         ("--seed", o.seed.map(|v| v.to_string())),
         ("--surfaces", o.surfaces.map(|v| v.to_string())),
         ("--tools", o.tools.map(|v| v.to_string())),
+        (
+            "--rows",
+            (args.rows != RowsMode::All).then(|| args.rows.as_str().to_string()),
+        ),
     ] {
         if let Some(value) = value {
             command.push_str(&format!(" {flag} {value}"));

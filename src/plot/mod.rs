@@ -122,6 +122,7 @@ pub fn sample_summary(gates: usize, classes: usize) -> Summary {
         seed: 1,
         surfaces: 240,
         tools: 3,
+        shard: None,
         gates: gate_ids
             .iter()
             .map(|g| GateInfo {

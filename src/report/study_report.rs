@@ -10,8 +10,8 @@ use crate::report::table::count;
 pub struct ReportContext<'a> {
     /// The command that reproduces the run (from the manifest).
     pub command: &'a str,
-    /// sha256 of `rows.csv` (from the manifest).
-    pub rows_sha256: &'a str,
+    /// sha256 of `rows.csv` (from the manifest); `None` when no rows were written.
+    pub rows_sha256: Option<&'a str>,
     /// Where the study's METHOD.md and LIMITS.md live, if known.
     pub research_dir: Option<&'a str>,
     /// The text of LIMITS.md, if found.
@@ -96,10 +96,15 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     }
 
     out.push_str("\n## Reproduce\n\n");
-    out.push_str(&format!(
-        "```sh\n{}\n```\n\n`rows.csv` sha256: `{}` (from `manifest.json`, which also pins every other file).\n",
-        context.command, context.rows_sha256
-    ));
+    out.push_str(&format!("```sh\n{}\n```\n\n", context.command));
+    match context.rows_sha256 {
+        Some(sha) => out.push_str(&format!(
+            "`rows.csv` sha256: `{sha}` (from `manifest.json`, which also pins every other file).\n"
+        )),
+        None => out.push_str(
+            "`rows.csv` was not written (`--rows none`); `manifest.json` pins every other file.\n",
+        ),
+    }
     out
 }
 

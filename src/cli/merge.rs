@@ -1,0 +1,191 @@
+//! `driftlab merge`: combine shard results into the folder an unsharded run would have written,
+//! byte for byte (only the manifest's `run` section differs).
+
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use super::study::{guard_existing, Finish};
+use crate::output::{self, AtomicFile, Manifest};
+use crate::record::{rate, Summary};
+use crate::report::table;
+use crate::study::runner::RowsMode;
+
+/// Merge the results of `driftlab study --shard K/N` runs (all N shards of one study).
+#[derive(clap::Args)]
+pub struct Args {
+    /// The shard folders, in any order.
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    shards: Vec<PathBuf>,
+    /// The merged results folder.
+    #[arg(long, short, value_name = "DIR")]
+    out: PathBuf,
+    /// Overwrite a folder that holds results of a different study.
+    #[arg(long)]
+    force: bool,
+    /// Skip the figures and report.md.
+    #[arg(long)]
+    no_figures: bool,
+    /// No table; errors only.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+struct ShardResult {
+    dir: PathBuf,
+    manifest: Manifest,
+    summary: Summary,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let started = Instant::now();
+    let mut shards = Vec::new();
+    for dir in &args.shards {
+        let manifest = Manifest::load(dir).map_err(|e| anyhow!(e))?;
+        let summary: Summary =
+            output::read_json(&dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
+        shards.push(ShardResult {
+            dir: dir.clone(),
+            manifest,
+            summary,
+        });
+    }
+    check_complete(&mut shards)?;
+    let first = &shards[0];
+    let spec = first.manifest.spec.clone();
+    let rows = match first.manifest.rows.as_str() {
+        "all" => RowsMode::All,
+        "missed" => RowsMode::Missed,
+        _ => RowsMode::None,
+    };
+    guard_existing(&args.out, &spec, None, args.force)?;
+    fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    if rows != RowsMode::None {
+        concatenate_rows(&shards, &args.out.join(output::ROWS))?;
+    } else {
+        let _ = fs::remove_file(args.out.join(output::ROWS));
+    }
+    let summary = sum(&shards)?;
+    let finish = Finish {
+        out: &args.out,
+        spec: &spec,
+        command: first.manifest.command.clone(),
+        research: first.manifest.research.clone(),
+        rows,
+        figures: !args.no_figures,
+        started,
+    };
+    let files = finish.write(&summary)?;
+    if !args.quiet {
+        print!("{}", table::headline(&summary));
+        println!(
+            "\nmerged {} shards: {}/ ({})",
+            shards.len(),
+            args.out.display(),
+            files.join(", ")
+        );
+    }
+    Ok(super::exit::PASS)
+}
+
+/// Same spec, rows mode and shard count everywhere; every shard 1..=N exactly once. Sorts by index.
+fn check_complete(shards: &mut [ShardResult]) -> Result<()> {
+    for s in shards.iter() {
+        if s.manifest.shard.is_none() || s.summary.shard != s.manifest.shard {
+            bail!(
+                "{}: not a shard's results (run `driftlab study --shard K/N`)",
+                s.dir.display()
+            );
+        }
+    }
+    shards.sort_by_key(|s| s.manifest.shard.map_or(0, |x| x.index));
+    let first = &shards[0];
+    let count = first.manifest.shard.map_or(0, |s| s.count);
+    for s in shards.iter() {
+        if s.manifest.spec != first.manifest.spec || s.manifest.rows != first.manifest.rows {
+            bail!(
+                "{} and {} are shards of different studies (spec or --rows differ)",
+                first.dir.display(),
+                s.dir.display()
+            );
+        }
+    }
+    let indices: Vec<u64> = shards
+        .iter()
+        .filter_map(|s| s.manifest.shard.map(|x| x.index))
+        .collect();
+    let expected: Vec<u64> = (1..=count).collect();
+    if shards
+        .iter()
+        .any(|s| s.manifest.shard.map(|x| x.count) != Some(count))
+        || indices != expected
+    {
+        bail!("need shards 1..={count} of {count} exactly once; got {indices:?}");
+    }
+    Ok(())
+}
+
+/// rows.csv of every shard in order, the header once (a shard with no rows has no header).
+fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
+    let mut out =
+        AtomicFile::create(dest).with_context(|| format!("cannot write {}", dest.display()))?;
+    let mut header_written = false;
+    for s in shards {
+        let path = s.dir.join(output::ROWS);
+        let file = File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let mut header = Vec::new();
+        reader.read_until(b'\n', &mut header)?;
+        if header.is_empty() {
+            continue;
+        }
+        if !header_written {
+            out.write_all(&header)?;
+            header_written = true;
+        }
+        io::copy(&mut reader, &mut out)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
+    }
+    out.commit()
+        .with_context(|| format!("cannot write {}", dest.display()))
+}
+
+/// Adds the shards' counts cell by cell and recomputes every rate.
+fn sum(shards: &[ShardResult]) -> Result<Summary> {
+    let mut merged = shards[0].summary.clone();
+    merged.shard = None;
+    for s in &shards[1..] {
+        let other = &s.summary;
+        if other.cells.len() != merged.cells.len() || other.totals.len() != merged.totals.len() {
+            bail!(
+                "{}: summary does not match the other shards",
+                s.dir.display()
+            );
+        }
+        for (m, o) in merged.cells.iter_mut().zip(&other.cells) {
+            m.detected += o.detected;
+            m.total += o.total;
+            m.not_applicable += o.not_applicable;
+        }
+        for (m, o) in merged.totals.iter_mut().zip(&other.totals) {
+            m.detected += o.detected;
+            m.total += o.total;
+            m.not_applicable += o.not_applicable;
+        }
+        for (m, o) in merged.controls.iter_mut().zip(&other.controls) {
+            m.false_positives += o.false_positives;
+            m.total += o.total;
+        }
+    }
+    for c in &mut merged.cells {
+        c.rate = rate(c.detected, c.total);
+    }
+    for t in &mut merged.totals {
+        t.rate = rate(t.detected, t.total);
+    }
+    Ok(merged)
+}
