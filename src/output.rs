@@ -14,6 +14,7 @@ use crate::surface::sha256_hex;
 pub const ROWS: &str = "rows.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
+pub const METRICS_CSV: &str = "metrics.csv";
 pub const MANIFEST: &str = "manifest.json";
 pub const REPORT: &str = "report.md";
 

@@ -2,11 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::mutate::Label;
+
 /// One surface × mutation × gate: did the gate detect the change?
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     /// Index of the generated surface (its random stream is derived from it).
     pub surface: u64,
+    /// `synthetic`, or the file stem of the real payload the surface was drawn from.
+    pub base: String,
     /// Mutation class id; `identity` is the control.
     pub mutation: String,
     /// False when the class had no place to apply on this surface (never dropped silently).
@@ -94,6 +98,9 @@ pub struct Summary {
     /// Surfaces in the whole study (a shard counts only its own slice, see `shard`).
     pub surfaces: u64,
     pub tools: usize,
+    /// Names of the real payloads surfaces were drawn from; empty for synthetic surfaces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<String>,
     /// Set on a shard's summary only; a merged or unsharded summary has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -103,6 +110,88 @@ pub struct Summary {
     pub cells: Vec<Cell>,
     pub totals: Vec<Total>,
     pub controls: Vec<Control>,
+    /// Each class's expected label (`breaking`, `dangerous`, `compatible`, `benign`).
+    #[serde(default)]
+    pub labels: Vec<ClassLabel>,
+    /// Per gate, detection judged against the labels.
+    #[serde(default)]
+    pub metrics: Vec<GateMetrics>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassLabel {
+    pub mutation: String,
+    pub label: Label,
+}
+
+/// A gate judged against the labels: breaking and dangerous rows are positives (a gate should
+/// flag them), compatible and benign rows negatives; the identity control is counted apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateMetrics {
+    pub gate: String,
+    pub true_positives: u64,
+    pub false_negatives: u64,
+    pub false_positives: u64,
+    pub true_negatives: u64,
+    /// TP / (TP + FP)
+    pub precision: Option<f64>,
+    /// TP / (TP + FN)
+    pub recall: Option<f64>,
+    /// 2 · precision · recall / (precision + recall)
+    pub f1: Option<f64>,
+    /// FP / (FP + TN): how often the gate cries wolf on compatible and benign changes.
+    pub false_positive_rate: Option<f64>,
+    /// Share of breaking and dangerous classes the gate detects every time they apply (a class
+    /// is "killed" when its detection rate is 1).
+    pub mutation_score: Option<f64>,
+}
+
+/// Computes every gate's metrics from the cells and the class labels.
+pub fn metrics(gates: &[GateInfo], cells: &[Cell], labels: &[ClassLabel]) -> Vec<GateMetrics> {
+    let label_of = |m: &str| labels.iter().find(|l| l.mutation == m).map(|l| l.label);
+    gates
+        .iter()
+        .map(|gate| {
+            let (mut tp, mut fn_, mut fp, mut tn, mut killed, mut flaggable) =
+                (0, 0, 0, 0, 0u64, 0u64);
+            for c in cells.iter().filter(|c| c.gate == gate.id) {
+                match label_of(&c.mutation) {
+                    Some(l) if l.should_flag() => {
+                        tp += c.detected;
+                        fn_ += c.total - c.detected;
+                        if c.total > 0 {
+                            flaggable += 1;
+                            killed += u64::from(c.detected == c.total);
+                        }
+                    }
+                    Some(Label::Compatible | Label::Benign) => {
+                        fp += c.detected;
+                        tn += c.total - c.detected;
+                    }
+                    _ => {}
+                }
+            }
+            let precision = rate(tp, tp + fp);
+            let recall = rate(tp, tp + fn_);
+            let f1 = match (precision, recall) {
+                (Some(p), Some(r)) if p + r > 0.0 => Some(2.0 * p * r / (p + r)),
+                (Some(_), Some(_)) => Some(0.0),
+                _ => None,
+            };
+            GateMetrics {
+                gate: gate.id.clone(),
+                true_positives: tp,
+                false_negatives: fn_,
+                false_positives: fp,
+                true_negatives: tn,
+                precision,
+                recall,
+                f1,
+                false_positive_rate: rate(fp, fp + tn),
+                mutation_score: rate(killed, flaggable),
+            }
+        })
+        .collect()
 }
 
 /// One line of `summary.csv` (long format).

@@ -9,7 +9,7 @@ use crate::check::{rules, run_rules, Finding, Rule, Severity};
 use crate::surface::Surface;
 
 /// Which findings make the gate fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum FailOn {
     /// breaking and unknown findings (a change that cannot be judged is not assumed safe)
     Breaking,

@@ -134,11 +134,35 @@ fn output_is_identical_across_thread_counts_and_reruns() {
 /// `run` section — time, host, duration, threads — is the only part allowed to differ).
 #[test]
 fn committed_results_are_regenerated_byte_for_byte() {
-    let committed = repo().join("results").join(STUDY_ID);
+    regenerate(STUDY_ID, None);
+}
+
+#[test]
+fn committed_taxonomy_results_are_regenerated_byte_for_byte() {
+    regenerate(
+        "mcp-drift-taxonomy-2026-11-30",
+        Some("research/2026-11-30-mcp-drift-taxonomy/study.toml"),
+    );
+}
+
+#[test]
+fn committed_real_base_taxonomy_results_are_regenerated_byte_for_byte() {
+    regenerate(
+        "mcp-drift-taxonomy-2026-11-30-real",
+        Some("research/2026-11-30-mcp-drift-taxonomy/study-real.toml"),
+    );
+}
+
+/// Reruns a committed study from the repository root, as its manifest's command says, into a
+/// temporary folder, and compares every file.
+fn regenerate(study: &str, spec: Option<&str>) {
+    let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
-    let output = run_in(dir.path(), &["study", "--quiet"], None);
+    let fresh = dir.path().join(study);
+    let mut args = vec!["study", "--quiet", "--out", fresh.to_str().unwrap()];
+    args.extend(spec);
+    let output = run_in(&repo(), &args, None);
     assert!(output.status.success(), "{}", stderr(&output));
-    let fresh = dir.path().join("results").join(STUDY_ID);
     let mut names: Vec<String> = fs::read_dir(&fresh)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -151,7 +175,7 @@ fn committed_results_are_regenerated_byte_for_byte() {
         let b = fs::read(fresh.join(name)).unwrap();
         assert!(
             a == b,
-            "{name} differs from the committed copy: rerun scripts/run-mcp-contract-drift-study.sh"
+            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
         );
     }
     let strip = |mut v: Value| {

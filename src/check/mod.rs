@@ -178,11 +178,13 @@ pub trait Rule: Sync {
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
 }
 
-/// A named set of rules; it detects a candidate when any of its rules reports a finding.
+/// A named set of rules; it detects a candidate when any of its rules reports a finding at or
+/// above its threshold.
 #[derive(Clone)]
 pub struct Gate {
     pub id: String,
     pub rules: Vec<&'static dyn Rule>,
+    pub fail_on: crate::verdict::FailOn,
 }
 
 impl std::fmt::Debug for Gate {
@@ -191,6 +193,7 @@ impl std::fmt::Debug for Gate {
         f.debug_struct("Gate")
             .field("id", &self.id)
             .field("rules", &ids)
+            .field("fail_on", &self.fail_on)
             .finish()
     }
 }

@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::study::{load, Overrides};
-use crate::generate;
 use crate::mutate;
 use crate::output::AtomicFile;
 
@@ -67,7 +66,7 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 fn write_lines(study: &crate::study::Study, candidates: bool, out: &mut dyn Write) -> Result<()> {
     let spec = &study.spec;
     for index in 0..spec.surfaces {
-        let base = generate::surface(spec.seed, index, spec.tools);
+        let (_, base) = crate::study::runner::base_surface(study, index);
         line(out, &json!({"surface": index, "payload": &base}))?;
         if !candidates {
             continue;

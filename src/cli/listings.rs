@@ -45,8 +45,11 @@ pub fn rules_table(markdown: bool) -> String {
 }
 
 pub fn mutations_table(markdown: bool) -> String {
-    let rows: Vec<[&str; 2]> = MUTATIONS.iter().map(|m| [m.id(), m.summary()]).collect();
-    table(["mutation", "changes"], &rows, markdown)
+    let rows: Vec<[&str; 3]> = MUTATIONS
+        .iter()
+        .map(|m| [m.id(), m.label().as_str(), m.summary()])
+        .collect();
+    table(["mutation", "label", "changes"], &rows, markdown)
 }
 
 fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) -> String {

@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::study::{guard_existing, Finish};
 use crate::output::{self, AtomicFile, Manifest};
-use crate::record::{rate, Summary};
+use crate::record::{metrics, rate, Summary};
 use crate::report::table;
 use crate::study::runner::RowsMode;
 
@@ -187,5 +187,6 @@ fn sum(shards: &[ShardResult]) -> Result<Summary> {
     for t in &mut merged.totals {
         t.rate = rate(t.detected, t.total);
     }
+    merged.metrics = metrics(&merged.gates, &merged.cells, &merged.labels);
     Ok(merged)
 }

@@ -9,6 +9,7 @@ mod listings;
 mod merge;
 mod snapshot;
 mod study;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -53,6 +54,7 @@ enum Command {
     Diff(gate::DiffArgs),
     Snapshot(snapshot::Args),
     Study(study::Args),
+    Sweep(sweep::Args),
     Generate(generate::Args),
     Figures(figures::Args),
     Merge(merge::Args),
@@ -68,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => gate::diff(args),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Study(args) => study::run(args),
+        Command::Sweep(args) => sweep::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Figures(args) => figures::run(args),
         Command::Merge(args) => merge::run(args),

@@ -192,12 +192,28 @@ impl Finish<'_> {
         let summary_csv = summary_csv.into_inner().map_err(|e| e.into_error())?;
         write(out, output::SUMMARY_CSV, &summary_csv)?;
         write(out, output::SUMMARY_JSON, &json_bytes(summary)?)?;
+        let mut metrics_csv = csv::Writer::from_writer(Vec::new());
+        for row in &summary.metrics {
+            metrics_csv.serialize(row)?;
+        }
+        write(
+            out,
+            output::METRICS_CSV,
+            &metrics_csv.into_inner().map_err(|e| e.into_error())?,
+        )?;
 
         let mut files: Vec<String> = Vec::new();
         if self.rows != RowsMode::None {
             files.push(output::ROWS.into());
         }
-        files.extend([output::SUMMARY_CSV, output::SUMMARY_JSON].map(String::from));
+        files.extend(
+            [
+                output::SUMMARY_CSV,
+                output::SUMMARY_JSON,
+                output::METRICS_CSV,
+            ]
+            .map(String::from),
+        );
         if self.figures {
             files.extend(artifacts::write_figures(out, summary)?);
         }
@@ -294,7 +310,7 @@ fn reproduce_command(args: &Args) -> String {
     command
 }
 
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+pub(super) fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Applied, MutationClass, Outcome};
+use super::{Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 pub struct Identity;
@@ -13,6 +13,12 @@ impl MutationClass for Identity {
     }
     fn summary(&self) -> &'static str {
         "control: the candidate is the approved surface, unchanged"
+    }
+    fn label(&self) -> Label {
+        Label::Control
+    }
+    fn rationale(&self) -> &'static str {
+        "the control: nothing changed, so any finding is a false positive"
     }
     fn apply(&self, _surface: &mut Value, _rng: &mut Stream) -> Outcome {
         Ok(Applied {

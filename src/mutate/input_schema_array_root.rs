@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{draw_tool, label, Applied, MutationClass, Outcome};
+use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 pub struct InputSchemaArrayRoot;
@@ -14,6 +14,12 @@ impl MutationClass for InputSchemaArrayRoot {
     }
     fn summary(&self) -> &'static str {
         "one tool's inputSchema becomes {\"type\":\"array\",\"items\":<old schema>}"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "clients send an arguments object; a schema whose root is an array rejects or mis-describes every call"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;

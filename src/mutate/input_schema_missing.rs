@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, MutationClass, Outcome};
+use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 pub struct InputSchemaMissing;
@@ -13,6 +13,12 @@ impl MutationClass for InputSchemaMissing {
     }
     fn summary(&self) -> &'static str {
         "one tool's inputSchema field is removed"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "inputSchema is required; clients cannot build a call, and some drop the tool"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, MutationClass, Outcome};
+use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 pub struct InputSchemaNull;
@@ -13,6 +13,12 @@ impl MutationClass for InputSchemaNull {
     }
     fn summary(&self) -> &'static str {
         "one tool's inputSchema becomes null"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "MCP 2025-11-25: inputSchema MUST be a JSON Schema object, not null; clients fail to load the tool"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;

@@ -4,18 +4,56 @@
 //! stream, derived from `(seed, "mutate:<id>", surface index)`, so adding or reordering classes
 //! never changes another class's draws.
 
+mod annotation_became_dangerous;
+mod constraint_tightened;
+mod description_rewritten;
+mod enum_value_added;
+mod enum_value_removed;
 mod identity;
 mod input_schema_array_root;
 mod input_schema_missing;
 mod input_schema_null;
 mod name_space;
+mod optional_parameter_added;
+mod output_property_removed;
+mod output_property_type_changed;
+mod output_schema_added;
+mod parameter_became_required;
+mod parameter_renamed;
+mod parameter_type_narrowed;
+mod parameter_type_widened;
+mod payload_reformatted;
+mod required_parameter_added;
+mod schema_key_order_changed;
+mod tool_added;
+mod tool_removed;
+mod tool_renamed;
 mod tools_reordered;
 
+pub use annotation_became_dangerous::AnnotationBecameDangerous;
+pub use constraint_tightened::ConstraintTightened;
+pub use description_rewritten::DescriptionRewritten;
+pub use enum_value_added::EnumValueAdded;
+pub use enum_value_removed::EnumValueRemoved;
 pub use identity::Identity;
 pub use input_schema_array_root::InputSchemaArrayRoot;
 pub use input_schema_missing::InputSchemaMissing;
 pub use input_schema_null::InputSchemaNull;
 pub use name_space::NameSpace;
+pub use optional_parameter_added::OptionalParameterAdded;
+pub use output_property_removed::OutputPropertyRemoved;
+pub use output_property_type_changed::OutputPropertyTypeChanged;
+pub use output_schema_added::OutputSchemaAdded;
+pub use parameter_became_required::ParameterBecameRequired;
+pub use parameter_renamed::ParameterRenamed;
+pub use parameter_type_narrowed::ParameterTypeNarrowed;
+pub use parameter_type_widened::ParameterTypeWidened;
+pub use payload_reformatted::PayloadReformatted;
+pub use required_parameter_added::RequiredParameterAdded;
+pub use schema_key_order_changed::SchemaKeyOrderChanged;
+pub use tool_added::ToolAdded;
+pub use tool_removed::ToolRemoved;
+pub use tool_renamed::ToolRenamed;
 pub use tools_reordered::ToolsReordered;
 
 use serde_json::{Map, Value};
@@ -37,14 +75,59 @@ pub struct NotApplicable(pub String);
 
 pub type Outcome = Result<Applied, NotApplicable>;
 
+/// What a change means for an agent that calls the tool, decided before any checker runs.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Label {
+    /// Existing calls or consumers fail.
+    Breaking,
+    /// Calls keep working but the model or client may now do something riskier.
+    Dangerous,
+    /// Existing calls and consumers keep working.
+    Compatible,
+    /// Nothing a client can observe changes meaning.
+    Benign,
+    /// The identity control.
+    Control,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Breaking => "breaking",
+            Label::Dangerous => "dangerous",
+            Label::Compatible => "compatible",
+            Label::Benign => "benign",
+            Label::Control => "control",
+        }
+    }
+
+    /// Breaking and dangerous changes are the ones a gate should flag.
+    pub fn should_flag(self) -> bool {
+        matches!(self, Label::Breaking | Label::Dangerous)
+    }
+}
+
 /// A kind of contract change.
 pub trait MutationClass: Sync {
     /// Stable kebab-case id.
     fn id(&self) -> &'static str;
     /// One line for `driftlab mutations`, METHOD.md and reports.
     fn summary(&self) -> &'static str;
+    /// The expected label, fixed before any checker runs.
+    fn label(&self) -> Label;
+    /// One line: why the label is what it is.
+    fn rationale(&self) -> &'static str;
     /// Changes `surface` in place. Must change the serialized bytes unless it is the control.
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome;
+    /// The bytes a client receives for the mutated surface. Compact JSON, except for classes
+    /// that change the formatting itself.
+    fn serialize(&self, surface: &Value) -> Vec<u8> {
+        // Serializing a Value cannot fail.
+        serde_json::to_vec(surface).unwrap_or_default()
+    }
 }
 
 /// The control class, run on every surface to measure false positives.
@@ -58,6 +141,29 @@ pub const REGISTRY: &[&dyn MutationClass] = &[
     &InputSchemaNull,
     &InputSchemaArrayRoot,
     &ToolsReordered,
+    // Breaking
+    &ParameterRenamed,
+    &ParameterTypeNarrowed,
+    &RequiredParameterAdded,
+    &ParameterBecameRequired,
+    &EnumValueRemoved,
+    &ToolRemoved,
+    &ToolRenamed,
+    &OutputPropertyRemoved,
+    &OutputPropertyTypeChanged,
+    &ConstraintTightened,
+    // Dangerous
+    &AnnotationBecameDangerous,
+    &DescriptionRewritten,
+    // Compatible
+    &OptionalParameterAdded,
+    &EnumValueAdded,
+    &ToolAdded,
+    &ParameterTypeWidened,
+    &OutputSchemaAdded,
+    // Benign
+    &SchemaKeyOrderChanged,
+    &PayloadReformatted,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static dyn MutationClass> {
@@ -105,6 +211,172 @@ fn label(tool: &Map<String, Value>) -> String {
     }
 }
 
+/// A place a class can change: a tool, and a top-level property of one of its schemas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    pub tool: usize,
+    pub property: String,
+}
+
+/// Every top-level property of `schema` ("inputSchema" or "outputSchema") across the surface
+/// whose schema satisfies `eligible(property_schema, is_required)`, in surface order.
+pub(crate) fn property_sites(
+    surface: &Value,
+    schema: &str,
+    eligible: impl Fn(&Value, bool) -> bool,
+) -> Vec<Site> {
+    let mut sites = Vec::new();
+    let Some(tools) = surface.get("tools").and_then(Value::as_array) else {
+        return sites;
+    };
+    for (tool, t) in tools.iter().enumerate() {
+        let Some(root) = t.get(schema) else { continue };
+        let required = required_names(root);
+        let Some(props) = root.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, property) in props {
+            if eligible(property, required.contains(name)) {
+                sites.push(Site {
+                    tool,
+                    property: name.clone(),
+                });
+            }
+        }
+    }
+    sites
+}
+
+/// Every tool index whose fields satisfy `eligible`.
+pub(crate) fn tool_sites(
+    surface: &Value,
+    eligible: impl Fn(&Map<String, Value>) -> bool,
+) -> Vec<usize> {
+    surface
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.as_object().is_some_and(&eligible))
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Draws one site uniformly (`below(len)`); not applicable when there is none.
+pub(crate) fn draw<T>(mut sites: Vec<T>, rng: &mut Stream, what: &str) -> Result<T, NotApplicable> {
+    if sites.is_empty() {
+        return Err(NotApplicable(format!("no {what} on this surface")));
+    }
+    let i = rng.index(sites.len());
+    Ok(sites.swap_remove(i))
+}
+
+pub(crate) fn required_names(schema: &Value) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The tool at `index` as an object.
+pub(crate) fn tool_at(
+    surface: &mut Value,
+    index: usize,
+) -> Result<&mut Map<String, Value>, NotApplicable> {
+    surface
+        .get_mut("tools")
+        .and_then(|t| t.get_mut(index))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| NotApplicable(format!("tool {index} is not an object")))
+}
+
+/// A schema of a tool ("inputSchema"/"outputSchema") as an object.
+pub(crate) fn schema_at<'a>(
+    surface: &'a mut Value,
+    index: usize,
+    schema: &str,
+) -> Result<&'a mut Map<String, Value>, NotApplicable> {
+    tool_at(surface, index)?
+        .get_mut(schema)
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| NotApplicable(format!("tool {index} has no object {schema}")))
+}
+
+/// The property schema at a site.
+pub(crate) fn property_at<'a>(
+    surface: &'a mut Value,
+    site: &Site,
+    schema: &str,
+) -> Result<&'a mut Map<String, Value>, NotApplicable> {
+    schema_at(surface, site.tool, schema)?
+        .get_mut("properties")
+        .and_then(|p| p.get_mut(&site.property))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| NotApplicable(format!("{} is not an object schema", site.property)))
+}
+
+/// A property name not yet used in `schema`'s properties: `base`, `base_2`, `base_3`, ...
+pub(crate) fn fresh_property(schema: &Map<String, Value>, base: &str) -> String {
+    let taken = |n: &str| schema.get("properties").and_then(|p| p.get(n)).is_some();
+    let mut name = base.to_string();
+    let mut k = 2;
+    while taken(&name) {
+        name = format!("{base}_{k}");
+        k += 1;
+    }
+    name
+}
+
+/// A tool name not yet used on the surface.
+pub(crate) fn fresh_tool_name(surface: &Value, base: &str) -> String {
+    let taken = |n: &str| {
+        surface
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|t| {
+                t.iter()
+                    .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
+            })
+    };
+    let mut name = base.to_string();
+    let mut k = 2;
+    while taken(&name) {
+        name = format!("{base}_{k}");
+        k += 1;
+    }
+    name
+}
+
+/// The `type` of a property schema as a single string, when it is one.
+pub(crate) fn single_type(schema: &Value) -> Option<&str> {
+    schema.get("type").and_then(Value::as_str)
+}
+
+fn label_of(tool: &Value) -> String {
+    tool.as_object()
+        .map_or_else(|| "(not an object)".into(), label)
+}
+
+/// Appends a property to an object schema's `properties` (creating it when absent).
+pub(crate) fn add_property(schema: &mut Map<String, Value>, name: &str, property: Value) {
+    let props = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(p) = props {
+        p.insert(name.to_string(), property);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,37 +392,72 @@ mod tests {
     }
 
     #[test]
-    fn every_class_but_identity_changes_the_bytes() {
+    fn every_class_but_identity_changes_the_bytes_wherever_it_applies() {
         for class in REGISTRY {
+            let mut applied = 0;
             for i in 0..100 {
                 let base = generate::surface(11, i, 3);
                 let mut candidate = base.clone();
                 let mut rng = stream(11, *class, i);
-                let applied = class.apply(&mut candidate, &mut rng).unwrap();
-                let changed =
-                    serde_json::to_vec(&base).unwrap() != serde_json::to_vec(&candidate).unwrap();
+                let Ok(outcome) = class.apply(&mut candidate, &mut rng) else {
+                    continue;
+                };
+                applied += 1;
+                let changed = class.serialize(&base) != class.serialize(&candidate)
+                    || CONTROL.serialize(&base) != class.serialize(&candidate);
                 assert_eq!(
                     changed,
                     class.id() != "identity",
                     "{} on surface {i}",
                     class.id()
                 );
-                assert!(!applied.detail.is_empty());
+                assert!(!outcome.detail.is_empty());
             }
+            assert!(
+                applied >= 40,
+                "{} applied to only {applied} of 100 surfaces",
+                class.id()
+            );
+        }
+    }
+
+    #[test]
+    fn labels_and_rationales() {
+        for class in REGISTRY {
+            assert_eq!(
+                class.label() == Label::Control,
+                class.id() == "identity",
+                "{}",
+                class.id()
+            );
+            assert!(!class.rationale().is_empty() && !class.rationale().contains('\n'));
+        }
+        for label in [
+            Label::Breaking,
+            Label::Dangerous,
+            Label::Compatible,
+            Label::Benign,
+        ] {
+            assert!(REGISTRY.iter().any(|c| c.label() == label), "{label:?}");
         }
     }
 
     #[test]
     fn sites_are_drawn_not_fixed() {
-        for class in REGISTRY
-            .iter()
-            .filter(|c| !["identity", "tools-reordered"].contains(&c.id()))
-        {
+        let classes: [&dyn MutationClass; 6] = [
+            &NameSpace,
+            &InputSchemaMissing,
+            &InputSchemaNull,
+            &InputSchemaArrayRoot,
+            &ToolRemoved,
+            &DescriptionRewritten,
+        ];
+        for class in classes {
             let sites: BTreeSet<_> = (0..60)
                 .map(|i| {
                     let mut s = generate::surface(5, i, 3);
                     class
-                        .apply(&mut s, &mut stream(5, *class, i))
+                        .apply(&mut s, &mut stream(5, class, i))
                         .unwrap()
                         .tool_index
                 })
@@ -161,13 +468,12 @@ mod tests {
 
     #[test]
     fn empty_surfaces_are_not_applicable_not_a_panic() {
-        for class in REGISTRY.iter().filter(|c| c.id() != "identity") {
+        // Classes that add to a surface (a tool, a reformatting) apply even to an empty one.
+        let adds = ["identity", "tool-added", "payload-reformatted"];
+        for class in REGISTRY.iter().filter(|c| !adds.contains(&c.id())) {
             let mut s = serde_json::json!({"tools": []});
-            assert!(
-                class.apply(&mut s, &mut stream(1, *class, 0)).is_err(),
-                "{}",
-                class.id()
-            );
+            let outcome = class.apply(&mut s, &mut stream(1, *class, 0));
+            assert!(outcome.is_err(), "{}", class.id());
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, MutationClass, Outcome};
+use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 pub struct NameSpace;
@@ -13,6 +13,12 @@ impl MutationClass for NameSpace {
     }
     fn summary(&self) -> &'static str {
         "one tool's name gains a space: its first '_', '-' or '.' becomes ' ', or a camelCase name splits before its first capital"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "a name with a space breaks the MCP name rule and most function-calling APIs reject it"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;

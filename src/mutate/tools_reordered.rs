@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{tools_mut, Applied, MutationClass, NotApplicable, Outcome};
+use super::{tools_mut, Applied, Label, MutationClass, NotApplicable, Outcome};
 use crate::rng::Stream;
 
 pub struct ToolsReordered;
@@ -17,6 +17,12 @@ impl MutationClass for ToolsReordered {
     }
     fn summary(&self) -> &'static str {
         "the tools are listed in a uniformly drawn non-identity order"
+    }
+    fn label(&self) -> Label {
+        Label::Dangerous
+    }
+    fn rationale(&self) -> &'static str {
+        "nothing is removed, but clients and prompt caches that rely on a stable order (MCP 2026-07-28 asks for one) are invalidated"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let tools = tools_mut(surface)?;

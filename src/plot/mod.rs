@@ -123,6 +123,7 @@ pub fn sample_summary(gates: usize, classes: usize) -> Summary {
         surfaces: 240,
         tools: 3,
         shard: None,
+        bases: Vec::new(),
         gates: gate_ids
             .iter()
             .map(|g| GateInfo {
@@ -134,5 +135,7 @@ pub fn sample_summary(gates: usize, classes: usize) -> Summary {
         cells,
         totals: Vec::new(),
         controls: Vec::new(),
+        labels: Vec::new(),
+        metrics: Vec::new(),
     }
 }

@@ -36,14 +36,56 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
          [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n"
     ));
 
+    if !summary.metrics.is_empty() {
+        out.push_str("## Against the expected labels\n\n");
+        out.push_str(
+            "Breaking and dangerous changes are positives (a gate should flag them); compatible and \
+             benign changes are negatives. Mutation score: the share of breaking and dangerous classes \
+             a gate detects every time they apply.\n\n",
+        );
+        out.push_str("| gate | TP | FN | FP | TN | precision | recall | F1 | FP rate | mutation score |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+        for m in &summary.metrics {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                m.gate,
+                m.true_positives,
+                m.false_negatives,
+                m.false_positives,
+                m.true_negatives,
+                show(m.precision),
+                show(m.recall),
+                show(m.f1),
+                show(m.false_positive_rate),
+                show(m.mutation_score)
+            ));
+        }
+        out.push('\n');
+    }
     out.push_str("## Study\n\n");
     let changes = summary.totals.first().map_or(0, |t| t.total);
+    let surfaces = if summary.bases.is_empty() {
+        format!(
+            "{} synthetic surfaces of {} tools",
+            summary.surfaces, summary.tools
+        )
+    } else {
+        format!(
+            "{} surfaces drawn from {} real payloads ({})",
+            summary.surfaces,
+            summary.bases.len(),
+            summary
+                .bases
+                .iter()
+                .map(|b| format!("`{b}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     out.push_str(&format!(
-        "- Seed `{}`; {} synthetic surfaces of {} tools; {} mutation classes; {} injected changes; \
-         an unchanged control per surface.\n",
+        "- Seed `{}`; {surfaces}; {} mutation classes; {} injected changes (rows where the class \
+         applied); an unchanged control per surface.\n",
         summary.seed,
-        summary.surfaces,
-        summary.tools,
         summary.mutations.len(),
         changes
     ));
@@ -71,8 +113,16 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     }
     out.push_str("- Mutation classes:\n");
     for class in &summary.mutations {
-        let text = mutate::by_id(class).map_or("(not in this build's registry)", |m| m.summary());
-        out.push_str(&format!("  - `{class}`: {text}\n"));
+        match mutate::by_id(class) {
+            Some(m) => out.push_str(&format!(
+                "  - `{class}` ({}): {}. *Why {}:* {}\n",
+                m.label().as_str(),
+                m.summary(),
+                m.label().as_str(),
+                m.rationale()
+            )),
+            None => out.push_str(&format!("  - `{class}`: (not in this build's registry)\n")),
+        }
     }
 
     out.push_str("\n## Method\n\n");

@@ -11,21 +11,29 @@ pub fn count(detected: u64, total: u64) -> String {
 /// column per gate.
 pub fn headline(summary: &Summary) -> String {
     let changes: u64 = summary.totals.first().map_or(0, |t| t.total);
+    let bases = if summary.bases.is_empty() {
+        format!("{} tools per surface", summary.tools)
+    } else {
+        format!("bases drawn from {} real payloads", summary.bases.len())
+    };
     let mut out = format!(
-        "{}: {} surfaces x {} mutation classes = {} injected changes (seed {}, {} tools per surface)\n\n",
+        "{}: {} surfaces x {} mutation classes = {} injected changes (seed {}, {bases})\n\n",
         summary.study,
         summary.surfaces,
         summary.mutations.len(),
         changes,
         summary.seed,
-        summary.tools
     );
     let mut grid: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["mutation".to_string()];
     header.extend(summary.gates.iter().map(|g| g.id.clone()));
     grid.push(header);
     for mutation in &summary.mutations {
-        let mut line = vec![mutation.clone()];
+        let label = summary.labels.iter().find(|l| &l.mutation == mutation);
+        let mut line = vec![match label {
+            Some(l) => format!("{mutation} [{}]", l.label.as_str()),
+            None => mutation.clone(),
+        }];
         for gate in &summary.gates {
             line.push(match summary.cell(&gate.id, mutation) {
                 Some(c) if c.not_applicable > 0 => {
@@ -72,6 +80,38 @@ pub fn headline(summary: &Summary) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    if !summary.metrics.is_empty() {
+        out.push('\n');
+        out.push_str(&metrics(summary));
+    }
+    out
+}
+
+/// Precision, recall, F1, false-positive rate and mutation score per gate.
+pub fn metrics(summary: &Summary) -> String {
+    let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    let width = summary
+        .metrics
+        .iter()
+        .map(|m| m.gate.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = format!(
+        "{:<width$}  {:>9}  {:>6}  {:>5}  {:>5}  {:>14}\n",
+        "gate", "precision", "recall", "F1", "FPR", "mutation score"
+    );
+    for m in &summary.metrics {
+        out.push_str(&format!(
+            "{:<width$}  {:>9}  {:>6}  {:>5}  {:>5}  {:>14}\n",
+            m.gate,
+            show(m.precision),
+            show(m.recall),
+            show(m.f1),
+            show(m.false_positive_rate),
+            show(m.mutation_score)
+        ));
     }
     out
 }

@@ -2,6 +2,7 @@
 
 pub mod runner;
 pub mod spec;
+pub mod sweep;
 
 pub use runner::run;
 pub use spec::{Study, StudySpec};

@@ -5,12 +5,15 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
+use serde_json::Value;
 
 use crate::check::{Comparison, Finding};
 use crate::generate;
 use crate::mutate;
 use crate::payload::{self, Limits, PayloadError};
-use crate::record::{rate, Cell, Control, GateInfo, Row, Shard, Summary, Total};
+use crate::record::{
+    metrics, rate, Cell, ClassLabel, Control, GateInfo, Row, Shard, Summary, Total,
+};
 use crate::study::spec::Study;
 
 /// Surfaces per parallel chunk.
@@ -125,7 +128,7 @@ where
 /// Every decision of one surface (every class, control first, × every gate), and its rows.
 fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<SurfaceResult, RunError> {
     let seed = study.spec.seed;
-    let base = generate::surface(seed, index, study.spec.tools);
+    let (base_name, base) = base_surface(study, index);
     // Serializing a Value cannot fail.
     let base_bytes = serde_json::to_vec(&base).unwrap_or_default();
     let reject = |mutation, source| RunError {
@@ -141,9 +144,14 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         rows: Vec::new(),
     };
     let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); study.rules.len()];
-    let mut bytes = Vec::with_capacity(base_bytes.len() + 64);
+    let mut bytes;
     for (class_index, class) in study.classes().enumerate() {
-        let mut candidate = base.clone();
+        // The control changes nothing, so it needs no copy of the surface.
+        let mut candidate = if class_index == 0 {
+            Value::Null
+        } else {
+            base.clone()
+        };
         let outcome = class.apply(&mut candidate, &mut mutate::stream(seed, class, index));
         let applied = match outcome {
             Ok(applied) => applied,
@@ -160,6 +168,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                     for gate in &study.gates {
                         result.rows.push(Row {
                             surface: index,
+                            base: base_name.into(),
                             mutation: class.id().into(),
                             applicable: false,
                             tool_index: None,
@@ -175,10 +184,15 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 continue;
             }
         };
-        // Checkers read the bytes a client would receive, not the in-memory value.
-        bytes.clear();
-        serde_json::to_writer(&mut bytes, &candidate).unwrap_or_default();
-        let candidate = payload::read(&bytes, "candidate", Limits::default())
+        // Checkers read the bytes a client would receive, not the in-memory value. The control's
+        // bytes are the approved bytes, so they are not serialized twice.
+        let candidate_bytes = if class_index == 0 {
+            &base_bytes
+        } else {
+            bytes = class.serialize(&candidate);
+            &bytes
+        };
+        let candidate = payload::read(candidate_bytes, "candidate", Limits::default())
             .map_err(|e| reject(class.id(), e))?;
         let comparison = Comparison::new(&approved, &candidate);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
@@ -186,15 +200,16 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             rule.check(&comparison, out);
         }
         for (gate_index, gate) in study.gates.iter().enumerate() {
-            let fired = || {
-                gate.rules.iter().filter_map(|rule| {
-                    let at = study.rules.iter().position(|r| r.id() == rule.id())?;
-                    findings[at]
-                        .first()
-                        .map(|first| (rule.id(), &findings[at], first))
-                })
+            // The findings of this gate's rules that reach its threshold, rule by rule.
+            let counted = |rule: &&dyn crate::check::Rule| {
+                let at = study.rules.iter().position(|r| r.id() == rule.id())?;
+                let hits: Vec<&Finding> = findings[at]
+                    .iter()
+                    .filter(|f| gate.fail_on.fails(f.severity))
+                    .collect();
+                (!hits.is_empty()).then_some((rule.id(), hits))
             };
-            let detected = fired().next().is_some();
+            let detected = gate.rules.iter().any(|rule| counted(rule).is_some());
             result.decisions.push(Decision {
                 class: class_index,
                 gate: gate_index,
@@ -204,24 +219,44 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             if !mode.keeps(class_index, true, detected) {
                 continue;
             }
+            let fired: Vec<(&str, Vec<&Finding>)> = gate.rules.iter().filter_map(counted).collect();
             result.rows.push(Row {
                 surface: index,
+                base: base_name.into(),
                 mutation: class.id().into(),
                 applicable: true,
                 tool_index: applied.tool_index,
                 detail: applied.detail.clone(),
                 gate: gate.id.clone(),
                 detected,
-                rules_fired: fired().map(|(id, _, _)| id).collect::<Vec<_>>().join(";"),
-                findings: fired().map(|(_, all, _)| all.len()).sum(),
-                first_pointer: fired()
-                    .next()
-                    .map(|(_, _, first)| first.pointer.clone())
+                rules_fired: fired
+                    .iter()
+                    .map(|(id, _)| *id)
+                    .collect::<Vec<_>>()
+                    .join(";"),
+                findings: fired.iter().map(|(_, hits)| hits.len()).sum(),
+                first_pointer: fired
+                    .first()
+                    .map(|(_, hits)| hits[0].pointer.clone())
                     .unwrap_or_default(),
             });
         }
     }
     Ok(result)
+}
+
+/// Surface `index`'s base: generated, or a real payload drawn with `below(bases)` from the
+/// stream `(seed, "base", index)`.
+pub fn base_surface(study: &Study, index: u64) -> (&str, Value) {
+    if study.bases.is_empty() {
+        return (
+            "synthetic",
+            generate::surface(study.spec.seed, index, study.spec.tools),
+        );
+    }
+    let mut rng = crate::rng::Stream::derive(study.spec.seed, "base", index);
+    let (name, value) = rng.choose(&study.bases);
+    (name.as_str(), value.clone())
 }
 
 /// Running counts per (class, gate): detected, applicable, not applicable.
@@ -284,21 +319,33 @@ impl Tally {
                 total,
             });
         }
+        let gates: Vec<GateInfo> = study
+            .gates
+            .iter()
+            .map(|g| GateInfo {
+                id: g.id.clone(),
+                rules: g.rules.iter().map(|r| r.id().to_string()).collect(),
+            })
+            .collect();
+        let labels: Vec<ClassLabel> = study
+            .mutations
+            .iter()
+            .map(|m| ClassLabel {
+                mutation: m.id().into(),
+                label: m.label(),
+            })
+            .collect();
         Summary {
+            metrics: metrics(&gates, &cells, &labels),
+            labels,
             study: spec.id.clone(),
             title: spec.title.clone(),
             seed: spec.seed,
             surfaces: spec.surfaces,
             tools: spec.tools,
             shard: None::<Shard>,
-            gates: study
-                .gates
-                .iter()
-                .map(|g| GateInfo {
-                    id: g.id.clone(),
-                    rules: g.rules.iter().map(|r| r.id().to_string()).collect(),
-                })
-                .collect(),
+            bases: study.bases.iter().map(|(name, _)| name.clone()).collect(),
+            gates,
             mutations: study.mutations.iter().map(|m| m.id().to_string()).collect(),
             cells,
             totals,

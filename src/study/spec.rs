@@ -5,6 +5,7 @@ use thiserror::Error;
 
 use crate::check::{rules, Gate};
 use crate::mutate::{self, MutationClass};
+use crate::verdict::FailOn;
 
 /// The published study, embedded so `driftlab study` needs no files.
 pub const DEFAULT_SPEC: &str =
@@ -29,13 +30,32 @@ pub struct StudySpec {
     /// Mutation class ids; the identity control always runs as well.
     pub mutations: Vec<String>,
     pub gates: Vec<GateSpec>,
+    /// A folder of real tools/list payloads (relative to the spec file) to draw base surfaces
+    /// from instead of the generator; `tools` is then ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bases: Option<String>,
+    /// Configurations for `driftlab sweep`; `driftlab study` ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepSpec>,
+}
+
+/// Every combination of these seeds and surface counts is one configuration of a sweep.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    pub seeds: Vec<u64>,
+    pub surfaces: Vec<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateSpec {
     pub id: String,
+    /// Rule ids; `@payload` and `@diff` stand for every rule of that kind.
     pub rules: Vec<String>,
+    /// `any` (default: any finding detects), `warning` or `breaking` (see `--fail-on`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<String>,
 }
 
 fn default_tools() -> usize {
@@ -68,6 +88,9 @@ pub struct Study {
     pub gates: Vec<Gate>,
     /// Every distinct rule any gate uses, each run once per candidate.
     pub rules: Vec<&'static dyn crate::check::Rule>,
+    /// Real base surfaces (file stem, `{"tools":[…]}`), sorted by file name; empty when the
+    /// generator makes the bases.
+    pub bases: Vec<(String, serde_json::Value)>,
 }
 
 impl std::fmt::Debug for dyn MutationClass {
@@ -153,6 +176,20 @@ impl StudySpec {
         if self.gates.is_empty() {
             return Err(invalid("gates".into(), "list at least one gate".into()));
         }
+        if let Some(sweep) = &self.sweep {
+            if sweep.seeds.is_empty() {
+                return Err(invalid(
+                    "sweep.seeds".into(),
+                    "list at least one seed".into(),
+                ));
+            }
+            if sweep.surfaces.is_empty() || sweep.surfaces.contains(&0) {
+                return Err(invalid(
+                    "sweep.surfaces".into(),
+                    "list at least one surface count, each at least 1".into(),
+                ));
+            }
+        }
         let mut gates = Vec::new();
         let mut all_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
         for (g, gate) in self.gates.iter().enumerate() {
@@ -174,29 +211,63 @@ impl StudySpec {
                     "list at least one rule".into(),
                 ));
             }
-            let mut gate_rules = Vec::new();
+            let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
             for (r, id) in gate.rules.iter().enumerate() {
-                let rule = rules::by_id(id).ok_or_else(|| {
-                    invalid(
-                        format!("gates[{g}].rules[{r}]"),
-                        format!("unknown rule {id:?} (known: {})", rules::ids().join(", ")),
-                    )
-                })?;
-                gate_rules.push(rule);
-                if !all_rules.iter().any(|known| known.id() == rule.id()) {
-                    all_rules.push(rule);
+                let group = match id.as_str() {
+                    "@payload" => Some(rules::of_kind(crate::check::RuleKind::Payload)),
+                    "@diff" => Some(rules::of_kind(crate::check::RuleKind::Diff)),
+                    _ => None,
+                };
+                let found = match group {
+                    Some(group) => group,
+                    None => vec![rules::by_id(id).ok_or_else(|| {
+                        invalid(
+                            format!("gates[{g}].rules[{r}]"),
+                            format!(
+                                "unknown rule {id:?} (known: @payload, @diff, {})",
+                                rules::ids().join(", ")
+                            ),
+                        )
+                    })?],
+                };
+                for rule in found {
+                    if !gate_rules.iter().any(|known| known.id() == rule.id()) {
+                        gate_rules.push(rule);
+                    }
+                    if !all_rules.iter().any(|known| known.id() == rule.id()) {
+                        all_rules.push(rule);
+                    }
                 }
             }
+            let fail_on = match gate.fail_on.as_deref() {
+                None | Some("any") => FailOn::Any,
+                Some("warning") => FailOn::Warning,
+                Some("breaking") => FailOn::Breaking,
+                Some(other) => {
+                    return Err(invalid(
+                        format!("gates[{g}].fail_on"),
+                        format!("{other:?} is not one of any, warning, breaking"),
+                    ))
+                }
+            };
             gates.push(Gate {
                 id: gate.id.clone(),
                 rules: gate_rules,
+                fail_on,
             });
         }
+        let bases = match &self.bases {
+            Some(folder) => {
+                load_bases(path, folder).map_err(|message| invalid("bases".into(), message))?
+            }
+            None => Vec::new(),
+        };
         Ok(Study {
             spec: self,
             mutations,
             gates,
             rules: all_rules,
+            bases,
         })
     }
 }
@@ -214,6 +285,37 @@ impl Study {
     pub fn classes(&self) -> impl Iterator<Item = &'static dyn MutationClass> + '_ {
         std::iter::once(mutate::CONTROL).chain(self.mutations.iter().copied())
     }
+}
+
+/// Reads every `*.json` payload in `folder` (relative to the spec file), sorted by file name.
+fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::Value)>, String> {
+    let dir = std::path::Path::new(spec_path)
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .join(folder);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{} holds no *.json payloads", dir.display()));
+    }
+    files
+        .into_iter()
+        .map(|file| {
+            let bytes =
+                std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let name = file.display().to_string();
+            let surface = crate::payload::read(&bytes, &name, crate::payload::Limits::default())
+                .map_err(|e| e.to_string())?;
+            let stem = file
+                .file_stem()
+                .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
+            Ok((stem, surface.to_value()))
+        })
+        .collect()
 }
 
 fn line_column(text: &str, offset: usize) -> (usize, usize) {

@@ -1,33 +1,46 @@
 //! The rule registry: plain data, checked by the tests below.
 
+mod description_hash;
 pub mod diff_rules;
 mod duplicate_tool_name;
 mod input_schema_missing;
 mod input_schema_not_object;
 mod input_schema_null;
+mod name_set;
 mod ordered_snapshot;
 mod output_schema_not_object;
+mod required_and_types;
+mod sorted_hash;
 pub mod structural;
 mod tool_name_invalid;
 
 use std::sync::LazyLock;
 
+pub use description_hash::DescriptionHash;
 pub use diff_rules::{DiffRule, DIFF_RULES};
 pub use duplicate_tool_name::DuplicateToolName;
 pub use input_schema_missing::InputSchemaMissing;
 pub use input_schema_not_object::InputSchemaNotObject;
 pub use input_schema_null::InputSchemaNull;
+pub use name_set::NameSet;
 pub use ordered_snapshot::OrderedSnapshot;
 pub use output_schema_not_object::OutputSchemaNotObject;
+pub use required_and_types::RequiredAndTypes;
+pub use sorted_hash::SortedHash;
 pub use structural::Structural;
 pub use tool_name_invalid::ToolNameInvalid;
 
 use super::{Rule, RuleKind};
 
-/// Rules with logic of their own: the published study's composites, then the payload rules.
+/// Rules with logic of their own: the study rules (the published study's composites and the
+/// emulated strategies of published tools), then the payload rules.
 const HAND_WRITTEN: &[&dyn Rule] = &[
     &Structural,
     &OrderedSnapshot,
+    &SortedHash,
+    &DescriptionHash,
+    &NameSet,
+    &RequiredAndTypes,
     &ToolNameInvalid,
     &InputSchemaMissing,
     &InputSchemaNull,

@@ -1,0 +1,57 @@
+//! `description-hash`: emulates tool pinning, which records a hash of each tool's description
+//! by name and warns when a pinned tool's description changes. Modelled behaviour: fires only for
+//! a tool present under the same name in both surfaces whose description differs. Blind by
+//! construction to schemas, annotations, added, removed or renamed tools and order.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::sha256_hex;
+
+pub struct DescriptionHash;
+
+impl Rule for DescriptionHash {
+    fn id(&self) -> &'static str {
+        "description-hash"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Warning
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Study
+    }
+    fn summary(&self) -> &'static str {
+        "emulation: tool pinning, a hash of each tool's description by name"
+    }
+    fn source(&self) -> &'static str {
+        "behaviour of published tool-pinning scanners, written from their description (see the taxonomy study's METHOD.md)"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let hash = |t: &crate::surface::Tool<'_>| {
+            sha256_hex(
+                t.fields
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .as_bytes(),
+            )
+        };
+        let pinned: HashMap<String, String> = comparison
+            .approved
+            .tools()
+            .map(|t| (t.label(), hash(&t)))
+            .collect();
+        for tool in comparison.candidate.tools() {
+            if pinned.get(&tool.label()).is_some_and(|h| *h != hash(&tool)) {
+                out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(&tool)),
+                    tool.pointer("description"),
+                    "pinned tool description changed".into(),
+                ));
+            }
+        }
+    }
+}

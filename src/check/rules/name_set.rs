@@ -1,0 +1,39 @@
+//! `name-set`: compares only the set of tool names (sorted). Modelled behaviour: fires when a name
+//! is added, removed or changed. Blind by construction to everything inside a tool and to order.
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+
+pub struct NameSet;
+
+impl Rule for NameSet {
+    fn id(&self) -> &'static str {
+        "name-set"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Study
+    }
+    fn summary(&self) -> &'static str {
+        "emulation: the sorted set of tool names"
+    }
+    fn source(&self) -> &'static str {
+        "the simplest inventory check; written from that description (see the taxonomy study's METHOD.md)"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let names = |s: &crate::surface::Surface| {
+            let mut n: Vec<String> = s.tools().map(|t| t.label()).collect();
+            n.sort();
+            n
+        };
+        if names(comparison.approved) != names(comparison.candidate) {
+            out.push(Finding::at(
+                self,
+                None,
+                "/tools".into(),
+                "the set of tool names differs".into(),
+            ));
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! `driftlab sweep`: run a spec at every seed × surface count of its `[sweep]` section.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use super::artifacts::write;
+use super::study::{json_bytes, load, progress_bar, Overrides};
+use crate::output::{self, RunInfo};
+use crate::study::sweep;
+
+/// Run a sweep: the spec's study at every combination of `[sweep] seeds` and `surfaces`.
+///
+/// Writes DIR/sweep.csv (a row per configuration × gate × class), DIR/sweep-summary.csv and
+/// .json (mean, standard deviation, min and max of each rate across seeds, per surface count),
+/// and DIR/manifest.json. No rows.csv: run one configuration with `driftlab study` for evidence.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Study spec with a [sweep] section.
+    spec: PathBuf,
+    /// Output folder. Default: results/<study-id>-sweep/.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// No table; errors only.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let started = Instant::now();
+    let (study, name) = load(Some(&args.spec), &Overrides::default())?;
+    if study.spec.sweep.is_none() {
+        bail!("{name}: no [sweep] section (seeds = [...], surfaces = [...])");
+    }
+    let out = args
+        .out
+        .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", study.spec.id)));
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let total: u64 = sweep::configurations(&study).iter().map(|(_, n)| n).sum();
+    let progress = progress_bar(total, args.quiet);
+    let summaries = sweep::run(&study, &|done| progress.inc(done))?;
+    progress.finish_and_clear();
+    let rows = sweep::rows(&summaries);
+    let spreads = sweep::spreads(&rows);
+
+    let mut csv_rows = csv::Writer::from_writer(Vec::new());
+    for row in &rows {
+        csv_rows.serialize(row)?;
+    }
+    write(
+        &out,
+        "sweep.csv",
+        &csv_rows.into_inner().map_err(|e| e.into_error())?,
+    )?;
+    let mut csv_spreads = csv::Writer::from_writer(Vec::new());
+    for spread in &spreads {
+        csv_spreads.serialize(spread)?;
+    }
+    write(
+        &out,
+        "sweep-summary.csv",
+        &csv_spreads.into_inner().map_err(|e| e.into_error())?,
+    )?;
+    write(&out, "sweep-summary.json", &json_bytes(&spreads)?)?;
+    let names = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
+    let manifest = json!({
+        "driftlab_version": env!("CARGO_PKG_VERSION"),
+        "spec": study.spec,
+        "rng": crate::rng::ALGORITHM,
+        "command": format!("driftlab sweep {}", args.spec.display()),
+        "configurations": sweep::configurations(&study),
+        "files": output::hash_files(&out, &names)?,
+        "run": RunInfo::now(started),
+    });
+    write(&out, output::MANIFEST, &json_bytes(&manifest)?)?;
+    if !args.quiet {
+        println!(
+            "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
+            "surfaces", "gate", "mutation", "runs", "mean", "sd"
+        );
+        for s in &spreads {
+            let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.4}"));
+            println!(
+                "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
+                s.surfaces,
+                s.gate,
+                s.mutation,
+                s.configurations,
+                show(s.mean_rate),
+                show(s.sd_rate)
+            );
+        }
+        println!(
+            "\nresults: {}/ ({}, manifest.json)",
+            out.display(),
+            names.join(", ")
+        );
+    }
+    Ok(super::exit::PASS)
+}
