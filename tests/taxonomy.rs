@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use driftlab::mutate::{self, Label, MutationClass};
+use driftlab::mutate::{self, Label};
 use driftlab::study::StudySpec;
 use serde_json::Value;
 
