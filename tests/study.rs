@@ -218,10 +218,10 @@ fn rows_have_one_line_per_surface_mutation_and_gate() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "surface,mutation,applicable,tool_index,detail,gate,detected,rules_fired,findings,first_pointer"
+        "surface,base,mutation,applicable,tool_index,detail,gate,detected,rules_fired,findings,first_pointer"
     );
     assert_eq!(lines.count(), 4 * 6 * 2);
-    assert!(text.contains(",tools-reordered,true,,order "));
+    assert!(text.contains(",synthetic,tools-reordered,true,,order "));
     assert!(text.contains(",structural+ordered-snapshot,true,ordered-snapshot,1,/tools/"));
 }
 

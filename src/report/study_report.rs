@@ -126,9 +126,15 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     }
 
     out.push_str("\n## Method\n\n");
-    out.push_str(
+    out.push_str(if summary.bases.is_empty() {
         "Each surface is a `tools/list` result generated from its own ChaCha8 stream, derived from \
-         the seed and the surface index. Each mutation class changes a copy of it, drawing the \
+         the seed and the surface index. "
+    } else {
+        "Each surface is a real `tools/list` payload, drawn from the bases with a ChaCha8 stream \
+         derived from the seed and the surface index. "
+    });
+    out.push_str(
+        "Each mutation class changes a copy of it, drawing the \
          tool it touches from a stream of its own. Every candidate is serialized to JSON bytes \
          and read back through the same payload reader the CI gate uses, then every gate's rules \
          run on it. One row per surface, class and gate goes to `rows.csv`, in surface order, \
