@@ -133,6 +133,20 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The names a schema's `required` array lists (strings only; empty when there is none).
+pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The JSON type name of a value, as JSON Schema spells it.
 pub fn json_type(value: &Value) -> &'static str {
     match value {

@@ -231,7 +231,10 @@ pub(crate) fn property_sites(
     };
     for (tool, t) in tools.iter().enumerate() {
         let Some(root) = t.get(schema) else { continue };
-        let required = required_names(root);
+        let required = root
+            .as_object()
+            .map(crate::surface::required_names)
+            .unwrap_or_default();
         let Some(props) = root.get("properties").and_then(Value::as_object) else {
             continue;
         };
@@ -275,19 +278,6 @@ pub(crate) fn draw<T>(mut sites: Vec<T>, rng: &mut Stream, what: &str) -> Result
     Ok(sites.swap_remove(i))
 }
 
-pub(crate) fn required_names(schema: &Value) -> Vec<String> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The tool at `index` as an object.
 pub(crate) fn tool_at(
     surface: &mut Value,
@@ -325,9 +315,8 @@ pub(crate) fn property_at<'a>(
         .ok_or_else(|| NotApplicable(format!("{} is not an object schema", site.property)))
 }
 
-/// A property name not yet used in `schema`'s properties: `base`, `base_2`, `base_3`, ...
-pub(crate) fn fresh_property(schema: &Map<String, Value>, base: &str) -> String {
-    let taken = |n: &str| schema.get("properties").and_then(|p| p.get(n)).is_some();
+/// `base`, or `base_2`, `base_3`, ... : the first that `taken` rejects.
+fn fresh(base: &str, taken: impl Fn(&str) -> bool) -> String {
     let mut name = base.to_string();
     let mut k = 2;
     while taken(&name) {
@@ -337,24 +326,22 @@ pub(crate) fn fresh_property(schema: &Map<String, Value>, base: &str) -> String 
     name
 }
 
+/// A property name not yet used in `schema`'s properties.
+pub(crate) fn fresh_property(schema: &Map<String, Value>, base: &str) -> String {
+    fresh(base, |n| {
+        schema.get("properties").and_then(|p| p.get(n)).is_some()
+    })
+}
+
 /// A tool name not yet used on the surface.
 pub(crate) fn fresh_tool_name(surface: &Value, base: &str) -> String {
-    let taken = |n: &str| {
-        surface
-            .get("tools")
-            .and_then(Value::as_array)
-            .is_some_and(|t| {
-                t.iter()
-                    .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
-            })
-    };
-    let mut name = base.to_string();
-    let mut k = 2;
-    while taken(&name) {
-        name = format!("{base}_{k}");
-        k += 1;
-    }
-    name
+    let tools = surface.get("tools").and_then(Value::as_array);
+    fresh(base, |n| {
+        tools.is_some_and(|t| {
+            t.iter()
+                .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
+        })
+    })
 }
 
 /// The `type` of a property schema as a single string, when it is one.

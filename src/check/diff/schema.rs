@@ -15,6 +15,7 @@ use super::tool::ToolDiff;
 use super::words::{jaccard, words};
 use super::ChangeKind as K;
 use crate::pointer;
+use crate::surface::required_names;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -623,18 +624,7 @@ impl<'a> Walker<'_, 'a, '_> {
             .get("properties")
             .and_then(Value::as_object)
             .unwrap_or(empty_map());
-        let required = |m: &Map<String, Value>| -> BTreeSet<String> {
-            m.get("required")
-                .and_then(Value::as_array)
-                .map(|r| {
-                    r.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let (old_req, new_req) = (required(o), required(n));
+        let (old_req, new_req) = (required_names(o), required_names(n));
         let name = |key: &str| {
             if at.path.is_empty() {
                 key.to_string()

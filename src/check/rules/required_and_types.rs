@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::required_names;
 
 pub struct RequiredAndTypes;
 
@@ -16,14 +17,8 @@ type Shape = (BTreeSet<String>, BTreeMap<String, String>);
 
 fn shape(schema: Option<&Value>) -> Shape {
     let required = schema
-        .and_then(|s| s.get("required"))
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
+        .and_then(Value::as_object)
+        .map(required_names)
         .unwrap_or_default();
     let types = schema
         .and_then(|s| s.get("properties"))
