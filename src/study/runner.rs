@@ -203,13 +203,18 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             // The findings of this gate's rules that reach its threshold, rule by rule.
             let counted = |rule: &&dyn crate::check::Rule| {
                 let at = study.rules.iter().position(|r| r.id() == rule.id())?;
-                let hits: Vec<&Finding> = findings[at]
-                    .iter()
-                    .filter(|f| gate.fail_on.fails(f.severity))
-                    .collect();
-                (!hits.is_empty()).then_some((rule.id(), hits))
+                Some((
+                    rule.id(),
+                    findings[at]
+                        .iter()
+                        .filter(|f| gate.fail_on.fails(f.severity)),
+                ))
             };
-            let detected = gate.rules.iter().any(|rule| counted(rule).is_some());
+            let detected = gate
+                .rules
+                .iter()
+                .filter_map(counted)
+                .any(|(_, mut hits)| hits.next().is_some());
             result.decisions.push(Decision {
                 class: class_index,
                 gate: gate_index,
@@ -219,7 +224,13 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             if !mode.keeps(class_index, true, detected) {
                 continue;
             }
-            let fired: Vec<(&str, Vec<&Finding>)> = gate.rules.iter().filter_map(counted).collect();
+            let fired: Vec<(&str, Vec<&Finding>)> = gate
+                .rules
+                .iter()
+                .filter_map(counted)
+                .map(|(id, hits)| (id, hits.collect::<Vec<_>>()))
+                .filter(|(_, hits)| !hits.is_empty())
+                .collect();
             result.rows.push(Row {
                 surface: index,
                 base: base_name.into(),
