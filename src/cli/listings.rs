@@ -3,7 +3,7 @@
 use crate::check::rules::registry;
 use crate::mutate::REGISTRY as MUTATIONS;
 
-/// List every checker rule: id, severity, summary.
+/// List every checker rule: id, kind (payload, diff, study), severity, what it reports.
 #[derive(clap::Args)]
 pub struct RulesArgs {
     /// Print a Markdown table (as in the README) instead of plain text.
@@ -11,7 +11,7 @@ pub struct RulesArgs {
     markdown: bool,
 }
 
-/// List every mutation class: id and what it changes.
+/// List every mutation class: id, expected label and what it changes.
 #[derive(clap::Args)]
 pub struct MutationsArgs {
     /// Print a Markdown table (as in the README) instead of plain text.
