@@ -74,6 +74,15 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Rows serialized as CSV (a header from the first row's field names), in memory.
+pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<u8>, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    writer.into_inner().map_err(|e| e.into_error().into())
+}
+
 /// Writes `bytes` to `dest` atomically.
 pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(dest)?;

@@ -185,21 +185,16 @@ impl Finish<'_> {
     /// Writes every file but rows.csv; returns the names of all files in the folder.
     pub fn write(&self, summary: &Summary) -> Result<Vec<String>> {
         let out = self.out;
-        let mut summary_csv = csv::Writer::from_writer(Vec::new());
-        for row in summary.csv_rows() {
-            summary_csv.serialize(row)?;
-        }
-        let summary_csv = summary_csv.into_inner().map_err(|e| e.into_error())?;
-        write(out, output::SUMMARY_CSV, &summary_csv)?;
+        write(
+            out,
+            output::SUMMARY_CSV,
+            &output::csv_bytes(summary.csv_rows())?,
+        )?;
         write(out, output::SUMMARY_JSON, &json_bytes(summary)?)?;
-        let mut metrics_csv = csv::Writer::from_writer(Vec::new());
-        for row in &summary.metrics {
-            metrics_csv.serialize(row)?;
-        }
         write(
             out,
             output::METRICS_CSV,
-            &metrics_csv.into_inner().map_err(|e| e.into_error())?,
+            &output::csv_bytes(&summary.metrics)?,
         )?;
 
         let mut files: Vec<String> = Vec::new();

@@ -46,24 +46,8 @@ pub fn run(args: Args) -> Result<u8> {
     let rows = sweep::rows(&summaries);
     let spreads = sweep::spreads(&rows);
 
-    let mut csv_rows = csv::Writer::from_writer(Vec::new());
-    for row in &rows {
-        csv_rows.serialize(row)?;
-    }
-    write(
-        &out,
-        "sweep.csv",
-        &csv_rows.into_inner().map_err(|e| e.into_error())?,
-    )?;
-    let mut csv_spreads = csv::Writer::from_writer(Vec::new());
-    for spread in &spreads {
-        csv_spreads.serialize(spread)?;
-    }
-    write(
-        &out,
-        "sweep-summary.csv",
-        &csv_spreads.into_inner().map_err(|e| e.into_error())?,
-    )?;
+    write(&out, "sweep.csv", &output::csv_bytes(&rows)?)?;
+    write(&out, "sweep-summary.csv", &output::csv_bytes(&spreads)?)?;
     write(&out, "sweep-summary.json", &json_bytes(&spreads)?)?;
     let names = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
     let manifest = json!({

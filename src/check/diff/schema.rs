@@ -639,7 +639,6 @@ impl<'a> Walker<'_, 'a, '_> {
             };
             let child = at.child("properties", Some(key), name(key));
             self.walk(old_schema, new_schema, &child, depth + 1);
-            self.requiredness(key, &old_req, &new_req, &child, o, n, at);
         }
 
         let removed: Vec<&String> = old_props
@@ -719,77 +718,40 @@ impl<'a> Walker<'_, 'a, '_> {
                 message,
             );
         }
-        // Required names without a property schema on either side still change the contract.
-        for key in new_req
-            .difference(&old_req)
-            .filter(|k| !old_props.contains_key(*k) && !new_props.contains_key(*k))
-        {
-            let kind = match self.direction {
-                Direction::Request => K::ParameterBecameRequired,
-                Direction::Response => K::OutputCompatibleChange,
-            };
-            let message = format!("{:?} is now required", name(key));
-            self.push(
-                kind,
-                at.keyword("required"),
-                o.get("required"),
-                n.get("required"),
-                message,
-            );
-        }
-        for key in old_req
-            .difference(&new_req)
-            .filter(|k| !old_props.contains_key(*k) && !new_props.contains_key(*k))
-        {
-            let kind = match self.direction {
-                Direction::Request => K::ParameterBecameOptional,
-                Direction::Response => K::OutputPropertyBecameOptional,
-            };
-            let message = format!("{:?} is no longer required", name(key));
-            self.push(
-                kind,
-                at.keyword("required"),
-                o.get("required"),
-                n.get("required"),
-                message,
-            );
+        // A name that entered or left `required`: judged unless its property was itself added or
+        // removed (reported above). Names without a property schema on either side count too.
+        for key in old_req.symmetric_difference(&new_req) {
+            if old_props.contains_key(key) == new_props.contains_key(key) {
+                self.requiredness(&name(key), new_req.contains(key), o, n, at);
+            }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `path` became required (`is`) or optional.
     fn requiredness(
         &mut self,
-        key: &str,
-        old_req: &BTreeSet<String>,
-        new_req: &BTreeSet<String>,
-        child: &At,
+        path: &str,
+        is: bool,
         o: &Map<String, Value>,
         n: &Map<String, Value>,
         at: &At,
     ) {
-        let (was, is) = (old_req.contains(key), new_req.contains(key));
-        if was == is {
-            return;
-        }
         let (kind, message) = match (self.direction, is) {
             (Direction::Request, true) => (
                 K::ParameterBecameRequired,
-                format!("parameter {:?} became required", child.path),
+                format!("parameter {path:?} became required"),
             ),
             (Direction::Request, false) => (
                 K::ParameterBecameOptional,
-                format!("parameter {:?} became optional", child.path),
+                format!("parameter {path:?} became optional"),
             ),
             (Direction::Response, false) => (
                 K::OutputPropertyBecameOptional,
-                format!(
-                    "output property {:?} is no longer guaranteed (became optional)",
-                    child.path
-                ),
+                format!("output property {path:?} is no longer guaranteed (became optional)"),
             ),
             (Direction::Response, true) => (
                 K::OutputCompatibleChange,
-                format!("output property {:?} became required", child.path),
+                format!("output property {path:?} became required"),
             ),
         };
         self.push(
