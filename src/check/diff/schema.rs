@@ -393,24 +393,27 @@ impl<'a> Walker<'_, 'a, '_> {
                         .join(", ")
                 };
                 if !removed.is_empty() {
-                    let kind = match self.direction {
-                        Direction::Request => K::EnumValueRemoved,
-                        Direction::Response => K::OutputCompatibleChange,
-                    };
+                    let kind = self.judged(K::EnumValueRemoved, K::OutputCompatibleChange);
                     let message =
                         format!("{subject}: value(s) {} no longer allowed", list(&removed));
                     self.push(kind, pointers.clone(), raw.0, raw.1, message);
                 }
                 if !added.is_empty() {
-                    let kind = match self.direction {
-                        Direction::Request => K::EnumValueAdded,
-                        Direction::Response => K::OutputEnumValueAdded,
-                    };
+                    let kind = self.judged(K::EnumValueAdded, K::OutputEnumValueAdded);
                     let message = format!("{subject}: value(s) {} now allowed", list(&added));
                     self.push(kind, pointers, raw.0, raw.1, message);
                 }
             }
             (None, None) => {}
+        }
+    }
+
+    /// The change kind for this schema's direction: `request` for an inputSchema, `response` for
+    /// an outputSchema.
+    fn judged(&self, request: K, response: K) -> K {
+        match self.direction {
+            Direction::Request => request,
+            Direction::Response => response,
         }
     }
 
@@ -421,10 +424,7 @@ impl<'a> Walker<'_, 'a, '_> {
         raw: (Option<&Value>, Option<&Value>),
         message: String,
     ) {
-        let kind = match self.direction {
-            Direction::Request => K::ConstraintTightened,
-            Direction::Response => K::OutputCompatibleChange,
-        };
+        let kind = self.judged(K::ConstraintTightened, K::OutputCompatibleChange);
         self.push(kind, at.keyword(keyword), raw.0, raw.1, message);
     }
 
@@ -435,10 +435,7 @@ impl<'a> Walker<'_, 'a, '_> {
         raw: (Option<&Value>, Option<&Value>),
         message: String,
     ) {
-        let kind = match self.direction {
-            Direction::Request => K::ConstraintLoosened,
-            Direction::Response => K::OutputConstraintLoosened,
-        };
+        let kind = self.judged(K::ConstraintLoosened, K::OutputConstraintLoosened);
         self.push(kind, at.keyword(keyword), raw.0, raw.1, message);
     }
 
@@ -907,10 +904,7 @@ impl<'a> Walker<'_, 'a, '_> {
         let subject = self.subject(at);
         let raw = (o.get("default"), n.get("default"));
         if raw.0 != raw.1 {
-            let kind = match self.direction {
-                Direction::Request => K::DefaultChanged,
-                Direction::Response => K::SchemaAnnotationChanged,
-            };
+            let kind = self.judged(K::DefaultChanged, K::SchemaAnnotationChanged);
             self.push(
                 kind,
                 at.keyword("default"),
@@ -921,10 +915,7 @@ impl<'a> Walker<'_, 'a, '_> {
         }
         let raw = (o.get("description"), n.get("description"));
         if raw.0 != raw.1 {
-            let kind = match self.direction {
-                Direction::Request => K::ParameterDescriptionChanged,
-                Direction::Response => K::SchemaAnnotationChanged,
-            };
+            let kind = self.judged(K::ParameterDescriptionChanged, K::SchemaAnnotationChanged);
             self.push(
                 kind,
                 at.keyword("description"),
