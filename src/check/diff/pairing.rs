@@ -1,6 +1,8 @@
 //! Pairs the tools of two surfaces: by exact name first, then removed/added pairs that look like
 //! the same tool under a new name (a likely rename, with a confidence).
 
+use std::collections::{HashMap, VecDeque};
+
 use serde_json::Value;
 
 use super::words::{jaccard, words};
@@ -27,16 +29,23 @@ pub struct Pairing {
 }
 
 pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
+    // Same-name pairs through a map from name to the candidate's unpaired tools, in order: linear
+    // in the number of tools. Duplicate names pair first with first, second with second.
+    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for new in candidate.tools() {
+        by_name
+            .entry(name_key(&new))
+            .or_default()
+            .push_back(new.index);
+    }
     let mut taken = vec![false; candidate.len()];
     let mut pairs = Vec::new();
     let mut removed = Vec::new();
     for old in approved.tools() {
-        let same_name = old.name_str().and_then(|name| {
-            candidate
-                .tools()
-                .position(|new| !taken[new.index] && new.name_str() == Some(name))
-        });
-        match same_name {
+        match by_name
+            .get_mut(&name_key(&old))
+            .and_then(VecDeque::pop_front)
+        {
             Some(new) => {
                 taken[new] = true;
                 pairs.push(Pair {
@@ -88,6 +97,17 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
             .into_iter()
             .filter(|a| !renamed_new.contains(a))
             .collect(),
+    }
+}
+
+/// What a tool is known by: its name, or for a tool whose `name` is not a string (or missing) that
+/// exact JSON value, so an unchanged malformed tool pairs with itself instead of looking renamed.
+fn name_key(tool: &Tool<'_>) -> String {
+    match tool.fields.get("name") {
+        Some(Value::String(name)) => name.clone(),
+        // A NUL cannot start a real name's key here, so the kinds never collide.
+        Some(other) => format!("\0json:{other}"),
+        None => "\0missing".into(),
     }
 }
 
@@ -157,5 +177,23 @@ mod tests {
         let p = pair(&a, &b);
         assert_eq!(p.pairs.len(), 1);
         assert_eq!(p.added, [1]);
+    }
+
+    #[test]
+    fn tools_without_a_string_name_pair_with_their_unchanged_selves() {
+        let tools =
+            json!([{"name": 42}, {"description": "nameless"}, {"name": null}, {"name": "ok"}]);
+        let p = pair(&surface(tools.clone()), &surface(tools));
+        assert!(p.removed.is_empty() && p.added.is_empty(), "{p:?}");
+        assert!(p
+            .pairs
+            .iter()
+            .all(|x| x.old == x.new && x.confidence.is_none()));
+        // A number name and the same digits as a string are different names.
+        let p = pair(
+            &surface(json!([{"name": 42}])),
+            &surface(json!([{"name": "42"}])),
+        );
+        assert!(p.pairs.iter().all(|x| x.confidence.is_some()), "{p:?}");
     }
 }
