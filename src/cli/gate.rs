@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use anyhow::{anyhow, Context, Result};
 
 use super::input::read_surface;
+use super::live::{surface_from, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::{Rule, RuleKind};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
@@ -48,16 +49,24 @@ pub struct GateOptions {
 ///
 /// PAYLOAD may be a tools/list result {"tools":[…]}, a JSON-RPC response, a bare array of tools,
 /// an array of result pages, or a capture file with a `toolsList` field; `-` reads stdin.
+/// Instead of PAYLOAD, a live server after `--` (or --url) is captured and gated in one step
+/// (see `driftlab capture --help` for the live-server options).
+///
 /// Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal error.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftlab check --approved approved.json candidate.json\n  \
+    driftlab check --approved approved.json --format sarif -- npx -y @modelcontextprotocol/server-memory")]
 pub struct CheckArgs {
     /// The approved snapshot (see `driftlab snapshot`). Without it only payload rules run.
     #[arg(long, value_name = "FILE")]
     approved: Option<String>,
-    /// The candidate payload (`-` for stdin).
-    candidate: String,
+    /// The candidate payload (`-` for stdin); or give a live server after `--`.
+    candidate: Option<String>,
     #[command(flatten)]
     options: GateOptions,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 /// Compare two payloads (e.g. two releases) with the diff rules only.
@@ -77,7 +86,8 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let limits = Limits {
         max_bytes: args.options.max_bytes,
     };
-    let candidate = read_surface(&args.candidate, limits)?;
+    let (candidate, candidate_name) =
+        surface_from(args.candidate.as_deref(), &args.server, limits, "candidate")?;
     let mut rules = of_kind(RuleKind::Payload);
     let approved = match &args.approved {
         Some(path) => {
@@ -90,7 +100,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     gate(
         "check",
         args.approved.as_deref(),
-        &args.candidate,
+        &candidate_name,
         &approved,
         &candidate,
         &rules,

@@ -1,11 +1,13 @@
 //! The command line: one file per subcommand. `main` maps outcomes to exit codes.
 
 mod artifacts;
+mod capture;
 mod figures;
 mod gate;
 mod generate;
 mod input;
 mod listings;
+mod live;
 mod merge;
 mod snapshot;
 mod study;
@@ -39,7 +41,8 @@ pub struct Internal(pub String);
     about = "Research harness and CI gate for MCP tool-schema drift",
     long_about = "Research harness and CI gate for MCP tool-schema drift.\n\n\
         `driftlab check --approved approved.json candidate.json` gates a real tools/list \
-        payload against an approved snapshot; `driftlab study` reruns the published MCP \
+        payload against an approved snapshot (`-- CMD…` instead of the file gates a live server; \
+        `driftlab capture` records one); `driftlab study` reruns the published MCP \
         contract-drift study (240 surfaces x 5 mutations) and writes results/<study-id>/.",
     after_help = "Exit codes: 0 pass, 1 drift, 2 usage or unreadable input, 70 internal error."
 )]
@@ -50,6 +53,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    Capture(capture::Args),
     Check(gate::CheckArgs),
     Diff(gate::DiffArgs),
     Snapshot(snapshot::Args),
@@ -66,6 +70,7 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Capture(args) => capture::run(args),
         Command::Check(args) => gate::check(args),
         Command::Diff(args) => gate::diff(args),
         Command::Snapshot(args) => snapshot::run(args),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::input::read_surface;
+use super::live::{surface_from, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::{run_rules, RuleKind};
 use crate::output;
@@ -15,26 +15,30 @@ use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 /// and field order kept, so it can be committed and used with `driftlab check --approved`.
 ///
 /// PAYLOAD may be a tools/list result, a JSON-RPC response, a bare array of tools, an array of
-/// result pages, or a capture file with `toolsList`; `-` reads stdin.
+/// result pages, or a capture file with `toolsList`; `-` reads stdin. Instead of PAYLOAD, a live
+/// server after `--` (or --url) is captured and recorded in one step.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftlab snapshot -o approved.json candidate.json\n  \
+    driftlab snapshot -o approved.json -- npx -y @modelcontextprotocol/server-memory")]
 pub struct Args {
-    /// The payload to record (`-` for stdin).
-    payload: String,
+    /// The payload to record (`-` for stdin); or give a live server after `--`.
+    payload: Option<String>,
     /// Where to write the snapshot (atomically). Default: stdout.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let surface = read_surface(
-        &args.payload,
-        Limits {
-            max_bytes: args.max_bytes,
-        },
-    )?;
+    let limits = Limits {
+        max_bytes: args.max_bytes,
+    };
+    let (surface, _) = surface_from(args.payload.as_deref(), &args.server, limits, "payload")?;
     let mut bytes = serde_json::to_vec_pretty(&surface.to_value())?;
     bytes.push(b'\n');
     match &args.out {

@@ -36,3 +36,5 @@ pub fn repo() -> PathBuf {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).expect("file exists")).expect("valid JSON")
 }
+
+pub mod live;

@@ -1,0 +1,397 @@
+//! A scripted MCP server for driftlab's live tests: it serves the tools of a payload file and can
+//! misbehave on demand in the ways real servers do only by accident (paginate, answer slowly,
+//! crash, hang, print garbage, send its own requests, repeat a cursor, leave a grandchild behind).
+//!
+//! `cargo run --example fixture_server -- PAYLOAD [FLAGS]` speaks line-delimited JSON-RPC on
+//! stdin/stdout; with `--http 127.0.0.1:0` it serves Streamable HTTP instead and prints
+//! `listening on PORT` as its first stdout line. Tools are sent as the exact bytes of the file.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Command;
+use std::time::Duration;
+
+use clap::Parser;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+#[derive(Parser, Clone)]
+struct Args {
+    /// A tools/list result {"tools":[…]} whose tools are served byte for byte.
+    payload: String,
+    /// Serve at most N tools per tools/list page (0: one page).
+    #[arg(long, default_value_t = 0)]
+    page_size: usize,
+    /// Always answer with the same nextCursor, so the listing never ends.
+    #[arg(long)]
+    repeat_cursor: bool,
+    /// Wait this long before every answer.
+    #[arg(long, default_value_t = 0)]
+    delay_ms: u64,
+    /// Exit with code 1 (after a line on stderr) when this method arrives.
+    #[arg(long)]
+    crash_on: Option<String>,
+    /// Never answer this method.
+    #[arg(long)]
+    hang_on: Option<String>,
+    /// Answer this method with JSON-RPC error -32603.
+    #[arg(long)]
+    error_on: Option<String>,
+    /// Answer this method with a line of broken JSON.
+    #[arg(long)]
+    malformed_on: Option<String>,
+    /// Print a log line that is not JSON to stdout before every answer.
+    #[arg(long)]
+    garbage: bool,
+    /// Before answering tools/list, send ping, roots/list and sampling/createMessage to the
+    /// client and check its answers (exit 3 on a wrong one); also send a notification.
+    #[arg(long)]
+    server_requests: bool,
+    /// Put this process's id in the first tool's description, so every run differs.
+    #[arg(long)]
+    vary: bool,
+    /// Start `sleep 300` as a child and write its pid to this file.
+    #[arg(long)]
+    spawn_grandchild: Option<String>,
+    /// Keep running when stdin closes (the client must kill us).
+    #[arg(long)]
+    ignore_stdin_close: bool,
+    /// Serve Streamable HTTP on this address instead of stdio.
+    #[arg(long)]
+    http: Option<String>,
+    /// With --http: answer with an SSE stream (a notification event, then the response).
+    #[arg(long)]
+    sse: bool,
+}
+
+struct Server {
+    args: Args,
+    tools: Vec<Box<RawValue>>,
+}
+
+/// What the server does with one request.
+enum Reply {
+    Line(String),
+    Silence,
+    Crash,
+}
+
+impl Server {
+    fn handle(&self, message: &Value) -> Reply {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let Some(id) = message.get("id") else {
+            return Reply::Silence; // a notification or a response
+        };
+        if message.get("method").is_none() {
+            return Reply::Silence;
+        }
+        let is = |flag: &Option<String>| flag.as_deref() == Some(method);
+        if is(&self.args.crash_on) {
+            eprintln!("fixture: crashing on {method} as asked");
+            return Reply::Crash;
+        }
+        if is(&self.args.hang_on) {
+            return Reply::Silence;
+        }
+        if is(&self.args.malformed_on) {
+            return Reply::Line(format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":["#
+            ));
+        }
+        if is(&self.args.error_on) {
+            return Reply::Line(
+                json!({"jsonrpc":"2.0","id":id,"error":{"code":-32603,"message":"fixture error as asked"}})
+                    .to_string(),
+            );
+        }
+        let result = match method {
+            "initialize" => json!({
+                "protocolVersion": message.pointer("/params/protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+                "capabilities": {"tools": {"listChanged": true}},
+                "serverInfo": {"name": "driftlab-fixture", "version": "1.0.0"},
+            })
+            .to_string(),
+            "tools/list" => self.page(message.pointer("/params/cursor").and_then(Value::as_str)),
+            "ping" => "{}".into(),
+            _ => {
+                return Reply::Line(
+                    json!({"jsonrpc":"2.0","id":id,"error":{"code":-32601,"message":"Method not found"}})
+                        .to_string(),
+                )
+            }
+        };
+        Reply::Line(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
+        ))
+    }
+
+    /// One tools/list result, tools as raw bytes.
+    fn page(&self, cursor: Option<&str>) -> String {
+        let start: usize = cursor
+            .and_then(|c| c.strip_prefix("page-"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let size = if self.args.page_size == 0 {
+            self.tools.len().max(1)
+        } else {
+            self.args.page_size
+        };
+        let end = (start + size).min(self.tools.len());
+        let mut tools: Vec<String> = self.tools[start.min(end)..end]
+            .iter()
+            .map(|t| t.get().to_string())
+            .collect();
+        if self.args.vary && start == 0 && !tools.is_empty() {
+            let mut first: Value = serde_json::from_str(&tools[0]).unwrap();
+            first["description"] = json!(format!("served by process {}", std::process::id()));
+            tools[0] = first.to_string();
+        }
+        let next = if self.args.repeat_cursor {
+            r#","nextCursor":"again""#.to_string()
+        } else if end < self.tools.len() {
+            format!(r#","nextCursor":"page-{end}""#)
+        } else {
+            String::new()
+        };
+        format!(r#"{{"tools":[{}]{next}}}"#, tools.join(","))
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    let text = std::fs::read_to_string(&args.payload).expect("payload file is readable");
+    // A tools/list result, or a capture file (the shared corpus format) holding one.
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        tools: Option<Vec<Box<RawValue>>>,
+        #[serde(default, rename = "toolsList")]
+        tools_list: Option<Box<File>>,
+    }
+    let file: File = serde_json::from_str(&text).expect("payload is a tools/list result");
+    let tools = match file {
+        File {
+            tools: Some(tools), ..
+        } => tools,
+        File {
+            tools_list: Some(inner),
+            ..
+        } => inner.tools.expect("toolsList has tools"),
+        _ => panic!("{}: no `tools` or `toolsList`", args.payload),
+    };
+    if let Some(pidfile) = &args.spawn_grandchild {
+        // Deliberately never waited for: the test checks that driftlab's process-group kill
+        // takes it down with us.
+        #[allow(clippy::zombie_processes)]
+        let child = Command::new("sleep")
+            .arg("300")
+            .spawn()
+            .expect("sleep starts");
+        std::fs::write(pidfile, child.id().to_string()).expect("pid file is writable");
+    }
+    // One message is one line: a tool written over several lines (a pretty corpus file) is
+    // compacted; single-line tools are served byte for byte.
+    let tools = tools
+        .into_iter()
+        .map(|tool| {
+            if tool.get().contains('\n') {
+                let value: Value = serde_json::from_str(tool.get()).unwrap();
+                RawValue::from_string(value.to_string()).unwrap()
+            } else {
+                tool
+            }
+        })
+        .collect();
+    let server = Server {
+        args: args.clone(),
+        tools,
+    };
+    match &args.http {
+        Some(address) => serve_http(&server, address),
+        None => serve_stdio(&server),
+    }
+}
+
+fn serve_stdio(server: &Server) {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut out = std::io::stdout().lock();
+    let mut pending: VecDeque<String> = VecDeque::new();
+    loop {
+        let line = match pending.pop_front() {
+            Some(line) => line,
+            None => match lines.next() {
+                Some(Ok(line)) => line,
+                _ => break,
+            },
+        };
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if server.args.server_requests && message.get("method") == Some(&json!("tools/list")) {
+            ask_the_client(&mut out, &mut lines, &mut pending);
+        }
+        match server.handle(&message) {
+            Reply::Silence => {}
+            Reply::Crash => std::process::exit(1),
+            Reply::Line(reply) => {
+                std::thread::sleep(Duration::from_millis(server.args.delay_ms));
+                if server.args.garbage {
+                    writeln!(out, "fixture log: answering {}", message["method"]).unwrap();
+                }
+                writeln!(out, "{reply}").unwrap();
+                out.flush().unwrap();
+            }
+        }
+    }
+    if server.args.ignore_stdin_close {
+        std::thread::sleep(Duration::from_secs(300));
+    }
+}
+
+/// Sends three requests and a notification to the client; checks each answer.
+fn ask_the_client(
+    out: &mut impl Write,
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    pending: &mut VecDeque<String>,
+) {
+    writeln!(out, r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"hello"}}}}"#).unwrap();
+    for (id, method) in [
+        ("s1", "ping"),
+        ("s2", "roots/list"),
+        ("s3", "sampling/createMessage"),
+    ] {
+        writeln!(
+            out,
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}","params":{{}}}}"#
+        )
+        .unwrap();
+        out.flush().unwrap();
+        let answer = loop {
+            let Some(Ok(line)) = lines.next() else {
+                std::process::exit(3)
+            };
+            let value: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if value.get("id") == Some(&json!(id)) && value.get("method").is_none() {
+                break value;
+            }
+            pending.push_back(line);
+        };
+        let good = match method {
+            "ping" => answer.get("result") == Some(&json!({})),
+            "roots/list" => answer.pointer("/result/roots").is_some_and(Value::is_array),
+            _ => answer.pointer("/error/code") == Some(&json!(-32601)),
+        };
+        if !good {
+            eprintln!("fixture: wrong answer to {method}: {answer}");
+            std::process::exit(3);
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 server: POST only, Content-Length bodies, one request per connection.
+fn serve_http(server: &Server, address: &str) {
+    let listener = TcpListener::bind(address).expect("address is free");
+    println!("listening on {}", listener.local_addr().unwrap().port());
+    std::io::stdout().flush().unwrap();
+    let session = format!("fixture-session-{}", std::process::id());
+    let mut negotiated: Option<String> = None;
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        http_exchange(server, stream, &session, &mut negotiated);
+    }
+}
+
+fn http_exchange(
+    server: &Server,
+    mut stream: TcpStream,
+    session: &str,
+    negotiated: &mut Option<String>,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).unwrap_or(0);
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut respond = |status: &str, extra: &str, body: &str| {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+    };
+    if !request_line.starts_with("POST") {
+        return respond("405 Method Not Allowed", "", "");
+    }
+    let length: usize = header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    if reader.read_exact(&mut body).is_err() {
+        return respond("400 Bad Request", "", "short body");
+    }
+    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+    if method != "initialize" {
+        // After initialize a client must send the session id and the negotiated version.
+        if header("mcp-session-id").as_deref() != Some(session) {
+            return respond("400 Bad Request", "", "missing or wrong Mcp-Session-Id");
+        }
+        if method != "notifications/initialized" && header("mcp-protocol-version") != *negotiated {
+            return respond(
+                "400 Bad Request",
+                "",
+                "missing or wrong MCP-Protocol-Version",
+            );
+        }
+    }
+    if !header("accept")
+        .is_some_and(|a| a.contains("application/json") && a.contains("text/event-stream"))
+    {
+        return respond("406 Not Acceptable", "", "Accept must list both types");
+    }
+    let reply = match server.handle(&message) {
+        Reply::Line(reply) => reply,
+        Reply::Silence => return respond("202 Accepted", "", ""),
+        Reply::Crash => std::process::exit(1),
+    };
+    if method == "initialize" {
+        *negotiated = message
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    std::thread::sleep(Duration::from_millis(server.args.delay_ms));
+    let session_header = format!("Mcp-Session-Id: {session}\r\n");
+    if server.args.sse {
+        let events = format!(
+            ": fixture\n\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{}}}}\n\nevent: message\ndata: {reply}\n\n"
+        );
+        respond(
+            "200 OK",
+            &format!("{session_header}Content-Type: text/event-stream\r\n"),
+            &events,
+        );
+    } else {
+        respond(
+            "200 OK",
+            &format!("{session_header}Content-Type: application/json\r\n"),
+            &reply,
+        );
+    }
+}

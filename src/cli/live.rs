@@ -1,0 +1,177 @@
+//! Options naming a live server (`-- CMD…` or `--url`), shared by capture, snapshot and check.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::live::http::HttpTransport;
+use crate::live::stdio::StdioTransport;
+use crate::live::{self, Capture, CaptureOptions, Target, DEFAULT_PROTOCOL_VERSION};
+use crate::payload::{self, Limits};
+use crate::surface::Surface;
+
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Live server")]
+pub struct ServerArgs {
+    /// Capture from this Streamable HTTP endpoint instead of a command after `--`.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent with every request to --url, as `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "NAME:VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Seconds the server may take for each phase: start and initialize, then each tools/list
+    /// page.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// The protocol version offered in `initialize` (the server may pick another; the capture
+    /// records both).
+    #[arg(long, value_name = "VERSION", default_value = DEFAULT_PROTOCOL_VERSION)]
+    pub protocol_version: String,
+    /// Client capabilities declared in `initialize`, as a JSON object. Servers may list other
+    /// tools for other capabilities; the default declares none.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub client_capabilities: String,
+    /// Follow at most this many tools/list pages.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_pages: usize,
+    /// Write the server's stderr to this file (by default only its end is kept, for errors).
+    #[arg(long, value_name = "FILE")]
+    pub server_stderr: Option<PathBuf>,
+    /// The server command and its arguments, after `--`. It is run directly, never through a
+    /// shell, in its own process group.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl ServerArgs {
+    /// The live server these options name, if any.
+    pub fn target(&self) -> Result<Option<Target>> {
+        match (&self.url, self.command.is_empty()) {
+            (Some(_), false) => bail!("give either --url or a command after `--`, not both"),
+            (Some(url), true) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    bail!("--url {url}: expected an http:// or https:// URL");
+                }
+                let headers = self
+                    .headers
+                    .iter()
+                    .map(|h| parse_header(h))
+                    .collect::<Result<_>>()?;
+                Ok(Some(Target::Url {
+                    url: url.clone(),
+                    headers,
+                }))
+            }
+            (None, false) => Ok(Some(Target::Command(self.command.clone()))),
+            (None, true) => Ok(None),
+        }
+    }
+
+    /// What to offer the server, and the limits, with `max_bytes` from the command's own flag.
+    pub fn options(&self, max_bytes: usize) -> Result<CaptureOptions> {
+        let timeout = Duration::try_from_secs_f64(self.timeout)
+            .ok()
+            .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
+            .ok_or_else(|| {
+                anyhow!(
+                    "--timeout {}: expected seconds above 0 and at most 86400",
+                    self.timeout
+                )
+            })?;
+        let client_capabilities: serde_json::Value =
+            serde_json::from_str(&self.client_capabilities)
+                .ok()
+                .filter(serde_json::Value::is_object)
+                .ok_or_else(|| {
+                    anyhow!(
+                "--client-capabilities {}: expected a JSON object such as '{{\"roots\":{{}}}}'",
+                self.client_capabilities
+            )
+                })?;
+        if self.max_pages == 0 {
+            bail!("--max-pages 0: at least one page must be allowed");
+        }
+        Ok(CaptureOptions {
+            protocol_version: self.protocol_version.clone(),
+            client_capabilities,
+            timeout,
+            max_pages: self.max_pages,
+            max_bytes,
+        })
+    }
+
+    /// Starts (or connects to) the server and captures its tools, once.
+    pub fn capture(&self, target: &Target, options: &CaptureOptions) -> Result<Capture> {
+        let result = match target {
+            Target::Command(argv) => {
+                let transport =
+                    StdioTransport::spawn(argv, options.max_bytes, self.server_stderr.as_deref());
+                transport.and_then(|t| live::capture(t, options))
+            }
+            Target::Url { url, headers } => {
+                let transport =
+                    HttpTransport::new(url, headers.clone(), options.timeout, options.max_bytes);
+                live::capture(transport, options)
+            }
+        };
+        result.with_context(|| target.label())
+    }
+}
+
+/// `Name: value` → (name, value).
+fn parse_header(text: &str) -> Result<(String, String)> {
+    match text.split_once(':') {
+        Some((name, value))
+            if !name.trim().is_empty() && name.trim().bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => bail!("--header {text}: expected `Name: value`"),
+    }
+}
+
+/// The surface a live server lists now, read exactly as a payload file would be.
+pub fn live_surface(server: &ServerArgs, target: &Target, limits: Limits) -> Result<Surface> {
+    let capture = server.capture(target, &server.options(limits.max_bytes)?)?;
+    Ok(payload::read(
+        &capture.tools_list_bytes(),
+        &target.label(),
+        limits,
+    )?)
+}
+
+/// A surface from a payload path or a live server: exactly one of them must be given.
+pub fn surface_from(
+    path: Option<&str>,
+    server: &ServerArgs,
+    limits: Limits,
+    what: &str,
+) -> Result<(Surface, String)> {
+    match (path, server.target()?) {
+        (Some(_), Some(_)) => bail!(
+            "give either a {what} payload file or a live server (`-- CMD…` or --url), not both"
+        ),
+        (Some(path), None) => Ok((super::input::read_surface(path, limits)?, path.to_string())),
+        (None, Some(target)) => Ok((live_surface(server, &target, limits)?, target.label())),
+        (None, None) => {
+            bail!("no {what}: give a payload file (`-` for stdin) or a live server after `--`")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_need_a_name_and_a_colon() {
+        assert_eq!(
+            parse_header("Authorization: Bearer x:y").unwrap(),
+            ("Authorization".into(), "Bearer x:y".into())
+        );
+        assert!(parse_header("novalue").is_err());
+        assert!(parse_header(": x").is_err());
+        assert!(parse_header("a b: x").is_err());
+    }
+}

@@ -1,0 +1,204 @@
+//! One capture: `initialize`, `notifications/initialized`, then `tools/list` page by page.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::session::{Observed, Session};
+use super::text::shorten;
+use super::{LiveError, Transport};
+
+/// What to offer the server and how long and how much to wait for.
+#[derive(Debug, Clone)]
+pub struct CaptureOptions {
+    /// The protocol version offered in `initialize`.
+    pub protocol_version: String,
+    /// The client capabilities declared in `initialize` (servers may list different tools for
+    /// different capabilities). Default: none, `{}`.
+    pub client_capabilities: Value,
+    /// How long each phase may take: spawn + initialize, then each tools/list page.
+    pub timeout: Duration,
+    /// At most this many tools/list pages are followed.
+    pub max_pages: usize,
+    /// At most this many bytes of tools/list results in all (and per message).
+    pub max_bytes: usize,
+}
+
+/// What a server answered, with the result bytes exactly as sent.
+#[derive(Debug)]
+pub struct Capture {
+    pub protocol_version_requested: String,
+    pub client_capabilities: Value,
+    /// The raw `initialize` result.
+    pub initialize_result: Box<RawValue>,
+    /// The protocol version the server picked, when it named one.
+    pub protocol_version: Option<String>,
+    /// The raw `tools/list` results, one per page, in order.
+    pub pages: Vec<Box<RawValue>>,
+    pub observed: Observed,
+    pub timings: Timings,
+    /// Bytes the server wrote to stderr.
+    pub stderr_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    pub initialize_ms: u64,
+    pub tools_list_ms: u64,
+}
+
+impl Capture {
+    /// The tools/list result as a payload [`crate::payload`] reads: the one page's bytes, or an
+    /// array of the pages' bytes.
+    pub fn tools_list_bytes(&self) -> Vec<u8> {
+        match self.pages.as_slice() {
+            [one] => one.get().as_bytes().to_vec(),
+            pages => {
+                let mut out = b"[".to_vec();
+                for (i, page) in pages.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(page.get().as_bytes());
+                }
+                out.push(b']');
+                out
+            }
+        }
+    }
+
+    /// Total bytes of the tools/list results.
+    pub fn tools_list_len(&self) -> usize {
+        self.pages.iter().map(|p| p.get().len()).sum()
+    }
+}
+
+/// Only what pagination needs from a page.
+#[derive(Deserialize)]
+struct PageHead {
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Option<Value>,
+}
+
+/// Runs the handshake and lists every tool. The transport is closed before returning, on success
+/// and on failure alike.
+pub fn capture<T: Transport>(transport: T, options: &CaptureOptions) -> Result<Capture, LiveError> {
+    let mut session = Session::new(transport);
+    let result = run(&mut session, options);
+    session.close();
+    let stderr_bytes = session.transport().stderr_bytes();
+    result.map(|mut capture| {
+        capture.observed = std::mem::take(&mut session.observed);
+        capture.stderr_bytes = stderr_bytes;
+        capture
+    })
+}
+
+fn run<T: Transport>(
+    session: &mut Session<T>,
+    options: &CaptureOptions,
+) -> Result<Capture, LiveError> {
+    let started = Instant::now();
+    let params = json!({
+        "protocolVersion": options.protocol_version,
+        "capabilities": options.client_capabilities,
+        "clientInfo": {"name": "driftlab", "version": env!("CARGO_PKG_VERSION")},
+    });
+    let initialize_result =
+        session.request("initialize", &params, options.timeout, "initialize")?;
+    let protocol_version = negotiated_version(&initialize_result)?;
+    if let Some(version) = &protocol_version {
+        session.transport().negotiated(version);
+    }
+    session.notify("notifications/initialized", "notifications/initialized")?;
+    let initialize_ms = started.elapsed().as_millis() as u64;
+
+    let listing = Instant::now();
+    let mut pages = Vec::new();
+    let mut total = 0usize;
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        if pages.len() == options.max_pages {
+            return Err(LiveError::Protocol(format!(
+                "tools/list has more than {} pages (raise it with --max-pages)",
+                options.max_pages
+            )));
+        }
+        let phase = match pages.len() {
+            0 => "tools/list".to_string(),
+            n => format!("tools/list (page {})", n + 1),
+        };
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = session.request("tools/list", &params, options.timeout, &phase)?;
+        total += page.get().len();
+        if total > options.max_bytes {
+            return Err(LiveError::TooLarge {
+                limit: options.max_bytes,
+            });
+        }
+        cursor = next_cursor(&page, &phase)?;
+        pages.push(page);
+        match &cursor {
+            None => break,
+            Some(c) if !seen.insert(c.clone()) => {
+                return Err(LiveError::Protocol(format!(
+                "tools/list repeated the cursor \"{}\" after {} pages: the listing would never end",
+                shorten(c, 60),
+                pages.len()
+            )))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(Capture {
+        protocol_version_requested: options.protocol_version.clone(),
+        client_capabilities: options.client_capabilities.clone(),
+        initialize_result,
+        protocol_version,
+        pages,
+        observed: Observed::default(),
+        timings: Timings {
+            initialize_ms,
+            tools_list_ms: listing.elapsed().as_millis() as u64,
+        },
+        stderr_bytes: 0,
+    })
+}
+
+/// The `protocolVersion` of an initialize result; a result that is not an object is an error.
+fn negotiated_version(result: &RawValue) -> Result<Option<String>, LiveError> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default, rename = "protocolVersion")]
+        protocol_version: Option<Value>,
+    }
+    let head: Head = serde_json::from_str(result.get())
+        .map_err(|_| LiveError::Protocol("the initialize result is not an object".into()))?;
+    Ok(head
+        .protocol_version
+        .and_then(|v| v.as_str().map(str::to_string)))
+}
+
+/// The page's `nextCursor`: absent, `null` or `""` end the listing (before 2026-07-28 an empty
+/// cursor was the usual way to say "no more"); anything but a string is an error.
+fn next_cursor(page: &RawValue, phase: &str) -> Result<Option<String>, LiveError> {
+    let head: PageHead = serde_json::from_str(page.get())
+        .map_err(|_| LiveError::Protocol(format!("the {phase} result is not an object")))?;
+    match head.next_cursor {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(LiveError::Protocol(format!(
+            "the {phase} result has a nextCursor that is not a string: {}",
+            crate::payload::short(&other)
+        ))),
+    }
+}

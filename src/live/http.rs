@@ -1,0 +1,265 @@
+//! Streamable HTTP: every client message is a POST; the answer is a JSON body or an SSE stream.
+//!
+//! Requests carry `Accept: application/json, text/event-stream`, the `Mcp-Session-Id` the server
+//! assigned at `initialize`, and after it the negotiated `MCP-Protocol-Version`. An SSE stream is
+//! read until the response to the request arrives (the server may send its own requests and
+//! notifications first); the messages are queued and handed to the session one by one, like the
+//! lines of a stdio server.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::text::excerpt;
+use super::{LiveError, Transport};
+
+pub struct HttpTransport {
+    agent: ureq::Agent,
+    url: String,
+    headers: Vec<(String, String)>,
+    session_id: Option<String>,
+    protocol_version: Option<String>,
+    max_message: usize,
+    timeout: Duration,
+    queue: VecDeque<Vec<u8>>,
+}
+
+impl HttpTransport {
+    /// A transport to `url`; `headers` go on every request (e.g. authorization). `timeout` bounds
+    /// each HTTP exchange, `max_message` each message.
+    pub fn new(
+        url: &str,
+        headers: Vec<(String, String)>,
+        timeout: Duration,
+        max_message: usize,
+    ) -> HttpTransport {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        HttpTransport {
+            agent,
+            url: url.to_string(),
+            headers,
+            session_id: None,
+            protocol_version: None,
+            max_message,
+            timeout,
+            queue: VecDeque::new(),
+        }
+    }
+
+    fn map_error(&self, error: ureq::Error, phase: &str) -> LiveError {
+        match error {
+            ureq::Error::Timeout(_) => LiveError::Timeout {
+                phase: phase.into(),
+                seconds: self.timeout.as_secs_f64(),
+            },
+            other => LiveError::Http(format!("{}: {other}", self.url)),
+        }
+    }
+
+    /// Reads an SSE stream, queueing each event's data, until a response arrives or it ends.
+    fn read_events(&mut self, body: impl Read) -> Result<(), LiveError> {
+        let mut reader = BufReader::new(body);
+        let mut data: Vec<u8> = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = (&mut reader)
+                .take(self.max_message as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(|e| {
+                    LiveError::Http(format!("{}: reading the event stream: {e}", self.url))
+                })?;
+            if line.len() > self.max_message || data.len() > self.max_message {
+                return Err(LiveError::TooLarge {
+                    limit: self.max_message,
+                });
+            }
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if read == 0 || text.is_empty() {
+                // End of an event (or of the stream): dispatch what it carried.
+                if !data.is_empty() {
+                    let message = std::mem::take(&mut data);
+                    let done = is_response(&message);
+                    self.queue.push_back(message);
+                    if done {
+                        return Ok(());
+                    }
+                }
+                if read == 0 {
+                    return Ok(());
+                }
+                continue;
+            }
+            if let Some(value) = text.strip_prefix(b"data:") {
+                if !data.is_empty() {
+                    data.push(b'\n');
+                }
+                data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+            }
+            // `event:`, `id:`, `retry:` and `:` comments carry nothing the session needs.
+        }
+    }
+}
+
+/// Whether a message is a response (it has an id and no method).
+fn is_response(message: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(default, borrow)]
+        id: Option<&'a RawValue>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Head>(message).is_ok_and(|h| h.id.is_some() && h.method.is_none())
+}
+
+impl Transport for HttpTransport {
+    fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if let Some(id) = &self.session_id {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        if let Some(version) = &self.protocol_version {
+            request = request.header("MCP-Protocol-Version", version);
+        }
+        let mut response = request
+            .send(message)
+            .map_err(|e| self.map_error(e, phase))?;
+        let status = response.status().as_u16();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        if let Some(id) = header("mcp-session-id") {
+            self.session_id = Some(id);
+        }
+        let content_type = header("content-type").unwrap_or_default();
+        let limit = self.max_message as u64;
+        if !(200..300).contains(&status) {
+            let body = response
+                .body_mut()
+                .with_config()
+                .limit(4096)
+                .read_to_vec()
+                .unwrap_or_default();
+            return Err(LiveError::Http(format!(
+                "{} answered {phase} with HTTP {status}: {}",
+                self.url,
+                excerpt(&body, 200)
+            )));
+        }
+        if status == 202 || status == 204 {
+            return Ok(());
+        }
+        if content_type.starts_with("text/event-stream") {
+            let reader = response.body_mut().with_config().limit(limit).reader();
+            self.read_events(reader)
+        } else {
+            let body = response
+                .body_mut()
+                .with_config()
+                .limit(limit)
+                .read_to_vec()
+                .map_err(|e| match e {
+                    ureq::Error::BodyExceedsLimit(_) => LiveError::TooLarge {
+                        limit: self.max_message,
+                    },
+                    other => self.map_error(other, phase),
+                })?;
+            if !body.trim_ascii().is_empty() {
+                self.queue.push_back(body);
+            }
+            Ok(())
+        }
+    }
+
+    fn recv(&mut self, _timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError> {
+        // Every answer arrives inside the POST that asked for it; an empty queue means none came.
+        self.queue.pop_front().ok_or_else(|| {
+            LiveError::Protocol(format!(
+                "{} sent no answer to {phase} in its HTTP response",
+                self.url
+            ))
+        })
+    }
+
+    fn negotiated(&mut self, protocol_version: &str) {
+        self.protocol_version = Some(protocol_version.to_string());
+    }
+
+    fn close(&mut self) {
+        // Politely end the server's session; a server that does not support it answers 405.
+        if let Some(id) = self.session_id.take() {
+            let _ = self
+                .agent
+                .delete(&self.url)
+                .header("Mcp-Session-Id", &id)
+                .call();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(stream: &str) -> Vec<String> {
+        let mut t = HttpTransport::new("http://x", Vec::new(), Duration::from_secs(1), 1 << 20);
+        t.read_events(stream.as_bytes()).unwrap();
+        t.queue
+            .into_iter()
+            .map(|m| String::from_utf8(m).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn sse_events_are_queued_until_the_response() {
+        let stream = ": keep-alive\n\
+                      event: message\n\
+                      data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n\
+                      id: 7\r\n\
+                      data: {\"jsonrpc\":\"2.0\",\r\n\
+                      data: \"id\":1,\"result\":{}}\r\n\r\n\
+                      data: {\"never\":\"read\"}\n\n";
+        assert_eq!(
+            events(stream),
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/message"}"#,
+                "{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stream_that_ends_without_a_blank_line_still_dispatches() {
+        assert_eq!(
+            events("data: {\"id\":1,\"result\":{}}"),
+            [r#"{"id":1,"result":{}}"#]
+        );
+    }
+
+    #[test]
+    fn responses_are_told_from_requests() {
+        assert!(is_response(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(!is_response(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#));
+        assert!(!is_response(br#"{"jsonrpc":"2.0","method":"x"}"#));
+    }
+}

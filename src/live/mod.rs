@@ -1,0 +1,123 @@
+//! The live half: talking to real MCP servers.
+//!
+//! One transport per kind of connection ([`stdio`]: a child process speaking line-delimited
+//! JSON-RPC; [`http`]: Streamable HTTP), one JSON-RPC [`session`] over either, and [`capture`]:
+//! `initialize`, `notifications/initialized`, then `tools/list` following `nextCursor`, with the
+//! result bytes kept exactly as the server sent them. Nothing in `check/`, `mutate/` or `study/`
+//! knows a payload came from a live server: a capture is read by [`crate::payload`] like a file.
+
+pub mod capture;
+pub mod capture_file;
+pub mod http;
+pub mod session;
+pub mod stdio;
+mod text;
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+pub use capture::{capture, Capture, CaptureOptions};
+pub use session::Session;
+
+/// The protocol version offered in `initialize` unless the user picks another: the newest
+/// version that still has an `initialize` handshake (2026-07-28 removed it).
+pub const DEFAULT_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// How long a server may take to answer one phase (spawn + initialize, or one tools/list page).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a server may take to exit after its stdin is closed before its process group is
+/// killed.
+pub const GRACE_PERIOD: Duration = Duration::from_secs(2);
+
+/// Why talking to a server failed. Each message is one line; the caller prefixes the server.
+#[derive(Debug, Error)]
+pub enum LiveError {
+    #[error("command not found: {0}")]
+    NotFound(String),
+    #[error("cannot start `{program}`: {message}")]
+    Spawn { program: String, message: String },
+    #[error("the server exited before answering {phase} ({status}){stderr}")]
+    Exited {
+        phase: String,
+        status: String,
+        /// The end of the server's stderr, prefixed with "; stderr: ", or empty.
+        stderr: String,
+    },
+    #[error("no answer to {phase} within {seconds} s (raise it with --timeout)")]
+    Timeout { phase: String, seconds: f64 },
+    #[error("malformed JSON from the server while waiting for {phase}: {message}: {excerpt}")]
+    Malformed {
+        phase: String,
+        message: String,
+        excerpt: String,
+    },
+    #[error(
+        "a message from the server is over the {limit}-byte limit (raise it with --max-bytes)"
+    )]
+    TooLarge { limit: usize },
+    #[error("{phase} failed: JSON-RPC error {code}: {message}")]
+    Rpc {
+        phase: String,
+        code: i64,
+        message: String,
+    },
+    #[error("{0}")]
+    Protocol(String),
+    #[error("HTTP: {0}")]
+    Http(String),
+    #[error("cannot send {phase} to the server: {message}")]
+    Send { phase: String, message: String },
+}
+
+/// Where a live server is: a command to spawn, or a Streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// argv of the server process; run directly, never through a shell.
+    Command(Vec<String>),
+    /// The endpoint URL and the extra request headers (`name`, `value`).
+    Url {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Target {
+    /// A short human label, e.g. `live:npx -y server` or `live:http://127.0.0.1:3001/mcp`.
+    pub fn label(&self) -> String {
+        let text = match self {
+            Target::Command(argv) => argv.join(" "),
+            Target::Url { url, .. } => url.clone(),
+        };
+        format!("live:{}", text::shorten(&text, 80))
+    }
+
+    /// How a capture file records the server: `{"command": [argv…]}` or `{"url": …}` (headers
+    /// are left out: they may hold credentials).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Target::Command(argv) => serde_json::json!({ "command": argv }),
+            Target::Url { url, .. } => serde_json::json!({ "url": url }),
+        }
+    }
+}
+
+/// A connection to a server that carries JSON-RPC messages, one at a time, as raw bytes.
+pub trait Transport {
+    /// Sends one message (a JSON object, no trailing newline). `phase` names it in errors.
+    fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError>;
+    /// The next line or message from the server, waiting at most `timeout`. A line may be
+    /// anything the server printed; the session decides what it is.
+    fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError>;
+    /// Told the negotiated protocol version once `initialize` succeeded (HTTP sends it as a
+    /// header on later requests).
+    fn negotiated(&mut self, _protocol_version: &str) {}
+    /// Ends the connection and releases every resource (for a process: close stdin, wait a grace
+    /// period, kill the process group, reap). Safe to call twice.
+    fn close(&mut self);
+    /// How many bytes the server wrote to its stderr (stdio only).
+    fn stderr_bytes(&self) -> u64 {
+        0
+    }
+}

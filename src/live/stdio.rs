@@ -1,0 +1,349 @@
+//! A server process speaking line-delimited JSON-RPC on its stdin and stdout.
+//!
+//! The process runs in its own process group, spawned directly (never through a shell). A thread
+//! reads stdout into bounded lines; another drains stderr into an optional file and a small tail
+//! kept for error messages, so a chatty server never blocks on a full pipe. Closing: stdin is
+//! closed, the server gets [`GRACE_PERIOD`] to exit, then its whole group is killed and the child
+//! reaped, so neither zombies nor orphaned grandchildren outlive a capture.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use super::text::excerpt;
+use super::{LiveError, Transport, GRACE_PERIOD};
+
+/// How much of the server's stderr is kept in memory for error messages.
+const STDERR_TAIL: usize = 4096;
+
+/// At most this much of the server's stderr is written to a `--server-stderr` file.
+const STDERR_FILE_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// What the stdout reader thread reports.
+enum StdoutEvent {
+    Line(Vec<u8>),
+    TooLong,
+    Eof,
+    Failed(String),
+}
+
+/// A running server process.
+pub struct StdioTransport {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<StdoutEvent>,
+    max_line: usize,
+    stderr: Arc<Mutex<StderrLog>>,
+    readers: Vec<JoinHandle<()>>,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct StderrLog {
+    tail: Vec<u8>,
+    total: u64,
+}
+
+impl StdioTransport {
+    /// Starts `argv[0]` with `argv[1..]`. `max_line` bounds one stdout line; `stderr_file`, when
+    /// given, receives the server's stderr.
+    pub fn spawn(
+        argv: &[String],
+        max_line: usize,
+        stderr_file: Option<&Path>,
+    ) -> Result<StdioTransport, LiveError> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| LiveError::Protocol("no server command given".into()))?;
+        let stderr_sink = match stderr_file {
+            Some(path) => Some(File::create(path).map_err(|e| LiveError::Spawn {
+                program: program.clone(),
+                message: format!("cannot create {}: {e}", path.display()),
+            })?),
+            None => None,
+        };
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => LiveError::NotFound(program.clone()),
+                _ => LiveError::Spawn {
+                    program: program.clone(),
+                    message: e.to_string(),
+                },
+            })?;
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => unreachable!("all three pipes were requested"),
+            };
+        // A small bound: a server that floods stdout waits for us instead of filling memory.
+        let (tx, lines) = mpsc::sync_channel(256);
+        let log = Arc::new(Mutex::new(StderrLog::default()));
+        let readers = vec![thread::spawn(move || read_lines(stdout, max_line, tx)), {
+            let log = Arc::clone(&log);
+            thread::spawn(move || drain_stderr(stderr, stderr_sink, &log))
+        }];
+        Ok(StdioTransport {
+            child,
+            stdin: Some(stdin),
+            lines,
+            max_line,
+            stderr: log,
+            readers,
+            closed: false,
+        })
+    }
+
+    /// The server's exit status, waiting at most `patience` for it.
+    fn exit_status(&mut self, patience: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + patience;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
+                _ => return None,
+            }
+        }
+    }
+
+    fn exited(&mut self, phase: &str) -> LiveError {
+        let status = match self.exit_status(Duration::from_secs(1)) {
+            Some(status) => describe_status(status),
+            None => "its stdout closed".into(),
+        };
+        // The stderr reader may still hold the last words of a server that just exited.
+        let until = Instant::now() + Duration::from_millis(500);
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(5));
+        }
+        LiveError::Exited {
+            phase: phase.into(),
+            status,
+            stderr: self.stderr_summary(),
+        }
+    }
+
+    /// The last non-empty line of the server's stderr, as "; stderr: …", or nothing.
+    fn stderr_summary(&self) -> String {
+        let log = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let text = String::from_utf8_lossy(&log.tail);
+        match text.lines().rev().find(|l| !l.trim().is_empty()) {
+            Some(line) => format!("; stderr: {}", excerpt(line.trim().as_bytes(), 200)),
+            None => String::new(),
+        }
+    }
+}
+
+fn describe_status(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => "exited".into(),
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
+        let result = match &mut self.stdin {
+            Some(stdin) => stdin
+                .write_all(message)
+                .and_then(|()| stdin.write_all(b"\n"))
+                .and_then(|()| stdin.flush()),
+            None => Err(io::Error::other("stdin is closed")),
+        };
+        result.map_err(|e| {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                self.exited(phase)
+            } else {
+                LiveError::Send {
+                    phase: phase.into(),
+                    message: e.to_string(),
+                }
+            }
+        })
+    }
+
+    fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(StdoutEvent::Line(line)) => Ok(line),
+            Ok(StdoutEvent::TooLong) => Err(LiveError::TooLarge {
+                limit: self.max_line,
+            }),
+            Ok(StdoutEvent::Eof) | Err(RecvTimeoutError::Disconnected) => Err(self.exited(phase)),
+            Ok(StdoutEvent::Failed(message)) => Err(LiveError::Protocol(format!(
+                "cannot read the server's stdout: {message}"
+            ))),
+            Err(RecvTimeoutError::Timeout) => Err(LiveError::Timeout {
+                phase: phase.into(),
+                seconds: timeout.as_secs_f64(),
+            }),
+        }
+    }
+
+    fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        drop(self.stdin.take());
+        self.exit_status(GRACE_PERIOD);
+        // Kill the whole group even when the leader exited: its children may live on.
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
+        // memory-safety preconditions.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+    }
+
+    fn stderr_bytes(&self) -> u64 {
+        self.stderr.lock().map_or(0, |log| log.total)
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Splits stdout into lines of at most `max_line` bytes (without `\n` or a trailing `\r`).
+fn read_lines(stdout: impl Read, max_line: usize, tx: SyncSender<StdoutEvent>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = tx.send(StdoutEvent::Failed(e.to_string()));
+                return;
+            }
+        };
+        if buf.is_empty() {
+            if !line.is_empty() {
+                let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line)));
+            }
+            let _ = tx.send(StdoutEvent::Eof);
+            return;
+        }
+        let (taken, complete) = match buf.iter().position(|&b| b == b'\n') {
+            Some(end) => (end, true),
+            None => (buf.len(), false),
+        };
+        line.extend_from_slice(&buf[..taken]);
+        reader.consume(taken + usize::from(complete));
+        if line.len() > max_line {
+            let _ = tx.send(StdoutEvent::TooLong);
+            return;
+        }
+        if complete {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if tx
+                .send(StdoutEvent::Line(std::mem::take(&mut line)))
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// Copies stderr to `sink` (up to a limit) and keeps its tail; never blocks the server.
+fn drain_stderr(mut stderr: impl Read, mut sink: Option<File>, log: &Mutex<StderrLog>) {
+    let mut chunk = [0u8; 8192];
+    let mut written = 0u64;
+    loop {
+        let n = match stderr.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        if let Some(file) = &mut sink {
+            let room = STDERR_FILE_LIMIT.saturating_sub(written).min(n as u64) as usize;
+            if room == 0 || file.write_all(&chunk[..room]).is_err() {
+                sink = None;
+            }
+            written += room as u64;
+        }
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        log.total += n as u64;
+        log.tail.extend_from_slice(&chunk[..n]);
+        if log.tail.len() > STDERR_TAIL {
+            let cut = log.tail.len() - STDERR_TAIL;
+            log.tail.drain(..cut);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(input: &[u8], max_line: usize) -> Vec<String> {
+        let (tx, rx) = mpsc::sync_channel(1024);
+        read_lines(input, max_line, tx);
+        rx.iter()
+            .map(|event| match event {
+                StdoutEvent::Line(l) => String::from_utf8(l).unwrap(),
+                StdoutEvent::TooLong => "<too long>".into(),
+                StdoutEvent::Eof => "<eof>".into(),
+                StdoutEvent::Failed(e) => format!("<failed {e}>"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_lines_strips_crlf_and_keeps_a_last_unterminated_line() {
+        assert_eq!(lines_of(b"a\r\n\nbc\nd", 10), ["a", "", "bc", "d", "<eof>"]);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_stops_the_reader() {
+        assert_eq!(
+            lines_of(b"ok\n0123456789ab\nlater\n", 10),
+            ["ok", "<too long>"]
+        );
+        assert_eq!(lines_of(b"0123456789\n", 10), ["0123456789", "<eof>"]);
+    }
+
+    #[test]
+    fn command_not_found_is_named() {
+        let e = StdioTransport::spawn(&["driftlab-no-such-command".into()], 100, None)
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string(), "command not found: driftlab-no-such-command");
+    }
+
+    #[test]
+    fn a_server_that_exits_is_reported_with_its_status_and_stderr() {
+        let argv: Vec<String> = ["sh", "-c", "echo 'boom: no config' >&2; exit 3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut t = StdioTransport::spawn(&argv, 100, None).unwrap();
+        let e = t.recv(Duration::from_secs(10), "initialize").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the server exited before answering initialize (exit code 3); stderr: boom: no config"
+        );
+    }
+}
