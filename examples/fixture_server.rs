@@ -63,6 +63,16 @@ struct Args {
     /// With --http: answer with an SSE stream (a notification event, then the response).
     #[arg(long)]
     sse: bool,
+    /// How tools/call is answered: `rpc-error` (-32602), `tool-error` (isError: true) or
+    /// `accept` (a normal result, whatever the arguments).
+    #[arg(long, default_value = "rpc-error")]
+    calls: String,
+    /// The error code for methods the fixture does not know.
+    #[arg(long, default_value_t = -32601, allow_hyphen_values = true)]
+    unknown_method_code: i64,
+    /// Answer methods the fixture does not know with an empty result instead of an error.
+    #[arg(long)]
+    accept_unknown_methods: bool,
 }
 
 struct Server {
@@ -114,11 +124,23 @@ impl Server {
             .to_string(),
             "tools/list" => self.page(message.pointer("/params/cursor").and_then(Value::as_str)),
             "ping" => "{}".into(),
+            "tools/call" => match self.args.calls.as_str() {
+                "tool-error" => json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true}).to_string(),
+                "accept" => json!({"content": [{"type": "text", "text": "ok"}]}).to_string(),
+                _ => {
+                    return Reply::Line(
+                        json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Invalid params"}})
+                            .to_string(),
+                    )
+                }
+            },
+            _ if self.args.accept_unknown_methods => "{}".into(),
             _ => {
+                let code = self.args.unknown_method_code;
                 return Reply::Line(
-                    json!({"jsonrpc":"2.0","id":id,"error":{"code":-32601,"message":"Method not found"}})
+                    json!({"jsonrpc":"2.0","id":id,"error":{"code":code,"message":"Method not found"}})
                         .to_string(),
-                )
+                );
             }
         };
         Reply::Line(format!(

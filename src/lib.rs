@@ -16,6 +16,7 @@ pub mod pointer;
 pub mod record;
 pub mod report;
 pub mod rng;
+pub mod scan;
 pub mod study;
 pub mod surface;
 pub mod verdict;

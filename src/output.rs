@@ -152,9 +152,29 @@ impl Manifest {
     }
 }
 
-/// Reads and parses a JSON file; the error names the file and the place.
+/// Reads a regular file of at most `max` bytes. A folder, a FIFO or a device is refused up front
+/// (reading one could block or never end); a larger file is refused without reading it all.
+pub fn read_limited(path: &Path, max: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: io::Error| format!("{}: cannot read: {e}", path.display());
+    let file = File::open(path).map_err(cannot)?;
+    if !file.metadata().map_err(cannot)?.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    let mut bytes = Vec::new();
+    file.take(max as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > max {
+        return Err(format!("{}: over the {max}-byte limit", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// Reads and parses a JSON file (at most the payload limit); the error names the file and the
+/// place.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let bytes = fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = read_limited(path, crate::payload::DEFAULT_MAX_BYTES)?;
     serde_json::from_slice(&bytes).map_err(|e| {
         let message = e.to_string();
         let message = message

@@ -206,3 +206,34 @@ fn server_everything_over_streamable_http() {
     assert_eq!(names(&capture), names(&reference));
     assert!(capture["initializeResult"]["serverInfo"]["name"].is_string());
 }
+
+#[test]
+fn the_live_half_of_the_output_contracts_study_regenerates() {
+    // Every pinned server must be installed (the script scans all four).
+    let (Some(_), Some(_)) = (node_server("server-everything"), time_server()) else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("bash")
+        .arg(repo().join("scripts/scan-pinned-servers.sh"))
+        .arg(out.path())
+        .env("DRIFTLAB", env!("CARGO_BIN_EXE_driftlab"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let committed = repo().join("results/2026-11-30-output-contracts/live");
+    for server in [
+        "server-everything",
+        "server-filesystem",
+        "server-memory",
+        "mcp-server-time",
+    ] {
+        let name = format!("{server}.json");
+        let fresh = std::fs::read_to_string(out.path().join(&name)).unwrap();
+        assert_eq!(
+            fresh,
+            std::fs::read_to_string(committed.join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::live::http::HttpTransport;
 use crate::live::stdio::StdioTransport;
-use crate::live::{self, Capture, CaptureOptions, Target, DEFAULT_PROTOCOL_VERSION};
+use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION};
 use crate::payload::{self, Limits};
 use crate::surface::Surface;
 
@@ -101,21 +101,26 @@ impl ServerArgs {
         })
     }
 
+    /// Starts the server (or prepares the HTTP connection to it).
+    pub fn connect(&self, target: &Target, options: &CaptureOptions) -> Result<Box<dyn Transport>> {
+        Ok(match target {
+            Target::Command(argv) => Box::new(
+                StdioTransport::spawn(argv, options.max_bytes, self.server_stderr.as_deref())
+                    .with_context(|| target.label())?,
+            ),
+            Target::Url { url, headers } => Box::new(HttpTransport::new(
+                url,
+                headers.clone(),
+                options.timeout,
+                options.max_bytes,
+            )),
+        })
+    }
+
     /// Starts (or connects to) the server and captures its tools, once.
     pub fn capture(&self, target: &Target, options: &CaptureOptions) -> Result<Capture> {
-        let result = match target {
-            Target::Command(argv) => {
-                let transport =
-                    StdioTransport::spawn(argv, options.max_bytes, self.server_stderr.as_deref());
-                transport.and_then(|t| live::capture(t, options))
-            }
-            Target::Url { url, headers } => {
-                let transport =
-                    HttpTransport::new(url, headers.clone(), options.timeout, options.max_bytes);
-                live::capture(transport, options)
-            }
-        };
-        result.with_context(|| target.label())
+        let transport = self.connect(target, options)?;
+        live::capture(transport, options).with_context(|| target.label())
     }
 }
 

@@ -9,6 +9,7 @@ mod input;
 mod listings;
 mod live;
 mod merge;
+mod scan;
 mod snapshot;
 mod study;
 mod sweep;
@@ -57,6 +58,7 @@ enum Command {
     Check(gate::CheckArgs),
     Diff(gate::DiffArgs),
     Snapshot(snapshot::Args),
+    Scan(scan::Args),
     Study(study::Args),
     Sweep(sweep::Args),
     Generate(generate::Args),
@@ -74,6 +76,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => gate::check(args),
         Command::Diff(args) => gate::diff(args),
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Scan(args) => scan::run(args),
         Command::Study(args) => study::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Generate(args) => generate::run(args),

@@ -88,17 +88,18 @@ struct PageHead {
 /// and on failure alike.
 pub fn capture<T: Transport>(transport: T, options: &CaptureOptions) -> Result<Capture, LiveError> {
     let mut session = Session::new(transport);
-    let result = run(&mut session, options);
+    let result = capture_on(&mut session, options);
     session.close();
-    let stderr_bytes = session.transport().stderr_bytes();
     result.map(|mut capture| {
         capture.observed = std::mem::take(&mut session.observed);
-        capture.stderr_bytes = stderr_bytes;
+        capture.stderr_bytes = session.transport().stderr_bytes();
         capture
     })
 }
 
-fn run<T: Transport>(
+/// Runs the handshake and lists every tool on an open session, leaving it open (so a scan can
+/// probe the same server afterwards). What the server said besides is in `session.observed`.
+pub fn capture_on<T: Transport>(
     session: &mut Session<T>,
     options: &CaptureOptions,
 ) -> Result<Capture, LiveError> {

@@ -13,12 +13,18 @@ pub mod session;
 pub mod stdio;
 mod text;
 
+/// `text` on one safe line of at most `max` characters (control characters escaped).
+pub fn text_line(text: &str, max: usize) -> String {
+    text::shorten(text, max)
+}
+
 use std::time::Duration;
 
 use thiserror::Error;
 
-pub use capture::{capture, Capture, CaptureOptions};
+pub use capture::{capture, capture_on, Capture, CaptureOptions};
 pub use session::Session;
+pub use stdio::StdioTransport;
 
 /// The protocol version offered in `initialize` unless the user picks another: the newest
 /// version that still has an `initialize` handshake (2026-07-28 removed it).
@@ -119,5 +125,24 @@ pub trait Transport {
     /// How many bytes the server wrote to its stderr (stdio only).
     fn stderr_bytes(&self) -> u64 {
         0
+    }
+}
+
+/// A boxed transport is a transport, so commands can pick stdio or HTTP at run time.
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
+        (**self).send(message, phase)
+    }
+    fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError> {
+        (**self).recv(timeout, phase)
+    }
+    fn negotiated(&mut self, protocol_version: &str) {
+        (**self).negotiated(protocol_version)
+    }
+    fn close(&mut self) {
+        (**self).close()
+    }
+    fn stderr_bytes(&self) -> u64 {
+        (**self).stderr_bytes()
     }
 }

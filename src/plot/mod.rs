@@ -2,6 +2,7 @@
 //! read from the summary. Every chart renders to SVG (deterministic text) and PNG, with the
 //! embedded DejaVu Sans font, so no system font is needed.
 
+pub mod contract_chart;
 mod detection_chart;
 mod detection_matrix;
 mod style;

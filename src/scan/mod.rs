@@ -1,0 +1,187 @@
+//! `driftlab scan`: can the declared contract reject a wrong answer?
+//!
+//! Static (any payload or capture): output-contract coverage and enforceability
+//! ([`output_contract`]), input-contract strength ([`input_strength`]). Live: error-conformance
+//! [`probes`]. The method is in `research/2026-11-30-output-contracts/METHOD.md`.
+
+pub mod corrupt;
+pub mod input_strength;
+pub mod output_contract;
+pub mod probes;
+pub mod render;
+pub mod study;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::rng::Stream;
+use crate::surface::Surface;
+use input_strength::InputVerdict;
+use output_contract::{Class, OutputVerdict};
+use probes::Probe;
+
+/// The seed of a scan unless the user picks another.
+pub const DEFAULT_SEED: u64 = 20261130;
+
+/// A validator for `schema`: its `$schema` dialect (2020-12 when absent), format assertions on,
+/// local `$ref`s only (the crate is built without network or file resolution).
+pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|e| crate::live::text_line(&e.to_string(), 200))
+}
+
+/// The whole answer of a scan: the JSON contract of `--format json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScanReport {
+    pub source: String,
+    pub seed: u64,
+    pub tools: usize,
+    pub with_output_schema: usize,
+    pub enforceable: usize,
+    pub partially_enforceable: usize,
+    pub vacuous: usize,
+    /// outputSchemas the validator cannot compile.
+    pub invalid_output_schema: usize,
+    /// Tools whose outputSchema is an SDK's automatic `{"result": …}` wrapper
+    /// (`x-fastmcp-wrap-result: true`).
+    pub fastmcp_wrapped: usize,
+    pub input: InputCounts,
+    /// Live probes; absent for a payload file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probes: Option<Vec<Probe>>,
+    pub tool_results: Vec<ToolResult>,
+}
+
+/// How many tools' input schemas refuse each kind of out-of-date call (of those it applies to).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct InputCounts {
+    /// Tools with a usable (compilable, object-root) input schema.
+    pub usable: usize,
+    pub rejects_unknown_parameter: usize,
+    pub with_required: usize,
+    pub rejects_missing_required: usize,
+    pub with_typed_parameter: usize,
+    pub rejects_wrong_type: usize,
+    pub with_enum: usize,
+    pub rejects_outside_enum: usize,
+    pub meets_minimum_bar: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolResult {
+    pub name: String,
+    /// `None` when the tool declares no outputSchema.
+    pub output: Option<OutputVerdict>,
+    pub fastmcp_wrapped: bool,
+    pub input: InputVerdict,
+}
+
+/// Scans every tool of `surface`. Tool `i` draws from its own stream `(seed, "scan", i)`.
+pub fn scan_surface(surface: &Surface, source: &str, seed: u64) -> ScanReport {
+    let mut report = ScanReport {
+        source: source.to_string(),
+        seed,
+        tools: surface.len(),
+        with_output_schema: 0,
+        enforceable: 0,
+        partially_enforceable: 0,
+        vacuous: 0,
+        invalid_output_schema: 0,
+        fastmcp_wrapped: 0,
+        input: InputCounts::default(),
+        probes: None,
+        tool_results: Vec::new(),
+    };
+    for tool in surface.tools() {
+        let mut rng = Stream::derive(seed, "scan", tool.index as u64);
+        let output = tool
+            .output_schema()
+            .map(|s| output_contract::judge(s, &mut rng));
+        let wrapped = tool
+            .output_schema()
+            .and_then(|s| s.get("x-fastmcp-wrap-result"))
+            == Some(&Value::Bool(true));
+        let mut output = output;
+        if let Some(verdict) = &mut output {
+            report.with_output_schema += 1;
+            match verdict.class {
+                Class::Enforceable => report.enforceable += 1,
+                Class::Partial => report.partially_enforceable += 1,
+                Class::Vacuous => report.vacuous += 1,
+                Class::Invalid => report.invalid_output_schema += 1,
+            }
+            if wrapped {
+                verdict.reasons.push(
+                    "SDK auto-wrapped result (x-fastmcp-wrap-result): {\"result\": <value>} holds \
+                     whatever the function returned"
+                        .into(),
+                );
+            }
+        }
+        report.fastmcp_wrapped += usize::from(wrapped);
+        let input = input_strength::judge(tool.input_schema());
+        count_input(&mut report.input, &input);
+        report.tool_results.push(ToolResult {
+            name: tool.label(),
+            output,
+            fastmcp_wrapped: wrapped,
+            input,
+        });
+    }
+    report
+}
+
+fn count_input(counts: &mut InputCounts, v: &InputVerdict) {
+    let tally = |applies: &mut usize, yes: &mut usize, answer: Option<bool>| {
+        if let Some(answer) = answer {
+            *applies += 1;
+            *yes += usize::from(answer);
+        }
+    };
+    counts.usable += usize::from(v.usable);
+    counts.rejects_unknown_parameter += usize::from(v.rejects_unknown_parameter);
+    counts.meets_minimum_bar += usize::from(v.meets_minimum_bar);
+    tally(
+        &mut counts.with_required,
+        &mut counts.rejects_missing_required,
+        v.rejects_missing_required,
+    );
+    tally(
+        &mut counts.with_typed_parameter,
+        &mut counts.rejects_wrong_type,
+        v.rejects_wrong_type,
+    );
+    tally(
+        &mut counts.with_enum,
+        &mut counts.rejects_outside_enum,
+        v.rejects_outside_enum,
+    );
+}
+
+impl ScanReport {
+    /// Share of all tools whose outputSchema is enforceable (0 for no tools).
+    pub fn enforceable_share(&self) -> f64 {
+        ratio(self.enforceable, self.tools)
+    }
+
+    /// Share of probes that ran and were answered correctly; `None` without probes.
+    pub fn error_handling_share(&self) -> Option<f64> {
+        let ran: Vec<bool> = self
+            .probes
+            .as_ref()?
+            .iter()
+            .filter_map(|p| p.verdict.good())
+            .collect();
+        Some(ratio(ran.iter().filter(|g| **g).count(), ran.len()))
+    }
+}
+
+pub fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}

@@ -1,0 +1,355 @@
+//! The output-contracts study: `driftlab scan` over a folder of captures, one per server,
+//! written as a results folder (servers.csv, tools.csv, summary.json, a figure, report.md).
+//! Every file is deterministic: the same captures and seed give the same bytes.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::output_contract::Class;
+use super::{ratio, scan_surface, ScanReport};
+use crate::output::{csv_bytes, write_atomic};
+use crate::payload::{self, Limits};
+use crate::plot::contract_chart::{self, ContractRow};
+
+pub const SERVERS_CSV: &str = "servers.csv";
+pub const TOOLS_CSV: &str = "tools.csv";
+pub const SUMMARY_JSON: &str = "summary.json";
+pub const REPORT: &str = "report.md";
+
+/// The published scanner's headline (31 servers, 265 tools), for the side-by-side.
+pub const PUBLISHED: Published = Published {
+    servers: 31,
+    tools: 265,
+    enforceable_share: 0.03,
+    no_output_schema_share: 0.56,
+    accepts_garbage_share: 0.42,
+};
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Published {
+    pub servers: usize,
+    pub tools: usize,
+    pub enforceable_share: f64,
+    pub no_output_schema_share: f64,
+    pub accepts_garbage_share: f64,
+}
+
+/// Scans every `*.json` capture in `dir`, in file-name order.
+pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanReport>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no *.json captures", dir.display()));
+    }
+    files
+        .iter()
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let bytes = crate::output::read_limited(path, limits.max_bytes)?;
+            let surface = payload::read(&bytes, &path.display().to_string(), limits)
+                .map_err(|e| e.to_string())?;
+            Ok(scan_surface(&surface, &name, seed))
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct ServerRow<'a> {
+    server: &'a str,
+    tools: usize,
+    with_output_schema: usize,
+    enforceable: usize,
+    partially_enforceable: usize,
+    vacuous: usize,
+    invalid_output_schema: usize,
+    fastmcp_wrapped: usize,
+    input_rejects_unknown_parameter: usize,
+    input_with_required: usize,
+    input_rejects_missing_required: usize,
+    input_meets_minimum_bar: usize,
+}
+
+#[derive(Serialize)]
+struct ToolRow<'a> {
+    server: &'a str,
+    tool: &'a str,
+    output: &'static str,
+    unguarded_leaves: usize,
+    fastmcp_wrapped: bool,
+    rejects_unknown_parameter: bool,
+    rejects_missing_required: &'static str,
+    rejects_wrong_type: &'static str,
+    rejects_outside_enum: &'static str,
+    meets_minimum_bar: bool,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    study: &'a str,
+    seed: u64,
+    servers: usize,
+    totals: Totals,
+    published: Published,
+    per_server: Vec<ServerRow<'a>>,
+}
+
+#[derive(Serialize, Default)]
+struct Totals {
+    tools: usize,
+    with_output_schema: usize,
+    enforceable: usize,
+    partially_enforceable: usize,
+    vacuous: usize,
+    invalid_output_schema: usize,
+    fastmcp_wrapped: usize,
+    no_output_schema: usize,
+    input_rejects_unknown_parameter: usize,
+    input_meets_minimum_bar: usize,
+    input_with_required: usize,
+    input_rejects_missing_required: usize,
+}
+
+fn server_row(r: &ScanReport) -> ServerRow<'_> {
+    ServerRow {
+        server: &r.source,
+        tools: r.tools,
+        with_output_schema: r.with_output_schema,
+        enforceable: r.enforceable,
+        partially_enforceable: r.partially_enforceable,
+        vacuous: r.vacuous,
+        invalid_output_schema: r.invalid_output_schema,
+        fastmcp_wrapped: r.fastmcp_wrapped,
+        input_rejects_unknown_parameter: r.input.rejects_unknown_parameter,
+        input_with_required: r.input.with_required,
+        input_rejects_missing_required: r.input.rejects_missing_required,
+        input_meets_minimum_bar: r.input.meets_minimum_bar,
+    }
+}
+
+fn answer(a: Option<bool>) -> &'static str {
+    match a {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "n/a",
+    }
+}
+
+fn class_name(class: Option<Class>) -> &'static str {
+    match class {
+        Some(Class::Enforceable) => "enforceable",
+        Some(Class::Partial) => "partial",
+        Some(Class::Vacuous) => "vacuous",
+        Some(Class::Invalid) => "invalid",
+        None => "none",
+    }
+}
+
+/// Writes the results folder for `reports` (one per server) into `out`.
+pub fn write(
+    out: &Path,
+    study: &str,
+    seed: u64,
+    command: &str,
+    reports: &[ScanReport],
+) -> Result<(), String> {
+    let io =
+        |file: &str, e: std::io::Error| format!("{}: cannot write: {e}", out.join(file).display());
+    std::fs::create_dir_all(out).map_err(|e| io("", e))?;
+    let servers: Vec<ServerRow> = reports.iter().map(server_row).collect();
+    let tools: Vec<ToolRow> = reports
+        .iter()
+        .flat_map(|r| {
+            r.tool_results.iter().map(move |t| ToolRow {
+                server: &r.source,
+                tool: &t.name,
+                output: class_name(t.output.as_ref().map(|o| o.class)),
+                unguarded_leaves: t.output.as_ref().map_or(0, |o| o.unguarded.len()),
+                fastmcp_wrapped: t.fastmcp_wrapped,
+                rejects_unknown_parameter: t.input.rejects_unknown_parameter,
+                rejects_missing_required: answer(t.input.rejects_missing_required),
+                rejects_wrong_type: answer(t.input.rejects_wrong_type),
+                rejects_outside_enum: answer(t.input.rejects_outside_enum),
+                meets_minimum_bar: t.input.meets_minimum_bar,
+            })
+        })
+        .collect();
+    let mut totals = Totals::default();
+    for r in reports {
+        totals.tools += r.tools;
+        totals.with_output_schema += r.with_output_schema;
+        totals.enforceable += r.enforceable;
+        totals.partially_enforceable += r.partially_enforceable;
+        totals.vacuous += r.vacuous;
+        totals.invalid_output_schema += r.invalid_output_schema;
+        totals.fastmcp_wrapped += r.fastmcp_wrapped;
+        totals.input_rejects_unknown_parameter += r.input.rejects_unknown_parameter;
+        totals.input_meets_minimum_bar += r.input.meets_minimum_bar;
+        totals.input_with_required += r.input.with_required;
+        totals.input_rejects_missing_required += r.input.rejects_missing_required;
+    }
+    totals.no_output_schema = totals.tools - totals.with_output_schema;
+    let report = render_report(study, seed, command, &totals, &servers);
+    let summary = Summary {
+        study,
+        seed,
+        servers: reports.len(),
+        totals,
+        published: PUBLISHED,
+        per_server: servers,
+    };
+    let mut summary_bytes = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    summary_bytes.push(b'\n');
+    let rows = chart_rows(reports);
+    let figure = contract_chart::render(
+        "What each server's outputSchema does with a corrupted answer (share of its tools)",
+        &rows,
+    )
+    .map_err(|e| e.to_string())?;
+    let files: [(&str, Vec<u8>); 6] = [
+        (
+            SERVERS_CSV,
+            csv_bytes(&summary.per_server).map_err(|e| e.to_string())?,
+        ),
+        (TOOLS_CSV, csv_bytes(&tools).map_err(|e| e.to_string())?),
+        (SUMMARY_JSON, summary_bytes),
+        (REPORT, report.into_bytes()),
+        ("output-contracts.svg", figure.svg.into_bytes()),
+        ("output-contracts.png", figure.png),
+    ];
+    for (name, bytes) in files {
+        write_atomic(&out.join(name), &bytes).map_err(|e| io(name, e))?;
+    }
+    Ok(())
+}
+
+/// Rows of the figure, most enforceable first, then most partial, then fewest vacuous, by name.
+fn chart_rows(reports: &[ScanReport]) -> Vec<ContractRow> {
+    let mut rows: Vec<ContractRow> = reports
+        .iter()
+        .map(|r| ContractRow {
+            label: r.source.clone(),
+            counts: [
+                r.enforceable,
+                r.partially_enforceable,
+                r.vacuous,
+                r.invalid_output_schema,
+                r.tools - r.with_output_schema,
+            ],
+        })
+        .collect();
+    let share = |row: &ContractRow, i: usize| ratio(row.counts[i], row.counts.iter().sum());
+    rows.sort_by(|a, b| {
+        share(b, 0)
+            .total_cmp(&share(a, 0))
+            .then(share(b, 1).total_cmp(&share(a, 1)))
+            .then(share(a, 2).total_cmp(&share(b, 2)))
+            .then(a.label.cmp(&b.label))
+    });
+    rows
+}
+
+fn pct(part: usize, whole: usize) -> String {
+    format!("{:.1}%", 100.0 * ratio(part, whole))
+}
+
+fn render_report(
+    study: &str,
+    seed: u64,
+    command: &str,
+    t: &Totals,
+    servers: &[ServerRow],
+) -> String {
+    let n = servers.len();
+    let with_any = servers.iter().filter(|s| s.with_output_schema > 0).count();
+    let mut out = format!(
+        "# Output contracts across real MCP servers ({study})\n\n\
+         **{enforceable} of {tools} tools ({ep}) declare an outputSchema that rejects a corrupted but \
+         well-typed answer; {none} ({np}) declare none, and {vacuous} ({vp}) declare one that accepts \
+         it.** {partial} more ({pp}) reject it only because some of its values are constrained. \
+         On the input side, {unknown} of {tools} tools ({up}) refuse a call with an unknown \
+         parameter, the minimum for a renamed parameter not to be silently dropped.\n\n\
+         {n} servers (one capture each, from the shared corpus), {with_any} of them declare at least one \
+         outputSchema. Seed {seed}.\n\n",
+        enforceable = t.enforceable,
+        tools = t.tools,
+        ep = pct(t.enforceable, t.tools),
+        none = t.no_output_schema,
+        np = pct(t.no_output_schema, t.tools),
+        vacuous = t.vacuous,
+        vp = pct(t.vacuous, t.tools),
+        partial = t.partially_enforceable,
+        pp = pct(t.partially_enforceable, t.tools),
+        unknown = t.input_rejects_unknown_parameter,
+        up = pct(t.input_rejects_unknown_parameter, t.tools),
+    );
+    out.push_str("## Side by side with the published scan\n\n");
+    out.push_str("| measure | published (31 servers, 265 tools) | this study |\n|---|---:|---:|\n");
+    let p = PUBLISHED;
+    let rows = [
+        ("servers", p.servers.to_string(), n.to_string()),
+        ("tools", p.tools.to_string(), t.tools.to_string()),
+        (
+            "outputSchema rejects a corrupted answer",
+            format!("{:.0}%", p.enforceable_share * 100.0),
+            pct(t.enforceable, t.tools),
+        ),
+        (
+            "no outputSchema",
+            format!("{:.0}%", p.no_output_schema_share * 100.0),
+            pct(t.no_output_schema, t.tools),
+        ),
+        (
+            "outputSchema accepts a corrupted answer",
+            format!("{:.0}%", p.accepts_garbage_share * 100.0),
+            pct(t.vacuous, t.tools),
+        ),
+        (
+            "partially enforceable (not separated there)",
+            "–".into(),
+            pct(t.partially_enforceable, t.tools),
+        ),
+    ];
+    for (label, published, ours) in rows {
+        out.push_str(&format!("| {label} | {published} | {ours} |\n"));
+    }
+    out.push_str(
+        "\nDifferences come from the method, not from tuning: this scan judges every `anyOf`/`oneOf` \
+         branch and every non-null type (the published one follows the first), asserts `format` \
+         always (there it depends on an installed validator), and separates *partially enforceable* \
+         schemas (every corrupted answer rejected, but some leaves unguarded) from enforceable ones; \
+         and the server sets differ (see LIMITS.md).\n\n",
+    );
+    out.push_str("![Output contracts per server](output-contracts.svg)\n\n## Per server\n\n");
+    out.push_str("| server | tools | outputSchema | enforceable | partial | vacuous | invalid | wrapped | input refuses unknown | input minimum bar |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for s in servers {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            s.server,
+            s.tools,
+            s.with_output_schema,
+            s.enforceable,
+            s.partially_enforceable,
+            s.vacuous,
+            s.invalid_output_schema,
+            s.fastmcp_wrapped,
+            s.input_rejects_unknown_parameter,
+            s.input_meets_minimum_bar
+        ));
+    }
+    out.push_str(&format!(
+        "\nPer tool: `tools.csv`. Method: `research/{study}/METHOD.md`; limits: `LIMITS.md`.\n\n\
+         Reproduce: `{command}`\n"
+    ));
+    out
+}
