@@ -218,6 +218,11 @@ fn the_output_contracts_study_regenerates_byte_for_byte() {
             .join("research/2026-11-30-output-contracts/captures")
             .to_str()
             .unwrap(),
+        "--live",
+        repo()
+            .join("results/2026-11-30-output-contracts/live")
+            .to_str()
+            .unwrap(),
         "--out",
         out.path()
             .join("2026-11-30-output-contracts")
@@ -252,7 +257,7 @@ fn the_output_contracts_study_regenerates_byte_for_byte() {
     };
     assert_eq!(strip(&fresh), strip(&committed_report));
     assert!(committed_report.contains(
-        "Reproduce: `driftlab scan --corpus research/2026-11-30-output-contracts/captures --out results/2026-11-30-output-contracts`"
+        "Reproduce: `driftlab scan --corpus research/2026-11-30-output-contracts/captures --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts`"
     ));
 }
 

@@ -58,6 +58,10 @@ pub struct Args {
     /// results folder to --out: servers.csv, tools.csv, summary.json, a figure, report.md.
     #[arg(long, value_name = "DIR", requires = "out")]
     corpus: Option<PathBuf>,
+    /// With --corpus: a folder of live scan reports (`scan --format json -- …`, see
+    /// scripts/scan-pinned-servers.sh) whose error probes the study report tabulates.
+    #[arg(long, value_name = "DIR", requires = "corpus")]
+    live: Option<PathBuf>,
     /// The results folder of a --corpus study.
     #[arg(long, short, value_name = "DIR", requires = "corpus")]
     out: Option<PathBuf>,
@@ -135,15 +139,19 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     let id = out.file_name().map_or("output-contracts".into(), |n| {
         n.to_string_lossy().into_owned()
     });
-    let mut command = format!(
-        "driftlab scan --corpus {} --out {}",
-        corpus.display(),
-        out.display()
-    );
+    let live = match &args.live {
+        Some(dir) => study::read_live(dir).map_err(anyhow::Error::msg)?,
+        None => Vec::new(),
+    };
+    let mut command = format!("driftlab scan --corpus {}", corpus.display());
+    if let Some(dir) = &args.live {
+        command.push_str(&format!(" --live {}", dir.display()));
+    }
+    command.push_str(&format!(" --out {}", out.display()));
     if args.seed != scan::DEFAULT_SEED {
         command.push_str(&format!(" --seed {}", args.seed));
     }
-    study::write(out, &id, args.seed, &command, &reports).map_err(anyhow::Error::msg)?;
+    study::write(out, &id, args.seed, &command, &reports, &live).map_err(anyhow::Error::msg)?;
     let tools: usize = reports.iter().map(|r| r.tools).sum();
     let enforceable: usize = reports.iter().map(|r| r.enforceable).sum();
     eprintln!(

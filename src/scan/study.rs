@@ -154,6 +154,47 @@ fn class_name(class: Option<Class>) -> &'static str {
     }
 }
 
+/// Live scans (JSON reports of `driftlab scan --format json -- …`), one per file in `dir`, in
+/// file-name order: (file stem, probes as `(probe, verdict, code)`).
+pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let report: serde_json::Value = crate::output::read_json(path)?;
+            let probes = report["probes"]
+                .as_array()
+                .ok_or_else(|| format!("{}: not a live scan report (no `probes`)", path.display()))?
+                .iter()
+                .map(|p| {
+                    let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
+                    let code = p["code"].as_i64().map_or(String::new(), |c| c.to_string());
+                    (text("probe"), text("verdict"), code)
+                })
+                .collect();
+            let name = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            Ok((name, probes))
+        })
+        .collect()
+}
+
+/// One probe of a live scan: (probe, verdict, error code or empty).
+pub type ProbeRow = (String, String, String);
+/// One live scan: the server's name and its probes.
+pub type LiveScan = (String, Vec<ProbeRow>);
+/// Live probe results to tabulate in the report.
+pub type LiveProbes = [LiveScan];
+
 /// Writes the results folder for `reports` (one per server) into `out`.
 pub fn write(
     out: &Path,
@@ -161,6 +202,7 @@ pub fn write(
     seed: u64,
     command: &str,
     reports: &[ScanReport],
+    live: &LiveProbes,
 ) -> Result<(), String> {
     let io =
         |file: &str, e: std::io::Error| format!("{}: cannot write: {e}", out.join(file).display());
@@ -198,7 +240,10 @@ pub fn write(
         totals.input_rejects_missing_required += r.input.rejects_missing_required;
     }
     totals.no_output_schema = totals.tools - totals.with_output_schema;
-    let report = render_report(study, seed, command, &totals, &servers);
+    let mut report = render_report(study, seed, command, &totals, &servers);
+    if !live.is_empty() {
+        report.push_str(&render_live(live));
+    }
     let summary = Summary {
         study,
         seed,
@@ -260,6 +305,39 @@ fn chart_rows(reports: &[ScanReport]) -> Vec<ContractRow> {
 
 fn pct(part: usize, whole: usize) -> String {
     format!("{:.1}%", 100.0 * ratio(part, whole))
+}
+
+/// The error probes of the live scans: one row per server.
+fn render_live(live: &LiveProbes) -> String {
+    let mut out = String::from(
+        "\n## Error probes on live servers\n\nEach pinned server scanned live (`live/<server>.json`): \
+         an unknown method, an unknown tool, a call without required arguments. `jsonrpc_error` \
+         and `tool_error` are correct refusals.\n\n| server | unknown method | unknown tool | missing arguments | correct |\n|---|---|---|---|---:|\n",
+    );
+    for (server, probes) in live {
+        let cell = |i: usize| {
+            probes.get(i).map_or(String::new(), |(_, verdict, code)| {
+                if code.is_empty() {
+                    verdict.clone()
+                } else {
+                    format!("{verdict} ({code})")
+                }
+            })
+        };
+        let ran: Vec<&ProbeRow> = probes.iter().filter(|p| p.1 != "skipped").collect();
+        let good = ran
+            .iter()
+            .filter(|p| p.1 == "jsonrpc_error" || p.1 == "tool_error")
+            .count();
+        out.push_str(&format!(
+            "| `{server}` | {} | {} | {} | {good}/{} |\n",
+            cell(0),
+            cell(1),
+            cell(2),
+            ran.len()
+        ));
+    }
+    out
 }
 
 fn render_report(
