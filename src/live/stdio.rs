@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
@@ -25,23 +25,122 @@ const STDERR_TAIL: usize = 4096;
 /// At most this much of the server's stderr is written to a `--server-stderr` file.
 const STDERR_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
-/// What the stdout reader thread reports.
-enum StdoutEvent {
+/// What a line reader thread reports.
+pub enum StdoutEvent {
     Line(Vec<u8>),
     TooLong,
     Eof,
     Failed(String),
 }
 
-/// A running server process.
-pub struct StdioTransport {
+/// A server process in its own process group; closing it (or dropping it) closes stdin, waits
+/// [`GRACE_PERIOD`], kills the group and reaps the child.
+pub struct ServerProcess {
     child: Child,
     stdin: Option<ChildStdin>,
+    closed: bool,
+}
+
+impl ServerProcess {
+    /// Starts `argv[0]` with `argv[1..]`, stdin and stdout piped, stderr as given.
+    pub fn spawn(
+        argv: &[String],
+        stderr: Stdio,
+    ) -> Result<(ServerProcess, ChildStdout, Option<ChildStderr>), LiveError> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| LiveError::Protocol("no server command given".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => LiveError::NotFound(program.clone()),
+                _ => LiveError::Spawn {
+                    program: program.clone(),
+                    message: e.to_string(),
+                },
+            })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            unreachable!("stdin and stdout were requested as pipes")
+        };
+        let stderr = child.stderr.take();
+        let process = ServerProcess {
+            child,
+            stdin: Some(stdin),
+            closed: false,
+        };
+        Ok((process, stdout, stderr))
+    }
+
+    /// Writes one line (the bytes, then `\n`) to the server's stdin.
+    pub fn write_line(&mut self, line: &[u8]) -> io::Result<()> {
+        match &mut self.stdin {
+            Some(stdin) => stdin
+                .write_all(line)
+                .and_then(|()| stdin.write_all(b"\n"))
+                .and_then(|()| stdin.flush()),
+            None => Err(io::Error::other("stdin is closed")),
+        }
+    }
+
+    /// Closes the server's stdin (it sees end of input).
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// The exit status, waiting at most `patience` for it.
+    pub fn exit_status(&mut self, patience: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + patience;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Kills the whole process group now and reaps the child.
+    pub fn kill(&mut self) {
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
+        // memory-safety preconditions.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+
+    /// Closes stdin, waits the grace period, then kills the group (its children may live on
+    /// after the leader exits) and reaps the child. Safe to call twice.
+    pub fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        self.close_stdin();
+        self.exit_status(GRACE_PERIOD);
+        self.kill();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A running server process spoken to as a transport.
+pub struct StdioTransport {
+    process: ServerProcess,
     lines: Receiver<StdoutEvent>,
     max_line: usize,
     stderr: Arc<Mutex<StderrLog>>,
     readers: Vec<JoinHandle<()>>,
-    closed: bool,
 }
 
 #[derive(Default)]
@@ -58,67 +157,36 @@ impl StdioTransport {
         max_line: usize,
         stderr_file: Option<&Path>,
     ) -> Result<StdioTransport, LiveError> {
-        let (program, args) = argv
-            .split_first()
-            .ok_or_else(|| LiveError::Protocol("no server command given".into()))?;
         let stderr_sink = match stderr_file {
             Some(path) => Some(File::create(path).map_err(|e| LiveError::Spawn {
-                program: program.clone(),
+                program: argv.first().cloned().unwrap_or_default(),
                 message: format!("cannot create {}: {e}", path.display()),
             })?),
             None => None,
         };
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::NotFound => LiveError::NotFound(program.clone()),
-                _ => LiveError::Spawn {
-                    program: program.clone(),
-                    message: e.to_string(),
-                },
-            })?;
-        let (stdin, stdout, stderr) =
-            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(i), Some(o), Some(e)) => (i, o, e),
-                _ => unreachable!("all three pipes were requested"),
-            };
+        let (process, stdout, stderr) = ServerProcess::spawn(argv, Stdio::piped())?;
+        let stderr = stderr.expect("stderr was requested as a pipe");
         // A small bound: a server that floods stdout waits for us instead of filling memory.
         let (tx, lines) = mpsc::sync_channel(256);
         let log = Arc::new(Mutex::new(StderrLog::default()));
-        let readers = vec![thread::spawn(move || read_lines(stdout, max_line, tx)), {
-            let log = Arc::clone(&log);
-            thread::spawn(move || drain_stderr(stderr, stderr_sink, &log))
-        }];
+        let readers = vec![
+            thread::spawn(move || read_lines(stdout, max_line, false, tx)),
+            {
+                let log = Arc::clone(&log);
+                thread::spawn(move || drain_stderr(stderr, stderr_sink, &log))
+            },
+        ];
         Ok(StdioTransport {
-            child,
-            stdin: Some(stdin),
+            process,
             lines,
             max_line,
             stderr: log,
             readers,
-            closed: false,
         })
     }
 
-    /// The server's exit status, waiting at most `patience` for it.
-    fn exit_status(&mut self, patience: Duration) -> Option<ExitStatus> {
-        let until = Instant::now() + patience;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
-                _ => return None,
-            }
-        }
-    }
-
     fn exited(&mut self, phase: &str) -> LiveError {
-        let status = match self.exit_status(Duration::from_secs(1)) {
+        let status = match self.process.exit_status(Duration::from_secs(1)) {
             Some(status) => describe_status(status),
             None => "its stdout closed".into(),
         };
@@ -145,7 +213,7 @@ impl StdioTransport {
     }
 }
 
-fn describe_status(status: ExitStatus) -> String {
+pub fn describe_status(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code {code}"),
         (None, Some(signal)) => format!("killed by signal {signal}"),
@@ -155,14 +223,7 @@ fn describe_status(status: ExitStatus) -> String {
 
 impl Transport for StdioTransport {
     fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
-        let result = match &mut self.stdin {
-            Some(stdin) => stdin
-                .write_all(message)
-                .and_then(|()| stdin.write_all(b"\n"))
-                .and_then(|()| stdin.flush()),
-            None => Err(io::Error::other("stdin is closed")),
-        };
-        result.map_err(|e| {
+        self.process.write_line(message).map_err(|e| {
             if e.kind() == io::ErrorKind::BrokenPipe {
                 self.exited(phase)
             } else {
@@ -192,20 +253,7 @@ impl Transport for StdioTransport {
     }
 
     fn close(&mut self) {
-        if self.closed {
-            return;
-        }
-        self.closed = true;
-        drop(self.stdin.take());
-        self.exit_status(GRACE_PERIOD);
-        // Kill the whole group even when the leader exited: its children may live on.
-        let group = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
-        // memory-safety preconditions.
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
-        let _ = self.child.wait();
+        self.process.close();
         for reader in self.readers.drain(..) {
             let _ = reader.join();
         }
@@ -222,9 +270,10 @@ impl Drop for StdioTransport {
     }
 }
 
-/// Splits stdout into lines of at most `max_line` bytes (without `\n` or a trailing `\r`).
-fn read_lines(stdout: impl Read, max_line: usize, tx: SyncSender<StdoutEvent>) {
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+/// Splits a stream into lines of at most `max_line` bytes, without the `\n` (and, unless `raw`,
+/// without a trailing `\r`).
+pub fn read_lines(stream: impl Read, max_line: usize, raw: bool, tx: SyncSender<StdoutEvent>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stream);
     let mut line = Vec::new();
     loop {
         let buf = match reader.fill_buf() {
@@ -253,7 +302,7 @@ fn read_lines(stdout: impl Read, max_line: usize, tx: SyncSender<StdoutEvent>) {
             return;
         }
         if complete {
-            if line.last() == Some(&b'\r') {
+            if !raw && line.last() == Some(&b'\r') {
                 line.pop();
             }
             if tx
@@ -300,7 +349,7 @@ mod tests {
 
     fn lines_of(input: &[u8], max_line: usize) -> Vec<String> {
         let (tx, rx) = mpsc::sync_channel(1024);
-        read_lines(input, max_line, tx);
+        read_lines(input, max_line, false, tx);
         rx.iter()
             .map(|event| match event {
                 StdoutEvent::Line(l) => String::from_utf8(l).unwrap(),
