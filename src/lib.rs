@@ -13,6 +13,7 @@ pub mod output;
 pub mod payload;
 pub mod plot;
 pub mod pointer;
+pub mod proxy;
 pub mod record;
 pub mod report;
 pub mod rng;

@@ -13,6 +13,7 @@ mod scan;
 mod snapshot;
 mod study;
 mod sweep;
+mod wrap;
 
 use std::process::ExitCode;
 
@@ -64,6 +65,7 @@ enum Command {
     Generate(generate::Args),
     Figures(figures::Args),
     Merge(merge::Args),
+    Wrap(wrap::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -82,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Figures(args) => figures::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Wrap(args) => wrap::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });

@@ -273,6 +273,16 @@ impl Drop for StdioTransport {
 /// Splits a stream into lines of at most `max_line` bytes, without the `\n` (and, unless `raw`,
 /// without a trailing `\r`).
 pub fn read_lines(stream: impl Read, max_line: usize, raw: bool, tx: SyncSender<StdoutEvent>) {
+    read_lines_with(stream, max_line, raw, |event| tx.send(event).is_ok());
+}
+
+/// [`read_lines`] handing each event to `emit`; stops when `emit` returns false.
+pub fn read_lines_with(
+    stream: impl Read,
+    max_line: usize,
+    raw: bool,
+    mut emit: impl FnMut(StdoutEvent) -> bool,
+) {
     let mut reader = BufReader::with_capacity(1 << 16, stream);
     let mut line = Vec::new();
     loop {
@@ -280,15 +290,15 @@ pub fn read_lines(stream: impl Read, max_line: usize, raw: bool, tx: SyncSender<
             Ok(buf) => buf,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                let _ = tx.send(StdoutEvent::Failed(e.to_string()));
+                emit(StdoutEvent::Failed(e.to_string()));
                 return;
             }
         };
         if buf.is_empty() {
             if !line.is_empty() {
-                let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line)));
+                emit(StdoutEvent::Line(std::mem::take(&mut line)));
             }
-            let _ = tx.send(StdoutEvent::Eof);
+            emit(StdoutEvent::Eof);
             return;
         }
         let (taken, complete) = match buf.iter().position(|&b| b == b'\n') {
@@ -298,17 +308,14 @@ pub fn read_lines(stream: impl Read, max_line: usize, raw: bool, tx: SyncSender<
         line.extend_from_slice(&buf[..taken]);
         reader.consume(taken + usize::from(complete));
         if line.len() > max_line {
-            let _ = tx.send(StdoutEvent::TooLong);
+            emit(StdoutEvent::TooLong);
             return;
         }
         if complete {
             if !raw && line.last() == Some(&b'\r') {
                 line.pop();
             }
-            if tx
-                .send(StdoutEvent::Line(std::mem::take(&mut line)))
-                .is_err()
-            {
+            if !emit(StdoutEvent::Line(std::mem::take(&mut line))) {
                 return;
             }
         }

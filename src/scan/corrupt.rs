@@ -471,6 +471,35 @@ fn put(instance: &mut Value, path: &str, value: Option<Value>) -> Option<()> {
     Some(())
 }
 
+/// Corrupts a value in place, keeping every type: strings become the sentinel, numbers a drawn
+/// large negative number (integers stay integers), booleans flip; arrays and objects keep their
+/// shape. The same corruption `scan` applies to schema leaves, for answers that have no schema
+/// (the `corrupt` fault of `driftlab wrap`). Returns how many leaves changed.
+pub fn corrupt_value(value: &mut Value, rng: &mut Stream) -> usize {
+    match value {
+        Value::String(s) => {
+            *s = SENTINEL.to_string();
+            1
+        }
+        Value::Number(n) => {
+            let magnitude = 900_000_000 + rng.below(100_000_000) as i64;
+            *value = if n.is_f64() {
+                json!(-(magnitude as f64) - 0.5)
+            } else {
+                json!(-magnitude)
+            };
+            1
+        }
+        Value::Bool(b) => {
+            *b = !*b;
+            1
+        }
+        Value::Array(items) => items.iter_mut().map(|item| corrupt_value(item, rng)).sum(),
+        Value::Object(map) => map.values_mut().map(|item| corrupt_value(item, rng)).sum(),
+        Value::Null => 0,
+    }
+}
+
 /// A local `$ref` (`#/…`) resolved in `root`; remote references are not followed.
 pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;

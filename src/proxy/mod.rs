@@ -1,0 +1,281 @@
+//! A stdio MCP proxy: the client talks to driftlab on stdin/stdout, driftlab runs the server and
+//! talks to it. Every message passes through [`Hooks`], which may forward it (byte for byte, the
+//! default), replace, delay or drop it, answer the client itself, or crash the server. `wrap`
+//! (faults and drift) and `guard` (admission) are sets of hooks on this one loop.
+//!
+//! One thread reads each side into lines; the loop handles one message at a time, so hooks see
+//! the messages in the order they arrived and their decisions depend only on that order.
+
+pub mod wrap;
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
+use crate::live::{LiveError, GRACE_PERIOD};
+
+/// What to do with one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send the original bytes on.
+    Forward,
+    /// Send these bytes instead (one line, without the newline).
+    Replace(Vec<u8>),
+    /// Send nothing.
+    Drop,
+    /// Send these bytes (or the original, for `None`) after a delay; later messages are not held.
+    Delay(Duration, Option<Vec<u8>>),
+    /// From the client only: do not forward; send these bytes to the client instead.
+    Answer(Vec<u8>),
+    /// Kill the server's process group; the message is dropped.
+    CrashServer,
+}
+
+/// One message as the hooks see it.
+#[derive(Debug)]
+pub struct Message<'a> {
+    /// The exact line, without its newline.
+    pub bytes: &'a [u8],
+    /// The JSON-RPC id as written (e.g. `7` or `"a"`), if any.
+    pub id: Option<String>,
+    /// A request's or notification's method; for a response, the method of the request it
+    /// answers (from the client's request with the same id).
+    pub method: Option<String>,
+    /// Whether this is a response (an id and no method).
+    pub is_response: bool,
+}
+
+pub trait Hooks {
+    fn on_client(&mut self, _message: &Message<'_>) -> Action {
+        Action::Forward
+    }
+    fn on_server(&mut self, _message: &Message<'_>) -> Action {
+        Action::Forward
+    }
+}
+
+/// How the proxy ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyEnd {
+    /// The server's exit, e.g. `exit code 0` or `killed by signal 9`.
+    pub server: String,
+    /// Whether the client closed its side first.
+    pub client_hung_up: bool,
+}
+
+enum Event {
+    Client(StdoutEvent),
+    Server(StdoutEvent),
+}
+
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default)]
+    method: Option<String>,
+}
+
+/// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
+/// server's stdout closes (after the client hung up, or on its own). The server's stderr passes
+/// through to ours.
+pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<ProxyEnd, LiveError> {
+    let (mut server, server_out, _) = ServerProcess::spawn(argv, Stdio::inherit())?;
+    let (tx, events) = mpsc::sync_channel::<Event>(256);
+    let client_tx = tx.clone();
+    std::thread::spawn(move || {
+        read_lines_with(io::stdin().lock(), max_line, true, |e| {
+            client_tx.send(Event::Client(e)).is_ok()
+        })
+    });
+    std::thread::spawn(move || {
+        read_lines_with(server_out, max_line, true, |e| {
+            tx.send(Event::Server(e)).is_ok()
+        })
+    });
+    let mut client = io::BufWriter::new(io::stdout().lock());
+    let mut pending: HashMap<String, String> = HashMap::new();
+    let mut delayed: Vec<(Instant, Vec<u8>)> = Vec::new();
+    let mut client_hung_up = false;
+    let mut client_gone = false;
+    // After the client hangs up the server has the grace period to finish and exit.
+    let mut grace_until: Option<Instant> = None;
+    loop {
+        if grace_until.is_some_and(|until| Instant::now() >= until) {
+            break;
+        }
+        // Deliver what is due, then wait for the next message or the next due time.
+        let now = Instant::now();
+        delayed.sort_by_key(|(due, _)| *due);
+        while delayed.first().is_some_and(|(due, _)| *due <= now) {
+            let (_, bytes) = delayed.remove(0);
+            client_gone |= send_line(&mut client, &bytes).is_err();
+        }
+        let next = delayed
+            .first()
+            .map(|(due, _)| *due)
+            .into_iter()
+            .chain(grace_until)
+            .min();
+        let wait = next.map_or(Duration::from_secs(3600), |due| {
+            due.saturating_duration_since(now)
+        });
+        let event = match events.recv_timeout(wait) {
+            Ok(event) => event,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match event {
+            Event::Client(StdoutEvent::Line(line)) => {
+                let message = parse(&line, &pending, false);
+                if let (Some(id), Some(method), false) =
+                    (&message.id, &message.method, message.is_response)
+                {
+                    pending.insert(id.clone(), method.clone());
+                }
+                match hooks.on_client(&message) {
+                    Action::Forward => write_server(&mut server, &line),
+                    Action::Replace(bytes) => write_server(&mut server, &bytes),
+                    Action::Answer(bytes) => {
+                        if let Some(id) = &message.id {
+                            pending.remove(id);
+                        }
+                        client_gone |= send_line(&mut client, &bytes).is_err();
+                    }
+                    Action::CrashServer => server.kill(),
+                    Action::Drop | Action::Delay(..) => {}
+                }
+            }
+            Event::Client(_) => {
+                // The client hung up (or sent an over-long line): the server sees end of input.
+                client_hung_up = true;
+                server.close_stdin();
+                grace_until.get_or_insert(Instant::now() + GRACE_PERIOD);
+            }
+            Event::Server(StdoutEvent::Line(line)) => {
+                let message = parse(&line, &pending, true);
+                if let (Some(id), true) = (&message.id, message.is_response) {
+                    pending.remove(id);
+                }
+                let action = hooks.on_server(&message);
+                let out = match action {
+                    Action::Forward => Some(line),
+                    Action::Replace(bytes) | Action::Answer(bytes) => Some(bytes),
+                    Action::Delay(by, bytes) => {
+                        delayed.push((Instant::now() + by, bytes.unwrap_or(line)));
+                        None
+                    }
+                    Action::Drop => None,
+                    Action::CrashServer => {
+                        server.kill();
+                        None
+                    }
+                };
+                if let Some(bytes) = out {
+                    client_gone |= send_line(&mut client, &bytes).is_err();
+                }
+            }
+            Event::Server(_) => break,
+        }
+        if client_gone {
+            // The client stopped reading: nothing more can reach it.
+            client_hung_up = true;
+            break;
+        }
+    }
+    for (_, bytes) in std::mem::take(&mut delayed) {
+        if send_line(&mut client, &bytes).is_err() {
+            break;
+        }
+    }
+    server.close();
+    let status = server
+        .exit_status(Duration::ZERO)
+        .map_or("exited".to_string(), describe_status);
+    Ok(ProxyEnd {
+        server: status,
+        client_hung_up,
+    })
+}
+
+fn write_server(server: &mut ServerProcess, line: &[u8]) {
+    // A server that stopped reading has exited or is about to: its stdout closing ends the loop.
+    let _ = server.write_line(line);
+}
+
+fn send_line(client: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    client.write_all(bytes)?;
+    client.write_all(b"\n")?;
+    client.flush()
+}
+
+/// The routing facts of one line (nothing for a line that is not a JSON object).
+fn parse<'a>(line: &'a [u8], pending: &HashMap<String, String>, from_server: bool) -> Message<'a> {
+    let head: Option<Head> = serde_json::from_slice(line).ok();
+    let id = head
+        .as_ref()
+        .and_then(|h| h.id)
+        .map(|r| r.get().to_string());
+    let own_method = head.as_ref().and_then(|h| h.method.clone());
+    let is_response = id.is_some() && own_method.is_none() && head.is_some();
+    let method = match (&own_method, is_response && from_server) {
+        (Some(m), _) => Some(m.clone()),
+        (None, true) => id.as_ref().and_then(|id| pending.get(id).cloned()),
+        _ => None,
+    };
+    Message {
+        bytes: line,
+        id,
+        method,
+        is_response,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_are_matched_to_the_method_of_their_request() {
+        let mut pending = HashMap::new();
+        let request = parse(
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
+            &pending,
+            false,
+        );
+        assert_eq!(
+            (
+                request.id.as_deref(),
+                request.method.as_deref(),
+                request.is_response
+            ),
+            (Some("7"), Some("tools/call"), false)
+        );
+        pending.insert("7".to_string(), "tools/call".to_string());
+        let response = parse(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &pending, true);
+        assert_eq!(
+            (response.method.as_deref(), response.is_response),
+            (Some("tools/call"), true)
+        );
+        let garbage = parse(b"not json", &pending, true);
+        assert_eq!(
+            (garbage.id, garbage.method, garbage.is_response),
+            (None, None, false)
+        );
+        let notification = parse(
+            br#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
+            &pending,
+            true,
+        );
+        assert_eq!(
+            (notification.method.as_deref(), notification.is_response),
+            (Some("notifications/x"), false)
+        );
+    }
+}

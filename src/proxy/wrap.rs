@@ -1,0 +1,218 @@
+//! `driftlab wrap`'s hooks: seeded faults on chosen methods' responses, and contract drift on
+//! `tools/list` results through the study's mutation registry. Every decision is logged.
+
+use std::io::Write;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{Action, Hooks, Message};
+use crate::mutate::MutationClass;
+use crate::rng::Stream;
+use crate::scan::corrupt::corrupt_value;
+
+/// What `wrap` can do to a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fault {
+    /// Deliver the response after --latency-ms.
+    Latency,
+    /// Never deliver the response.
+    Timeout,
+    /// Cut the response line at a drawn point in its middle half (invalid JSON).
+    Truncate,
+    /// Corrupt every leaf of `structuredContent` and every text of `content`, keeping types.
+    Corrupt,
+    /// Replace the response with a line of invalid JSON.
+    Malformed,
+    /// Replace the response with a JSON-RPC error (-32603) or an `isError: true` result (drawn).
+    Error,
+    /// Kill the server instead of delivering the response.
+    Crash,
+}
+
+impl Fault {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::Latency => "latency",
+            Fault::Timeout => "timeout",
+            Fault::Truncate => "truncate",
+            Fault::Corrupt => "corrupt",
+            Fault::Malformed => "malformed",
+            Fault::Error => "error",
+            Fault::Crash => "crash",
+        }
+    }
+}
+
+pub struct WrapOptions {
+    pub faults: Vec<Fault>,
+    pub drift: Vec<&'static dyn MutationClass>,
+    /// Methods whose responses may get a fault.
+    pub only: Vec<String>,
+    /// Probability of a fault per response in scope, in millionths.
+    pub per_million: u64,
+    pub seed: u64,
+    pub latency: Duration,
+}
+
+pub struct WrapHooks {
+    options: WrapOptions,
+    log: Option<Box<dyn Write>>,
+    /// Responses seen so far per method: the k in every decision's stream.
+    counts: std::collections::HashMap<String, u64>,
+}
+
+impl WrapHooks {
+    pub fn new(options: WrapOptions, log: Option<Box<dyn Write>>) -> WrapHooks {
+        WrapHooks {
+            options,
+            log,
+            counts: Default::default(),
+        }
+    }
+
+    fn record(&mut self, entry: Value) {
+        if let Some(log) = &mut self.log {
+            let _ = writeln!(log, "{entry}");
+            let _ = log.flush();
+        }
+    }
+
+    /// Applies every drift class, in order, to a tools/list response.
+    fn drift(&mut self, message: &Message<'_>, page: u64) -> Option<Vec<u8>> {
+        let mut response: Value = serde_json::from_slice(message.bytes).ok()?;
+        let result = response.get_mut("result")?;
+        let mut last: Option<&dyn MutationClass> = None;
+        for class in self.options.drift.clone() {
+            let mut rng = Stream::derive(self.options.seed, &format!("drift:{}", class.id()), page);
+            let outcome = class.apply(result, &mut rng);
+            let entry = match &outcome {
+                Ok(applied) => json!({"id": message.id, "method": "tools/list", "page": page,
+                    "action": "drift", "class": class.id(), "tool_index": applied.tool_index, "detail": applied.detail}),
+                Err(na) => json!({"id": message.id, "method": "tools/list", "page": page,
+                    "action": "drift-not-applicable", "class": class.id(), "reason": na.0}),
+            };
+            self.record(entry);
+            last = Some(class);
+        }
+        // The last class decides the serialisation (only `payload-reformatted` changes it).
+        let bytes = match last {
+            Some(class) => {
+                let result_bytes = class.serialize(result);
+                let mut out = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
+                out.extend_from_slice(message.id.as_deref().unwrap_or("null").as_bytes());
+                out.extend_from_slice(b",\"result\":");
+                out.extend_from_slice(&result_bytes);
+                out.push(b'}');
+                out
+            }
+            None => return None,
+        };
+        // One message is one line on stdio: pretty-printing newlines become spaces (a raw
+        // newline can only be whitespace in JSON; inside strings it is escaped).
+        Some(
+            bytes
+                .into_iter()
+                .map(|b| if b == b'\n' { b' ' } else { b })
+                .collect(),
+        )
+    }
+
+    fn fault(&mut self, fault: Fault, message: &Message<'_>, rng: &mut Stream) -> (Action, Value) {
+        let bytes = message.bytes;
+        let id = message.id.as_deref().unwrap_or("null");
+        match fault {
+            Fault::Latency => (
+                Action::Delay(self.options.latency, None),
+                json!({"latency_ms": self.options.latency.as_millis() as u64}),
+            ),
+            Fault::Timeout => (Action::Drop, json!({})),
+            Fault::Truncate => {
+                let quarter = bytes.len() / 4;
+                let cut = quarter + rng.below((bytes.len() / 2).max(1) as u64) as usize;
+                (
+                    Action::Replace(bytes[..cut.min(bytes.len())].to_vec()),
+                    json!({"cut_at": cut, "length": bytes.len()}),
+                )
+            }
+            Fault::Corrupt => {
+                let Ok(mut response) = serde_json::from_slice::<Value>(bytes) else {
+                    return (Action::Forward, json!({"skipped": "not JSON"}));
+                };
+                let mut leaves = 0;
+                if let Some(structured) = response.pointer_mut("/result/structuredContent") {
+                    leaves += corrupt_value(structured, rng);
+                }
+                if let Some(Value::Array(content)) = response.pointer_mut("/result/content") {
+                    for item in content {
+                        if let Some(text) = item.get_mut("text") {
+                            leaves += corrupt_value(text, rng);
+                        }
+                    }
+                }
+                (
+                    Action::Replace(response.to_string().into_bytes()),
+                    json!({"leaves": leaves}),
+                )
+            }
+            Fault::Malformed => (
+                Action::Replace(
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[}}}}"#)
+                        .into_bytes(),
+                ),
+                json!({}),
+            ),
+            Fault::Error => {
+                if rng.chance(1, 2) {
+                    let line = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32603,"message":"driftlab wrap: injected error"}}}}"#
+                    );
+                    (
+                        Action::Replace(line.into_bytes()),
+                        json!({"kind": "jsonrpc", "code": -32603}),
+                    )
+                } else {
+                    let line = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"driftlab wrap: injected tool error"}}],"isError":true}}}}"#
+                    );
+                    (Action::Replace(line.into_bytes()), json!({"kind": "tool"}))
+                }
+            }
+            Fault::Crash => (Action::CrashServer, json!({})),
+        }
+    }
+}
+
+impl Hooks for WrapHooks {
+    fn on_server(&mut self, message: &Message<'_>) -> Action {
+        let (Some(method), true) = (message.method.clone(), message.is_response) else {
+            return Action::Forward;
+        };
+        let k = {
+            let count = self.counts.entry(method.clone()).or_insert(0);
+            *count += 1;
+            *count - 1
+        };
+        let mut action = Action::Forward;
+        if method == "tools/list" && !self.options.drift.is_empty() {
+            if let Some(bytes) = self.drift(message, k) {
+                action = Action::Replace(bytes);
+            }
+        }
+        if self.options.only.contains(&method) && !self.options.faults.is_empty() {
+            let mut rng = Stream::derive(self.options.seed, &format!("fault:{method}"), k);
+            let hit = rng.below(1_000_000) < self.options.per_million;
+            if hit {
+                let fault = self.options.faults[rng.index(self.options.faults.len())];
+                let (faulted, params) = self.fault(fault, message, &mut rng);
+                self.record(
+                    json!({"id": message.id, "method": method, "k": k, "action": "fault",
+                    "fault": fault.as_str(), "params": params}),
+                );
+                return faulted;
+            }
+            self.record(json!({"id": message.id, "method": method, "k": k, "action": "pass"}));
+        }
+        action
+    }
+}
