@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Rebuilds driftlab and reruns every committed study into results/ (what the regeneration tests
 # compare against): the published MCP contract-drift study and the drift taxonomy study on
-# synthetic and on real bases.
+# synthetic and on real bases, the live drift study and the output-contracts study.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
 ./target/release/driftlab study --force "$@"
 ./target/release/driftlab study research/2026-11-30-mcp-drift-taxonomy/study.toml --force "$@"
 ./target/release/driftlab study research/2026-11-30-mcp-drift-taxonomy/study-real.toml --force "$@"
+# The live drift study needs the pinned servers (npm ci --prefix servers; a venv for
+# servers/requirements.txt), and the output-contracts study's live half too.
+./target/release/driftlab study research/2026-11-30-live-drift/study.toml --force "$@"
+DRIFTLAB=./target/release/driftlab scripts/scan-pinned-servers.sh
+./target/release/driftlab scan --corpus research/2026-11-30-output-contracts/captures \
+  --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts

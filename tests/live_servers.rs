@@ -237,3 +237,48 @@ fn the_live_half_of_the_output_contracts_study_regenerates() {
         );
     }
 }
+
+#[test]
+fn the_live_drift_study_regenerates_byte_for_byte() {
+    // Every pinned server must be installed.
+    let (Some(_), Some(_)) = (node_server("server-everything"), time_server()) else {
+        return;
+    };
+    let study = "mcp-live-drift-2026-11-30";
+    let committed = repo().join("results").join(study);
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join(study);
+    let output = common::run_in(
+        &repo(),
+        &[
+            "study",
+            "--quiet",
+            "--out",
+            fresh.to_str().unwrap(),
+            "research/2026-11-30-live-drift/study.toml",
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut names: Vec<String> = std::fs::read_dir(&fresh)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "manifest.json")
+        .collect();
+    names.sort();
+    assert!(names.contains(&"rows.csv".to_string()) && names.contains(&"report.md".to_string()));
+    for name in &names {
+        let a = std::fs::read(committed.join(name)).unwrap_or_default();
+        let b = std::fs::read(fresh.join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
+        );
+    }
+    // What the study measures about the live layer itself: the control passes through untouched,
+    // so no gate flags it.
+    let summary = read_json(&committed.join("summary.json"));
+    for control in summary["controls"].as_array().unwrap() {
+        assert_eq!(control["false_positives"], 0, "{control}");
+    }
+}

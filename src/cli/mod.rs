@@ -93,7 +93,10 @@ pub fn main() -> ExitCode {
         Ok(Err(error)) => {
             eprintln!("driftlab: {error:#}");
             let internal = error.chain().any(|cause| {
-                cause.is::<Internal>() || cause.is::<crate::study::runner::RunError>()
+                cause.is::<Internal>()
+                    || cause
+                        .downcast_ref::<crate::study::runner::RunError>()
+                        .is_some_and(crate::study::runner::RunError::is_defect)
             });
             ExitCode::from(if internal {
                 exit::INTERNAL

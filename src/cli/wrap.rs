@@ -54,6 +54,10 @@ pub struct Args {
     /// Seed of every decision.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
+    /// Drift of the k-th tools/list response draws from the stream of study surface N + k
+    /// (`driftlab study` with live servers sets it; see METHOD.md of the live drift study).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    drift_index: u64,
     /// Delay of the `latency` fault, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     latency_ms: u64,
@@ -99,6 +103,7 @@ pub fn run(args: Args) -> Result<u8> {
             only: args.only,
             per_million: (args.probability * 1_000_000.0).round() as u64,
             seed: args.seed,
+            drift_index: args.drift_index,
             latency: Duration::from_millis(args.latency_ms),
         },
         log,

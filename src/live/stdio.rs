@@ -33,6 +33,13 @@ pub enum StdoutEvent {
     Failed(String),
 }
 
+/// Where and with what environment a server starts (default: here, driftlab's environment).
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    pub dir: Option<std::path::PathBuf>,
+    pub env: Vec<(String, String)>,
+}
+
 /// A server process in its own process group; closing it (or dropping it) closes stdin, waits
 /// [`GRACE_PERIOD`], kills the group and reaps the child.
 pub struct ServerProcess {
@@ -47,10 +54,24 @@ impl ServerProcess {
         argv: &[String],
         stderr: Stdio,
     ) -> Result<(ServerProcess, ChildStdout, Option<ChildStderr>), LiveError> {
+        Self::spawn_in(argv, stderr, &Launch::default())
+    }
+
+    /// [`ServerProcess::spawn`] in a folder and with extra environment variables.
+    pub fn spawn_in(
+        argv: &[String],
+        stderr: Stdio,
+        launch: &Launch,
+    ) -> Result<(ServerProcess, ChildStdout, Option<ChildStderr>), LiveError> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| LiveError::Protocol("no server command given".into()))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(dir) = &launch.dir {
+            command.current_dir(dir);
+        }
+        command.envs(launch.env.iter().map(|(k, v)| (k, v)));
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -157,6 +178,16 @@ impl StdioTransport {
         max_line: usize,
         stderr_file: Option<&Path>,
     ) -> Result<StdioTransport, LiveError> {
+        Self::spawn_in(argv, max_line, stderr_file, &Launch::default())
+    }
+
+    /// [`StdioTransport::spawn`] with a [`Launch`] (folder and extra environment).
+    pub fn spawn_in(
+        argv: &[String],
+        max_line: usize,
+        stderr_file: Option<&Path>,
+        launch: &Launch,
+    ) -> Result<StdioTransport, LiveError> {
         let stderr_sink = match stderr_file {
             Some(path) => Some(File::create(path).map_err(|e| LiveError::Spawn {
                 program: argv.first().cloned().unwrap_or_default(),
@@ -164,7 +195,7 @@ impl StdioTransport {
             })?),
             None => None,
         };
-        let (process, stdout, stderr) = ServerProcess::spawn(argv, Stdio::piped())?;
+        let (process, stdout, stderr) = ServerProcess::spawn_in(argv, Stdio::piped(), launch)?;
         let stderr = stderr.expect("stderr was requested as a pipe");
         // A small bound: a server that floods stdout waits for us instead of filling memory.
         let (tx, lines) = mpsc::sync_channel(256);

@@ -52,6 +52,10 @@ pub struct WrapOptions {
     /// Probability of a fault per response in scope, in millionths.
     pub per_million: u64,
     pub seed: u64,
+    /// The stream index of the first tools/list response's drift: the k-th response draws from
+    /// `mutate::stream(seed, class, drift_index + k)`, the stream a study uses for surface
+    /// `drift_index + k`.
+    pub drift_index: u64,
     pub latency: Duration,
 }
 
@@ -84,38 +88,28 @@ impl WrapHooks {
         let result = response.get_mut("result")?;
         let mut last: Option<&dyn MutationClass> = None;
         for class in self.options.drift.clone() {
-            let mut rng = Stream::derive(self.options.seed, &format!("drift:{}", class.id()), page);
+            let mut rng =
+                crate::mutate::stream(self.options.seed, class, self.options.drift_index + page);
             let outcome = class.apply(result, &mut rng);
             let entry = match &outcome {
-                Ok(applied) => json!({"id": message.id, "method": "tools/list", "page": page,
-                    "action": "drift", "class": class.id(), "tool_index": applied.tool_index, "detail": applied.detail}),
-                Err(na) => json!({"id": message.id, "method": "tools/list", "page": page,
+                Ok(applied) => {
+                    json!({"id": id_value(message), "method": "tools/list", "page": page,
+                    "action": "drift", "class": class.id(), "tool_index": applied.tool_index, "detail": applied.detail})
+                }
+                Err(na) => json!({"id": id_value(message), "method": "tools/list", "page": page,
                     "action": "drift-not-applicable", "class": class.id(), "reason": na.0}),
             };
             self.record(entry);
             last = Some(class);
         }
         // The last class decides the serialisation (only `payload-reformatted` changes it).
-        let bytes = match last {
-            Some(class) => {
-                let result_bytes = class.serialize(result);
-                let mut out = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
-                out.extend_from_slice(message.id.as_deref().unwrap_or("null").as_bytes());
-                out.extend_from_slice(b",\"result\":");
-                out.extend_from_slice(&result_bytes);
-                out.push(b'}');
-                out
-            }
-            None => return None,
-        };
-        // One message is one line on stdio: pretty-printing newlines become spaces (a raw
-        // newline can only be whitespace in JSON; inside strings it is escaped).
-        Some(
-            bytes
-                .into_iter()
-                .map(|b| if b == b'\n' { b' ' } else { b })
-                .collect(),
-        )
+        let class = last?;
+        let mut out = b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec();
+        out.extend_from_slice(message.id.as_deref().unwrap_or("null").as_bytes());
+        out.extend_from_slice(b",\"result\":");
+        out.extend_from_slice(&wire_bytes(class, result));
+        out.push(b'}');
+        Some(out)
     }
 
     fn fault(&mut self, fault: Fault, message: &Message<'_>, rng: &mut Stream) -> (Action, Value) {
@@ -183,6 +177,25 @@ impl WrapHooks {
     }
 }
 
+/// What `wrap` puts on the wire for a mutated result: the class's serialisation with its
+/// newlines turned into spaces (one message is one line on stdio).
+pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
+    class
+        .serialize(mutated)
+        .into_iter()
+        .map(|b| if b == b'\n' { b' ' } else { b })
+        .collect()
+}
+
+/// The message's JSON-RPC id as a JSON value, for the log.
+fn id_value(message: &Message<'_>) -> Value {
+    message
+        .id
+        .as_deref()
+        .and_then(|id| serde_json::from_str(id).ok())
+        .unwrap_or(Value::Null)
+}
+
 impl Hooks for WrapHooks {
     fn on_server(&mut self, message: &Message<'_>) -> Action {
         let (Some(method), true) = (message.method.clone(), message.is_response) else {
@@ -206,12 +219,14 @@ impl Hooks for WrapHooks {
                 let fault = self.options.faults[rng.index(self.options.faults.len())];
                 let (faulted, params) = self.fault(fault, message, &mut rng);
                 self.record(
-                    json!({"id": message.id, "method": method, "k": k, "action": "fault",
+                    json!({"id": id_value(message), "method": method, "k": k, "action": "fault",
                     "fault": fault.as_str(), "params": params}),
                 );
                 return faulted;
             }
-            self.record(json!({"id": message.id, "method": method, "k": k, "action": "pass"}));
+            self.record(
+                json!({"id": id_value(message), "method": method, "k": k, "action": "pass"}),
+            );
         }
         action
     }

@@ -126,19 +126,31 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     }
 
     out.push_str("\n## Method\n\n");
-    out.push_str(if summary.bases.is_empty() {
+    let live = !summary.bases.is_empty() && summary.bases.iter().all(|b| b.starts_with("live:"));
+    out.push_str(if live {
+        "Each surface is the `tools/list` of a live server (surface i is server i mod n), captured \
+         over stdio. Each mutation class, drawing the tool it touches from a stream of its own, is \
+         applied on the wire by `driftlab wrap --drift CLASS` in front of the server, and the \
+         candidate is what a client captures through it (checked to equal the mutation's bytes; \
+         the control, captured through `wrap` without drift, to equal the server's own bytes). \
+         Every candidate is read back through the same payload reader the CI gate uses, then \
+         every gate's rules run on it. "
+    } else if summary.bases.is_empty() {
         "Each surface is a `tools/list` result generated from its own ChaCha8 stream, derived from \
-         the seed and the surface index. "
-    } else {
-        "Each surface is a real `tools/list` payload, drawn from the bases with a ChaCha8 stream \
-         derived from the seed and the surface index. "
-    });
-    out.push_str(
-        "Each mutation class changes a copy of it, drawing the \
+         the seed and the surface index. Each mutation class changes a copy of it, drawing the \
          tool it touches from a stream of its own. Every candidate is serialized to JSON bytes \
          and read back through the same payload reader the CI gate uses, then every gate's rules \
-         run on it. One row per surface, class and gate goes to `rows.csv`, in surface order, \
-         identical at any thread count.",
+         run on it. "
+    } else {
+        "Each surface is a real `tools/list` payload, drawn from the bases with a ChaCha8 stream \
+         derived from the seed and the surface index. Each mutation class changes a copy of it, \
+         drawing the tool it touches from a stream of its own. Every candidate is serialized to \
+         JSON bytes and read back through the same payload reader the CI gate uses, then every \
+         gate's rules run on it. "
+    });
+    out.push_str(
+        "One row per surface, class and gate goes to `rows.csv`, in surface order, identical at \
+         any thread count.",
     );
     match context.research_dir {
         Some(dir) => out.push_str(&format!(" Every sampling step: `{dir}/METHOD.md`.\n\n")),

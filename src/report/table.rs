@@ -13,6 +13,8 @@ pub fn headline(summary: &Summary) -> String {
     let changes: u64 = summary.totals.first().map_or(0, |t| t.total);
     let bases = if summary.bases.is_empty() {
         format!("{} tools per surface", summary.tools)
+    } else if summary.bases.iter().all(|b| b.starts_with("live:")) {
+        format!("surfaces from {} live servers", summary.bases.len())
     } else {
         format!("bases drawn from {} real payloads", summary.bases.len())
     };

@@ -1,5 +1,6 @@
 //! Studies: the spec, the embedded default, the parallel runner.
 
+pub mod live;
 pub mod runner;
 pub mod spec;
 pub mod sweep;

@@ -7,6 +7,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::live;
 use crate::check::{Comparison, Finding};
 use crate::generate;
 use crate::mutate;
@@ -49,15 +50,30 @@ impl RowsMode {
     }
 }
 
-/// A failure inside the runner is a defect (the generator or a mutation produced a payload the
-/// reader refuses), never a property of the input.
+/// A failure inside the runner: a defect when the generator or a mutation produced a payload
+/// the reader refuses; a property of the environment when a live server could not be captured.
 #[derive(Debug, thiserror::Error)]
-#[error("surface {surface}, mutation {mutation}: generated payload was rejected: {source}")]
+#[error("surface {surface}, mutation {mutation}: {source}")]
 pub struct RunError {
     pub surface: u64,
     pub mutation: &'static str,
     #[source]
-    pub source: PayloadError,
+    pub source: RunFailure,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunFailure {
+    #[error("generated payload was rejected: {0}")]
+    Payload(#[from] PayloadError),
+    #[error("{0}")]
+    Live(String),
+}
+
+impl RunError {
+    /// Whether this is a defect in driftlab (exit 70) rather than a server that failed (exit 2).
+    pub fn is_defect(&self) -> bool {
+        matches!(self.source, RunFailure::Payload(_))
+    }
 }
 
 /// What one gate decided on one candidate.
@@ -128,13 +144,26 @@ where
 /// Every decision of one surface (every class, control first, × every gate), and its rows.
 fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<SurfaceResult, RunError> {
     let seed = study.spec.seed;
-    let (base_name, base) = base_surface(study, index);
-    // Serializing a Value cannot fail.
-    let base_bytes = serde_json::to_vec(&base).unwrap_or_default();
-    let reject = |mutation, source| RunError {
+    let reject = |mutation, source: PayloadError| RunError {
         surface: index,
         mutation,
-        source,
+        source: source.into(),
+    };
+    let live_failure = |mutation, message: String| RunError {
+        surface: index,
+        mutation,
+        source: RunFailure::Live(message),
+    };
+    let is_live = !study.spec.live.is_empty();
+    let (base_name, base, base_bytes) = if is_live {
+        // The server's own bytes, exactly as a client receives them.
+        let live = live::approved(study, index).map_err(|m| live_failure("(approved)", m))?;
+        (live.name, live.value, live.bytes)
+    } else {
+        let (name, base) = base_surface(study, index);
+        // Serializing a Value cannot fail.
+        let bytes = serde_json::to_vec(&base).unwrap_or_default();
+        (name, base, bytes)
     };
     let approved = payload::read(&base_bytes, "approved", Limits::default())
         .map_err(|e| reject("(approved)", e))?;
@@ -186,7 +215,25 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         };
         // Checkers read the bytes a client would receive, not the in-memory value. The control's
         // bytes are the approved bytes, so they are not serialized twice.
-        let candidate_bytes = if class_index == 0 {
+        let candidate_bytes = if is_live {
+            // What a client of the drifted server receives, through `driftlab wrap`; it must be
+            // exactly the mutation's bytes (or, for the control, the server's own bytes).
+            let control = class_index == 0;
+            bytes = live::through_wrap(study, index, (!control).then_some(class))
+                .map_err(|m| live_failure(class.id(), m))?;
+            let expected = if control {
+                base_bytes.clone()
+            } else {
+                crate::proxy::wrap::wire_bytes(class, &candidate)
+            };
+            if bytes != expected {
+                return Err(live_failure(
+                    class.id(),
+                    "the bytes through `driftlab wrap` differ from the mutation's bytes".into(),
+                ));
+            }
+            &bytes
+        } else if class_index == 0 {
             &base_bytes
         } else {
             bytes = class.serialize(&candidate);
@@ -355,7 +402,16 @@ impl Tally {
             surfaces: spec.surfaces,
             tools: spec.tools,
             shard: None::<Shard>,
-            bases: study.bases.iter().map(|(name, _)| name.clone()).collect(),
+            bases: if study.spec.live.is_empty() {
+                study.bases.iter().map(|(name, _)| name.clone()).collect()
+            } else {
+                study
+                    .spec
+                    .live
+                    .iter()
+                    .map(|s| format!("live:{}", s.name))
+                    .collect()
+            },
             gates,
             mutations: study.mutations.iter().map(|m| m.id().to_string()).collect(),
             cells,

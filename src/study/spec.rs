@@ -37,6 +37,22 @@ pub struct StudySpec {
     /// Configurations for `driftlab sweep`; `driftlab study` ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepSpec>,
+    /// Live servers to take the surfaces from instead of the generator or `bases`: surface `i`
+    /// is server `i mod n`, captured directly (approved) and through `driftlab wrap --drift
+    /// CLASS` (each candidate).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub live: Vec<LiveServerSpec>,
+}
+
+/// A live server of a study: its name and how to start it. The command runs in the spec file's
+/// folder, directly (never through a shell), with `env` added to driftlab's environment.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiveServerSpec {
+    pub name: String,
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// Every combination of these seeds and surface counts is one configuration of a sweep.
@@ -91,6 +107,8 @@ pub struct Study {
     /// Real base surfaces (file stem, `{"tools":[…]}`), sorted by file name; empty when the
     /// generator makes the bases.
     pub bases: Vec<(String, serde_json::Value)>,
+    /// The folder live servers' commands run in (the spec file's).
+    pub live_dir: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for dyn MutationClass {
@@ -256,6 +274,32 @@ impl StudySpec {
                 fail_on,
             });
         }
+        for (i, server) in self.live.iter().enumerate() {
+            if !crate::is_safe_id(&server.name)
+                || self.live[..i].iter().any(|s| s.name == server.name)
+            {
+                return Err(invalid(
+                    format!("live[{i}].name"),
+                    "must be a unique id of a-z, 0-9, '-', '_', '.', '+'".into(),
+                ));
+            }
+            if server.command.is_empty() {
+                return Err(invalid(
+                    format!("live[{i}].command"),
+                    "give the server's command".into(),
+                ));
+            }
+        }
+        if !self.live.is_empty() && self.bases.is_some() {
+            return Err(invalid(
+                "live".into(),
+                "a study takes its surfaces from `bases` or `live`, not both".into(),
+            ));
+        }
+        let live_dir = match std::path::Path::new(path).parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
         let bases = match &self.bases {
             Some(folder) => {
                 load_bases(path, folder).map_err(|message| invalid("bases".into(), message))?
@@ -268,6 +312,7 @@ impl StudySpec {
             gates,
             rules: all_rules,
             bases,
+            live_dir,
         })
     }
 }

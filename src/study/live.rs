@@ -1,0 +1,106 @@
+//! Surfaces from live servers: surface `i` is server `i mod n` of the spec's `[[live]]` list.
+//! The approved payload is a direct capture; each candidate is a capture through `driftlab wrap
+//! --drift CLASS --seed SEED --drift-index i`, i.e. the mutation a client of the drifted server
+//! would see, drawn from the same stream the synthetic runner uses for surface `i`.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::spec::{LiveServerSpec, Study};
+use crate::live::stdio::{Launch, StdioTransport};
+use crate::live::{self, CaptureOptions, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT};
+use crate::mutate::MutationClass;
+use crate::payload::DEFAULT_MAX_BYTES;
+
+/// A live server's approved surface: its name, its exact tools/list bytes, and their value.
+pub struct LiveBase<'a> {
+    pub name: &'a str,
+    pub bytes: Vec<u8>,
+    pub value: Value,
+}
+
+fn server(study: &Study, index: u64) -> &LiveServerSpec {
+    &study.spec.live[(index % study.spec.live.len() as u64) as usize]
+}
+
+/// argv with the program resolved against the spec's folder when it is a relative path.
+fn resolve(study: &Study, argv: &[String]) -> Vec<String> {
+    let mut argv = argv.to_vec();
+    if let Some(program) = argv.first_mut() {
+        if program.contains('/') && !program.starts_with('/') {
+            let path: PathBuf = study.live_dir.join(&*program);
+            *program = std::fs::canonicalize(&path)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+        }
+    }
+    argv
+}
+
+fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Vec<u8>, String> {
+    let launch = Launch {
+        dir: Some(study.live_dir.clone()),
+        env: server
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    let options = CaptureOptions {
+        protocol_version: DEFAULT_PROTOCOL_VERSION.into(),
+        client_capabilities: serde_json::json!({}),
+        timeout: DEFAULT_TIMEOUT,
+        max_pages: 1,
+        max_bytes: DEFAULT_MAX_BYTES,
+    };
+    let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)
+        .map_err(|e| format!("live server {}: {e}", server.name))?;
+    let capture = live::capture(transport, &options).map_err(|e| {
+        format!(
+            "live server {}: {e} (a live study needs servers that list their tools in one page)",
+            server.name
+        )
+    })?;
+    Ok(capture.tools_list_bytes())
+}
+
+/// The approved surface of surface `index`: a direct capture of its server.
+pub fn approved(study: &Study, index: u64) -> Result<LiveBase<'_>, String> {
+    let server = server(study, index);
+    let bytes = capture(study, server, &resolve(study, &server.command))?;
+    let value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("live server {}: {e}", server.name))?;
+    Ok(LiveBase {
+        name: &server.name,
+        bytes,
+        value,
+    })
+}
+
+/// The bytes a client of surface `index`'s server sees through `driftlab wrap`: drifted by
+/// `class`, or passed through untouched for `None` (the control).
+pub fn through_wrap(
+    study: &Study,
+    index: u64,
+    class: Option<&dyn MutationClass>,
+) -> Result<Vec<u8>, String> {
+    let server = server(study, index);
+    let driftlab =
+        std::env::current_exe().map_err(|e| format!("cannot find the driftlab binary: {e}"))?;
+    let mut argv = vec![
+        driftlab.display().to_string(),
+        "wrap".into(),
+        "--seed".into(),
+        study.spec.seed.to_string(),
+        "--drift-index".into(),
+        index.to_string(),
+    ];
+    if let Some(class) = class {
+        argv.extend(["--drift".to_string(), class.id().to_string()]);
+    }
+    argv.push("--".into());
+    argv.extend(resolve(study, &server.command));
+    capture(study, server, &argv)
+}
