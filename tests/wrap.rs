@@ -347,6 +347,41 @@ fn a_server_crash_ends_the_proxy_cleanly() {
 }
 
 #[test]
+fn server_requests_and_notifications_cross_the_proxy() {
+    // The fixture asks the client three questions and exits 3 on a wrong answer; `capture`
+    // answers them through the proxy.
+    let mut args = vec![
+        "capture".to_string(),
+        "--timeout".into(),
+        "10".into(),
+        "--".into(),
+    ];
+    args.push(env!("CARGO_BIN_EXE_driftlab").into());
+    args.extend(wrap_args(
+        &[],
+        fixture(TIME, &["--server-requests", "--garbage"]),
+    ));
+    let output = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let capture: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let methods: Vec<&str> = capture["capture"]["serverMessagesDuringCapture"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/message",
+            "ping",
+            "roots/list",
+            "sampling/createMessage"
+        ]
+    );
+}
+
+#[test]
 fn bad_options_are_usage_errors() {
     let output = run(&["wrap", "--drift", "no-such-class", "--", "true"]);
     assert_eq!(output.status.code(), Some(2));
