@@ -118,8 +118,34 @@ fn surface(value: &Value) -> driftlab::surface::Surface {
     payload::from_value(value.clone(), "bench").unwrap()
 }
 
+/// The guard's admission of one call on a real pinned schema (`read_text_file` of
+/// server-filesystem): the cost it adds to every tools/call.
+fn guard_admission(c: &mut Criterion) {
+    use driftlab::guard::{Guard, GuardOptions, OnDrift, OnOutput, Scope};
+    let pinned = payload::read(LARGE, "filesystem", Limits::default()).expect("test data is valid");
+    let options = GuardOptions {
+        on_drift: OnDrift::Refuse,
+        scope: Scope::Tool,
+        // Never open the circuit: every iteration runs the full admission.
+        max_retries: u32::MAX,
+        window: std::time::Duration::from_secs(300),
+        on_output: OnOutput::Warn,
+    };
+    let mut guard = Guard::new(pinned, options, None);
+    let valid = serde_json::json!({"path": "/tmp/notes.txt", "head": 10});
+    let invalid = serde_json::json!({"path": 7, "unknown": true});
+    let now = std::time::Instant::now();
+    c.bench_function("guard/admit-valid-call", |b| {
+        b.iter(|| black_box(guard.admit("read_text_file", black_box(&valid), now)))
+    });
+    c.bench_function("guard/refuse-invalid-call", |b| {
+        b.iter(|| black_box(guard.admit("read_text_file", black_box(&invalid), now)))
+    });
+}
+
 criterion_group!(
     benches,
+    guard_admission,
     generator,
     mutations,
     round_trip,

@@ -6,6 +6,7 @@
 //! stdin/stdout; with `--http 127.0.0.1:0` it serves Streamable HTTP instead and prints
 //! `listening on PORT` as its first stdout line. Tools are sent as the exact bytes of the file.
 
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -73,11 +74,19 @@ struct Args {
     /// Answer methods the fixture does not know with an empty result instead of an error.
     #[arg(long)]
     accept_unknown_methods: bool,
+    /// After answering --switch-after-calls tools/call requests, serve this payload instead and
+    /// send notifications/tools/list_changed.
+    #[arg(long)]
+    switch_to: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    switch_after_calls: usize,
 }
 
 struct Server {
     args: Args,
-    tools: Vec<Box<RawValue>>,
+    tools: RefCell<Vec<Box<RawValue>>>,
+    /// tools/call requests answered so far.
+    calls: Cell<usize>,
 }
 
 /// What the server does with one request.
@@ -154,13 +163,14 @@ impl Server {
             .and_then(|c| c.strip_prefix("page-"))
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
+        let all = self.tools.borrow();
         let size = if self.args.page_size == 0 {
-            self.tools.len().max(1)
+            all.len().max(1)
         } else {
             self.args.page_size
         };
-        let end = (start + size).min(self.tools.len());
-        let mut tools: Vec<String> = self.tools[start.min(end)..end]
+        let end = (start + size).min(all.len());
+        let mut tools: Vec<String> = all[start.min(end)..end]
             .iter()
             .map(|t| t.get().to_string())
             .collect();
@@ -171,7 +181,7 @@ impl Server {
         }
         let next = if self.args.repeat_cursor {
             r#","nextCursor":"again""#.to_string()
-        } else if end < self.tools.len() {
+        } else if end < all.len() {
             format!(r#","nextCursor":"page-{end}""#)
         } else {
             String::new()
@@ -182,26 +192,7 @@ impl Server {
 
 fn main() {
     let args = Args::parse();
-    let text = std::fs::read_to_string(&args.payload).expect("payload file is readable");
-    // A tools/list result, or a capture file (the shared corpus format) holding one.
-    #[derive(serde::Deserialize)]
-    struct File {
-        #[serde(default)]
-        tools: Option<Vec<Box<RawValue>>>,
-        #[serde(default, rename = "toolsList")]
-        tools_list: Option<Box<File>>,
-    }
-    let file: File = serde_json::from_str(&text).expect("payload is a tools/list result");
-    let tools = match file {
-        File {
-            tools: Some(tools), ..
-        } => tools,
-        File {
-            tools_list: Some(inner),
-            ..
-        } => inner.tools.expect("toolsList has tools"),
-        _ => panic!("{}: no `tools` or `toolsList`", args.payload),
-    };
+    let tools = load(&args.payload);
     if let Some(pidfile) = &args.spawn_grandchild {
         // Deliberately never waited for: the test checks that driftlab's process-group kill
         // takes it down with us.
@@ -212,9 +203,41 @@ fn main() {
             .expect("sleep starts");
         std::fs::write(pidfile, child.id().to_string()).expect("pid file is writable");
     }
-    // One message is one line: a tool written over several lines (a pretty corpus file) is
-    // compacted; single-line tools are served byte for byte.
-    let tools = tools
+    let server = Server {
+        args: args.clone(),
+        tools: RefCell::new(tools),
+        calls: Cell::new(0),
+    };
+    match &args.http {
+        Some(address) => serve_http(&server, address),
+        None => serve_stdio(&server),
+    }
+}
+
+/// The tools of a payload file (a tools/list result, or a capture in the shared corpus format),
+/// each as raw bytes on one line: a tool written over several lines is compacted; single-line
+/// tools are served byte for byte.
+fn load(path: &str) -> Vec<Box<RawValue>> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        tools: Option<Vec<Box<RawValue>>>,
+        #[serde(default, rename = "toolsList")]
+        tools_list: Option<Box<File>>,
+    }
+    let text = std::fs::read_to_string(path).expect("payload file is readable");
+    let file: File = serde_json::from_str(&text).expect("payload is a tools/list result");
+    let tools = match file {
+        File {
+            tools: Some(tools), ..
+        } => tools,
+        File {
+            tools_list: Some(inner),
+            ..
+        } => inner.tools.expect("toolsList has tools"),
+        _ => panic!("{path}: no `tools` or `toolsList`"),
+    };
+    tools
         .into_iter()
         .map(|tool| {
             if tool.get().contains('\n') {
@@ -224,15 +247,7 @@ fn main() {
                 tool
             }
         })
-        .collect();
-    let server = Server {
-        args: args.clone(),
-        tools,
-    };
-    match &args.http {
-        Some(address) => serve_http(&server, address),
-        None => serve_stdio(&server),
-    }
+        .collect()
 }
 
 fn serve_stdio(server: &Server) {
@@ -262,7 +277,18 @@ fn serve_stdio(server: &Server) {
                 if server.args.garbage {
                     writeln!(out, "fixture log: answering {}", message["method"]).unwrap();
                 }
-                writeln!(out, "{reply}").unwrap();
+                // The answer and a list_changed notification go out in one write, as a server
+                // that changes its list while answering would send them.
+                let mut text = format!("{reply}\n");
+                if message.get("method") == Some(&json!("tools/call")) {
+                    server.calls.set(server.calls.get() + 1);
+                    let due = server.calls.get() == server.args.switch_after_calls;
+                    if let (Some(next), true) = (&server.args.switch_to, due) {
+                        *server.tools.borrow_mut() = load(next);
+                        text.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
+                    }
+                }
+                out.write_all(text.as_bytes()).unwrap();
                 out.flush().unwrap();
             }
         }

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod cli;
 pub mod generate;
+pub mod guard;
 pub mod live;
 pub mod mutate;
 pub mod output;

@@ -3,12 +3,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::live::{fixture, installed, process_gone, servers_dir};
+use common::live::{fixture, installed, process_gone, servers_dir, session};
 use common::{read_json, repo, run, stderr};
 use serde_json::Value;
 
@@ -17,53 +14,6 @@ const RICH: &str = "corpus/@modelcontextprotocol__server-filesystem@2026.8.31.js
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_current_time","arguments":{"timezone":"UTC"}}}"#;
 const PING: &str = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
-
-/// Runs `program args`, writes `lines`, reads stdout until a line with `"id":<until>` (or 10 s),
-/// then hangs up; returns every stdout line and the exit status.
-fn session(
-    program: &str,
-    args: &[String],
-    lines: &[&str],
-    until: &str,
-) -> (Vec<String>, Option<i32>, String) {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in lines {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    stdin.flush().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                return;
-            }
-        }
-    });
-    let mut out = Vec::new();
-    let needle = format!("\"id\":{until}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        let done = line.contains(&needle);
-        out.push(line);
-        if done {
-            break;
-        }
-    }
-    drop(stdin);
-    let status = child.wait().unwrap();
-    out.extend(rx.try_iter());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    (out, status.code(), err)
-}
 
 fn wrap_args(flags: &[&str], server: Vec<String>) -> Vec<String> {
     let mut args: Vec<String> = vec!["wrap".into()];

@@ -5,6 +5,7 @@ mod capture;
 mod figures;
 mod gate;
 mod generate;
+mod guard;
 mod input;
 mod listings;
 mod live;
@@ -66,6 +67,7 @@ enum Command {
     Figures(figures::Args),
     Merge(merge::Args),
     Wrap(wrap::Args),
+    Guard(guard::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -85,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Figures(args) => figures::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Wrap(args) => wrap::run(args),
+        Command::Guard(args) => guard::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });

@@ -58,6 +58,18 @@ pub trait Hooks {
     fn on_server(&mut self, _message: &Message<'_>) -> Action {
         Action::Forward
     }
+    /// Messages the hooks want sent (after the message being handled), e.g. the guard's own
+    /// `tools/list` to the server, or its answer to a call it held.
+    fn injections(&mut self) -> Vec<(Side, Vec<u8>)> {
+        Vec::new()
+    }
+}
+
+/// Which way an injected message goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Server,
+    Client,
 }
 
 /// How the proxy ended.
@@ -151,6 +163,12 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     Action::CrashServer => server.kill(),
                     Action::Drop | Action::Delay(..) => {}
                 }
+                for (side, extra) in hooks.injections() {
+                    match side {
+                        Side::Server => write_server(&mut server, &extra),
+                        Side::Client => client_gone |= send_line(&mut client, &extra).is_err(),
+                    }
+                }
             }
             Event::Client(_) => {
                 // The client hung up (or sent an over-long line): the server sees end of input.
@@ -179,6 +197,12 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                 };
                 if let Some(bytes) = out {
                     client_gone |= send_line(&mut client, &bytes).is_err();
+                }
+                for (side, extra) in hooks.injections() {
+                    match side {
+                        Side::Server => write_server(&mut server, &extra),
+                        Side::Client => client_gone |= send_line(&mut client, &extra).is_err(),
+                    }
                 }
             }
             Event::Server(_) => break,

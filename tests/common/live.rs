@@ -1,7 +1,11 @@
 //! Helpers for tests that run live servers: the scripted fixture server and the pinned real ones.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use super::repo;
 
@@ -71,4 +75,101 @@ pub fn process_gone(pid: u32) -> bool {
             .next()
             .is_some_and(|rest| rest.trim_start().starts_with('Z')),
     }
+}
+
+/// Runs `program args`, writes `lines`, reads stdout until a line with `"id":<until>` (or 10 s),
+/// then hangs up; returns every stdout line and the exit status.
+pub fn session(
+    program: &str,
+    args: &[String],
+    lines: &[&str],
+    until: &str,
+) -> (Vec<String>, Option<i32>, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut out = Vec::new();
+    let needle = format!("\"id\":{until}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        let done = line.contains(&needle);
+        out.push(line);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    out.extend(rx.try_iter());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (out, status.code(), err)
+}
+
+/// Like [`session`], but a client that waits: after each request (a line with an id) it reads
+/// until the answer with that id arrives (10 s at most), then sends the next line; then hangs up.
+pub fn stepwise(
+    program: &str,
+    args: &[String],
+    lines: &[&str],
+) -> (Vec<String>, Option<i32>, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut out = Vec::new();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let id = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.get("id").cloned());
+        let Some(id) = id else { continue };
+        let needle = format!("\"id\":{id}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while let Ok(got) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            let done = got.contains(&needle);
+            out.push(got);
+            if done {
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    out.extend(rx.try_iter());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (out, status.code(), err)
 }

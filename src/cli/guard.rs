@@ -1,0 +1,88 @@
+//! `driftlab guard`: an admission guard on the pinned contract, in front of a stdio server.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use super::input::read_surface;
+use crate::guard::{Guard, GuardOptions, OnDrift, OnOutput, Scope};
+use crate::payload::{Limits, DEFAULT_MAX_BYTES};
+use crate::proxy;
+
+/// Guard an agent at run time: run CMD as an MCP server behind a proxy that holds it to the
+/// approved (pinned) contract.
+///
+/// The client always sees the pinned tools/list. The guard lists the server's tools itself
+/// after initialization and on every notifications/tools/list_changed, and diffs them against
+/// the pin with the gate's engine. Every tools/call must name a pinned tool the server still
+/// offers, use only known argument names (even where the schema allows others: that is how a
+/// renamed parameter is silently dropped), and be valid for the pinned and the live inputSchema;
+/// otherwise the client gets an `isError: true` result with a correction the model can act on
+/// ("parameter \"query\" was likely renamed to \"search_query\"") and the server never sees the
+/// call. More than --max-retries refusals for a tool within --window-secs open its circuit.
+/// Answers are checked against the pinned outputSchema.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\\n  \\
+    driftlab guard --approved approved.json -- npx -y @modelcontextprotocol/server-memory\\n  \\
+    driftlab guard --approved approved.json --on-drift warn --audit guard.jsonl -- node dist/index.js")]
+pub struct Args {
+    /// The pinned contract: an approved snapshot or any payload or capture.
+    #[arg(long, value_name = "FILE")]
+    approved: String,
+    /// What breaking drift between the pin and the live server does.
+    #[arg(long, value_enum, default_value_t = OnDrift::Refuse)]
+    on_drift: OnDrift,
+    /// With --on-drift refuse: refuse only the drifted tools, or every tool of the server.
+    #[arg(long, value_enum, default_value_t = Scope::Tool)]
+    refuse_scope: Scope,
+    /// Refusals allowed per tool within the window before its circuit opens.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    max_retries: u32,
+    /// The window of --max-retries, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    window_secs: u64,
+    /// What an answer that breaks the pinned outputSchema becomes.
+    #[arg(long, value_enum, default_value_t = OnOutput::Warn)]
+    on_output: OnOutput,
+    /// Write every decision as a JSON line here.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// The server command and its arguments, after `--` (run directly, never through a shell).
+    #[arg(last = true, value_name = "CMD", required = true)]
+    command: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let pinned = read_surface(
+        &args.approved,
+        Limits {
+            max_bytes: DEFAULT_MAX_BYTES,
+        },
+    )?;
+    if pinned.is_empty() {
+        bail!("{}: the pinned contract has no tools", args.approved);
+    }
+    let audit: Option<Box<dyn Write>> = match &args.audit {
+        Some(path) => Some(Box::new(BufWriter::new(File::create(path).with_context(
+            || format!("{}: cannot create the audit log", path.display()),
+        )?))),
+        None => None,
+    };
+    let options = GuardOptions {
+        on_drift: args.on_drift,
+        scope: args.refuse_scope,
+        max_retries: args.max_retries,
+        window: Duration::from_secs(args.window_secs),
+        on_output: args.on_output,
+    };
+    let mut guard = Guard::new(pinned, options, audit);
+    let end = proxy::run(&args.command, &mut guard, DEFAULT_MAX_BYTES)
+        .with_context(|| format!("live:{}", args.command.join(" ")))?;
+    if !end.client_hung_up {
+        eprintln!("driftlab guard: the server ended ({})", end.server);
+    }
+    Ok(super::exit::PASS)
+}

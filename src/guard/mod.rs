@@ -1,0 +1,476 @@
+//! `driftlab guard`: a runtime admission guard on the pinned contract, as hooks on the proxy.
+//!
+//! - **Pinned contract.** After the client's `notifications/initialized` (and on every
+//!   `notifications/tools/list_changed`) the guard lists the server's tools itself and diffs them
+//!   against the pin with the gate's engine; breaking drift refuses the affected tools (or the
+//!   whole server) in `refuse` mode, and is only logged in `warn` mode. A client's `tools/list`
+//!   always gets the pinned list.
+//! - **Admission** of every `tools/call`: pinned and live, no unknown argument names, valid for
+//!   the pinned and the live inputSchema. A refusal is an `isError: true` result with a
+//!   model-readable correction; the server never sees the call.
+//! - **Circuit.** More than `max_retries` refusals for one tool within the window opens its
+//!   circuit until a human updates the pin.
+//! - **Output assertions.** `structuredContent` is validated against the pinned outputSchema.
+
+mod admission;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub use admission::{Admission, Contract};
+
+use crate::check::rules::of_kind;
+use crate::check::RuleKind;
+use crate::payload::{self, Limits};
+use crate::proxy::{Action, Hooks, Message, Side};
+use crate::surface::Surface;
+use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
+
+/// What breaking drift between the pin and the live server does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnDrift {
+    /// Refuse calls to the affected tools (or every tool, with --refuse-scope server).
+    Refuse,
+    /// Log the drift and keep admitting calls that are valid.
+    Warn,
+}
+
+/// How far a refusal for drift reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    /// Only the tools the drift touches.
+    Tool,
+    /// Every tool of the server.
+    Server,
+}
+
+/// What an answer that breaks the pinned outputSchema becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOutput {
+    /// Pass it on, with a warning in the result's `_meta`.
+    Warn,
+    /// Replace it with an `isError: true` result that names the violation.
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct GuardOptions {
+    pub on_drift: OnDrift,
+    pub scope: Scope,
+    pub max_retries: u32,
+    pub window: Duration,
+    pub on_output: OnOutput,
+}
+
+/// The guard's view of the live server, once listed.
+struct Live {
+    contracts: HashMap<String, Contract>,
+    /// Pinned tool name → the messages of the breaking findings about it.
+    drift: HashMap<String, Vec<String>>,
+}
+
+/// A tools/list the guard is paging through.
+struct Listing {
+    tools: Vec<Value>,
+}
+
+pub struct Guard {
+    options: GuardOptions,
+    pinned: Surface,
+    pinned_list: Vec<u8>,
+    contracts: HashMap<String, Contract>,
+    live: Option<Live>,
+    refusals: HashMap<String, Vec<Instant>>,
+    open_circuits: HashMap<String, usize>,
+    audit: Option<Box<dyn Write>>,
+    /// Admitted calls waiting for their answer: id → tool.
+    calls: HashMap<String, String>,
+    inject: Vec<(Side, Vec<u8>)>,
+    listing: Option<Listing>,
+    requests: u64,
+    /// Whether a listing of the server is under way: calls wait for it (id, request bytes).
+    relisting: bool,
+    /// A new listing was asked for while one was under way: start it when that one ends.
+    relist_again: bool,
+    held: Vec<(String, Vec<u8>)>,
+}
+
+const GUARD_ID: &str = "driftlab-guard-";
+
+impl Guard {
+    pub fn new(pinned: Surface, options: GuardOptions, audit: Option<Box<dyn Write>>) -> Guard {
+        let contracts = pinned
+            .tools()
+            .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
+            .collect();
+        let mut pinned_list = serde_json::to_vec(&pinned.to_value()).unwrap_or_default();
+        pinned_list.retain(|b| *b != b'\n');
+        Guard {
+            options,
+            pinned,
+            pinned_list,
+            contracts,
+            live: None,
+            refusals: HashMap::new(),
+            open_circuits: HashMap::new(),
+            audit,
+            calls: HashMap::new(),
+            inject: Vec::new(),
+            listing: None,
+            requests: 0,
+            relisting: false,
+            relist_again: false,
+            held: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, entry: Value) {
+        if let Some(audit) = &mut self.audit {
+            let _ = writeln!(audit, "{entry}");
+            let _ = audit.flush();
+        }
+    }
+
+    /// Asks the server for its tools (a page after `cursor`), on the guard's own ids.
+    fn list_tools(&mut self, cursor: Option<&Value>) {
+        if cursor.is_none() && self.relisting {
+            // One listing at a time, so pages of two listings never mix.
+            self.relist_again = true;
+            return;
+        }
+        self.requests += 1;
+        let params = match cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
+        self.relisting = true;
+        self.inject
+            .push((Side::Server, request.to_string().into_bytes()));
+    }
+
+    /// One page of the guard's own listing; diffs against the pin after the last.
+    fn listed(&mut self, response: &Value) {
+        let Some(result) = response.get("result") else {
+            self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
+            self.listing = None;
+            self.release_held();
+            return;
+        };
+        let listing = self.listing.get_or_insert(Listing { tools: Vec::new() });
+        if let Some(Value::Array(tools)) = result.get("tools") {
+            listing.tools.extend(tools.iter().cloned());
+        }
+        match result
+            .get("nextCursor")
+            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()))
+        {
+            Some(cursor) => {
+                let cursor = cursor.clone();
+                self.list_tools(Some(&cursor));
+            }
+            None => {
+                let tools = self.listing.take().map(|l| l.tools).unwrap_or_default();
+                self.pin_against(json!({ "tools": tools }));
+                self.release_held();
+            }
+        }
+    }
+
+    /// Diffs the live tools against the pin with the gate's engine.
+    fn pin_against(&mut self, live: Value) {
+        let bytes = serde_json::to_vec(&live).unwrap_or_default();
+        let surface = match payload::read(&bytes, "live tools/list", Limits::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.record(json!({"event": "live-list-unreadable", "error": e.to_string()}));
+                return;
+            }
+        };
+        let rules = of_kind(RuleKind::Diff);
+        let outcome = evaluate(
+            &rules,
+            &self.pinned,
+            &surface,
+            &ResolvedPolicy::default(),
+            FailOn::Breaking,
+        );
+        let mut drift: HashMap<String, Vec<String>> = HashMap::new();
+        for finding in &outcome.findings {
+            let breaking = FailOn::Breaking.fails(finding.severity);
+            let tool = finding
+                .tool
+                .as_ref()
+                .map(|t| t.name.split(" -> ").next().unwrap_or("").to_string())
+                .unwrap_or_default();
+            self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
+                "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
+            if breaking {
+                drift.entry(tool).or_default().push(finding.message.clone());
+            }
+        }
+        let contracts = surface
+            .tools()
+            .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
+            .collect();
+        self.record(
+            json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
+        );
+        self.live = Some(Live { contracts, drift });
+    }
+
+    /// Decides the calls that waited for the listing, in arrival order.
+    fn release_held(&mut self) {
+        self.relisting = false;
+        if std::mem::take(&mut self.relist_again) {
+            // The server changed again meanwhile: decide held calls on the newer list.
+            self.list_tools(None);
+            return;
+        }
+        for (id, bytes) in std::mem::take(&mut self.held) {
+            let (side, out) = match self.call(&id, &bytes) {
+                Action::Answer(answer) => (Side::Client, answer),
+                _ => (Side::Server, bytes),
+            };
+            self.inject.push((side, out));
+        }
+    }
+
+    /// Admission of one tools/call request: `Forward` or `Answer` with the refusal.
+    fn call(&mut self, id: &str, bytes: &[u8]) -> Action {
+        let Ok(request) = serde_json::from_slice::<Value>(bytes) else {
+            return Action::Forward;
+        };
+        let tool = request
+            .pointer("/params/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let arguments = request
+            .pointer("/params/arguments")
+            .cloned()
+            .unwrap_or(json!({}));
+        let id_value = serde_json::from_str::<Value>(id).unwrap_or(Value::Null);
+        match self.admit(&tool, &arguments, Instant::now()) {
+            Admission::Admit => {
+                self.record(json!({"event": "admit", "id": id_value, "tool": tool}));
+                self.calls.insert(id.to_string(), tool);
+                Action::Forward
+            }
+            Admission::Refuse { rule, problems } => {
+                self.record(json!({"event": "refuse", "id": id_value, "tool": tool, "rule": rule, "problems": problems}));
+                Action::Answer(self.refusal(id, &tool, rule, &problems))
+            }
+        }
+    }
+
+    /// The admission decision for one call (and the circuit bookkeeping of a refusal).
+    pub fn admit(&mut self, tool: &str, arguments: &Value, now: Instant) -> Admission {
+        if let Some(&refused) = self.open_circuits.get(tool) {
+            return Admission::refuse(
+                "circuit-open",
+                vec![format!(
+                    "the circuit for `{tool}` is open after {refused} refused calls: do not retry; a human must review the drift and update the pinned contract"
+                )],
+            );
+        }
+        let decision = self.decide(tool, arguments);
+        if let Admission::Refuse { .. } = decision {
+            let window = self.options.window;
+            let times = self.refusals.entry(tool.to_string()).or_default();
+            times.retain(|t| now.duration_since(*t) <= window);
+            times.push(now);
+            if times.len() > self.options.max_retries as usize {
+                let count = times.len();
+                self.open_circuits.insert(tool.to_string(), count);
+                self.record(json!({"event": "circuit-open", "tool": tool, "refusals": count}));
+            }
+        }
+        decision
+    }
+
+    fn decide(&self, tool: &str, arguments: &Value) -> Admission {
+        let Some(pinned) = self.contracts.get(tool) else {
+            return Admission::refuse(
+                "tool-not-pinned",
+                vec![format!("`{tool}` is not a tool of the pinned contract")],
+            );
+        };
+        if let Some(live) = &self.live {
+            if self.options.on_drift == OnDrift::Refuse {
+                let drifted: Vec<String> = match self.options.scope {
+                    Scope::Tool => live.drift.get(tool).cloned().unwrap_or_default(),
+                    Scope::Server => live.drift.values().flatten().cloned().collect(),
+                };
+                if !drifted.is_empty() {
+                    return Admission::refuse("contract-drift", drifted);
+                }
+            }
+            let Some(current) = live.contracts.get(tool) else {
+                let mut problems = vec![format!("`{tool}` is no longer offered by the server")];
+                problems.extend(live.drift.get(tool).cloned().unwrap_or_default());
+                return Admission::refuse("tool-not-live", problems);
+            };
+            let hints = live.drift.get(tool).map(Vec::as_slice).unwrap_or_default();
+            if let Some(refusal) = admission::check(pinned, Some(current), arguments, hints) {
+                return refusal;
+            }
+            return Admission::Admit;
+        }
+        admission::check(pinned, None, arguments, &[]).unwrap_or(Admission::Admit)
+    }
+
+    /// The refusal as a tools/call result for the client.
+    fn refusal(&self, id: &str, tool: &str, rule: &str, problems: &[String]) -> Vec<u8> {
+        let left = self
+            .options
+            .max_retries
+            .saturating_sub(self.refusals.get(tool).map_or(0, |t| t.len() as u32));
+        let text = format!(
+            "driftlab guard refused this call to `{tool}` ({rule}): {}. Correct the call from this \
+             message, or tell the user the tool's contract changed.",
+            problems.join("; ")
+        );
+        let result = json!({
+            "content": [{"type": "text", "text": text}],
+            "isError": true,
+            "structuredContent": {"driftlabGuard": {"refused": true, "tool": tool, "rule": rule,
+                "problems": problems, "retriesLeft": left}},
+        });
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes()
+    }
+
+    /// Checks an answer to an admitted call against the pinned outputSchema.
+    fn assert_output(&mut self, id: &str, tool: &str, response: &Value) -> Action {
+        let Some(validator) = self.contracts.get(tool).and_then(|c| c.output.as_ref()) else {
+            return Action::Forward;
+        };
+        let result = response.get("result");
+        if result.and_then(|r| r.get("isError")) == Some(&Value::Bool(true)) {
+            return Action::Forward;
+        }
+        let problems: Vec<String> = match result.and_then(|r| r.get("structuredContent")) {
+            Some(structured) => validator
+                .iter_errors(structured)
+                .take(5)
+                .map(|e| {
+                    format!(
+                        "{} at {}",
+                        e,
+                        if e.instance_path().as_str().is_empty() {
+                            "/"
+                        } else {
+                            e.instance_path().as_str()
+                        }
+                    )
+                })
+                .collect(),
+            None => vec![
+                "the result has no structuredContent, but the pinned tool declares an outputSchema"
+                    .into(),
+            ],
+        };
+        if problems.is_empty() {
+            return Action::Forward;
+        }
+        self.record(json!({"event": "output-violation", "id": serde_json::from_str::<Value>(id).unwrap_or(Value::Null),
+            "tool": tool, "problems": problems}));
+        // Output drift: look at the server's list again.
+        self.list_tools(None);
+        let mut response = response.clone();
+        match self.options.on_output {
+            OnOutput::Warn => {
+                if let Some(Value::Object(result)) = response.get_mut("result") {
+                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(
+                            "driftlab/guard".into(),
+                            json!({"outputViolation": problems}),
+                        );
+                    }
+                }
+                Action::Replace(response.to_string().into_bytes())
+            }
+            OnOutput::Error => {
+                let text = format!(
+                    "driftlab guard: the answer of `{tool}` breaks its pinned outputSchema: {}",
+                    problems.join("; ")
+                );
+                let result = json!({"content": [{"type": "text", "text": text}], "isError": true});
+                Action::Replace(
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes(),
+                )
+            }
+        }
+    }
+}
+
+impl Hooks for Guard {
+    fn on_client(&mut self, message: &Message<'_>) -> Action {
+        match message.method.as_deref() {
+            Some("notifications/initialized") => {
+                // Forward first (the proxy writes hooks' injections after the message).
+                self.list_tools(None);
+                Action::Forward
+            }
+            Some("tools/call") if !message.is_response => {
+                let Some(id) = &message.id else {
+                    return Action::Forward;
+                };
+                if self.relisting {
+                    // Decide against the server's current list, not a stale one.
+                    self.held.push((id.clone(), message.bytes.to_vec()));
+                    return Action::Drop;
+                }
+                self.call(id, message.bytes)
+            }
+            _ => Action::Forward,
+        }
+    }
+
+    fn on_server(&mut self, message: &Message<'_>) -> Action {
+        if let Some(id) = &message.id {
+            if id.starts_with(&format!("\"{GUARD_ID}")) {
+                if let Ok(response) = serde_json::from_slice::<Value>(message.bytes) {
+                    self.listed(&response);
+                }
+                return Action::Drop;
+            }
+        }
+        if message.method.as_deref() == Some("notifications/tools/list_changed")
+            && !message.is_response
+        {
+            self.record(json!({"event": "list-changed"}));
+            self.list_tools(None);
+            return Action::Forward;
+        }
+        if !message.is_response {
+            return Action::Forward;
+        }
+        let id = message.id.clone().unwrap_or_default();
+        match message.method.as_deref() {
+            Some("tools/list") => {
+                // The client sees the pinned list, whatever the server lists now.
+                let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
+                line.extend_from_slice(&self.pinned_list);
+                line.push(b'}');
+                Action::Replace(line)
+            }
+            Some("tools/call") => match self.calls.remove(&id) {
+                Some(tool) => match serde_json::from_slice::<Value>(message.bytes) {
+                    Ok(response) => self.assert_output(&id, &tool, &response),
+                    Err(_) => Action::Forward,
+                },
+                None => Action::Forward,
+            },
+            _ => Action::Forward,
+        }
+    }
+
+    fn injections(&mut self) -> Vec<(Side, Vec<u8>)> {
+        std::mem::take(&mut self.inject)
+    }
+}

@@ -1,0 +1,388 @@
+//! `driftlab guard`: the pinned list, each admission rule, the circuit, output assertions,
+//! list_changed, and byte-identical pass-through, against the fixture server and a real one.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::live::{fixture, installed, servers_dir, stepwise};
+use common::{repo, run, stderr};
+use serde_json::Value;
+
+const TIME: &str = "corpus/mcp-server-time@2026.10.19.json";
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+const PING: &str = r#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#;
+
+fn call(id: u32, tool: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    )
+}
+
+fn pin() -> PathBuf {
+    repo().join("tests/data").join(TIME)
+}
+
+/// The time server's tools drifted by `class` (a capture through `driftlab wrap`).
+fn drifted(dir: &Path, class: &str) -> PathBuf {
+    let out = dir.join(format!("{class}.json"));
+    let mut args = vec![
+        "capture".to_string(),
+        "-o".into(),
+        out.display().to_string(),
+        "--".into(),
+    ];
+    args.extend([
+        env!("CARGO_BIN_EXE_driftlab").to_string(),
+        "wrap".into(),
+        "--drift".into(),
+        class.into(),
+        "--".into(),
+    ]);
+    args.extend(fixture(TIME, &[]));
+    let output = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(output.status.success(), "{}", stderr(&output));
+    out
+}
+
+/// A guarded session: `driftlab guard FLAGS --approved <pin> -- fixture SERVED FIXTURE_FLAGS`.
+fn guarded(
+    flags: &[&str],
+    served: &Path,
+    fixture_flags: &[&str],
+    lines: &[&str],
+    audit: &Path,
+) -> Vec<Value> {
+    let mut args: Vec<String> = vec![
+        "guard".into(),
+        "--approved".into(),
+        pin().display().to_string(),
+    ];
+    args.extend(["--audit".to_string(), audit.display().to_string()]);
+    args.extend(flags.iter().map(|s| s.to_string()));
+    args.push("--".into());
+    args.push(common::live::fixture_server().display().to_string());
+    args.push(served.display().to_string());
+    args.extend(["--calls", "accept"].iter().map(|s| s.to_string()));
+    args.extend(fixture_flags.iter().map(|s| s.to_string()));
+    let mut all: Vec<&str> = lines.to_vec();
+    all.push(PING);
+    let (out, code, err) = stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, &all);
+    assert_eq!(code, Some(0), "{err}");
+    out.iter()
+        .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+        .collect()
+}
+
+/// The pinned tool a `tool-removed` capture no longer lists, and a valid call to it.
+fn removed_tool(removed: &Path) -> (String, String) {
+    let names = |v: Value, key: &str| -> Vec<String> {
+        v[key]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let live = names(common::read_json(removed), "toolsList");
+    let gone = names(common::read_json(&pin()), "toolsList")
+        .into_iter()
+        .find(|n| !live.contains(n))
+        .unwrap();
+    let arguments = if gone == "convert_time" {
+        r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#
+    } else {
+        r#"{"timezone":"UTC"}"#
+    };
+    (gone, arguments.to_string())
+}
+
+fn answer(out: &[Value], id: u32) -> Value {
+    out.iter()
+        .find(|v| v["id"] == id)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn refusal(out: &[Value], id: u32) -> (String, Vec<String>) {
+    let a = answer(out, id);
+    assert_eq!(a["result"]["isError"], true, "{a}");
+    let g = &a["result"]["structuredContent"]["driftlabGuard"];
+    let problems = g["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    (g["rule"].as_str().unwrap().to_string(), problems)
+}
+
+fn audit_events(audit: &Path) -> Vec<Value> {
+    std::fs::read_to_string(audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_client_sees_the_pinned_list_and_drift_refuses_the_tool_with_a_correction() {
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = drifted(dir.path(), "parameter-renamed");
+    let audit = dir.path().join("audit.jsonl");
+    let lines = [
+        INIT,
+        INITIALIZED,
+        LIST,
+        &call(3, "get_current_time", r#"{"timezone":"UTC"}"#),
+        &call(
+            4,
+            "convert_time",
+            r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#,
+        ),
+    ];
+    let out = guarded(&[], &renamed, &[], &lines, &audit);
+    let pinned: Value = common::read_json(&pin());
+    assert_eq!(
+        answer(&out, 2)["result"]["tools"],
+        pinned["toolsList"]["tools"],
+        "the pinned list, not the server's"
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "contract-drift");
+    assert_eq!(
+        problems,
+        ["parameter \"timezone\" was likely renamed to \"renamed_timezone\""]
+    );
+    assert!(answer(&out, 3)["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("renamed to \"renamed_timezone\""));
+    assert_eq!(
+        answer(&out, 4)["result"]["content"][0]["text"],
+        "ok",
+        "an undrifted tool is admitted"
+    );
+    let events = audit_events(&audit);
+    assert!(events
+        .iter()
+        .any(|e| e["event"] == "pin-diff" && e["rule"] == "parameter-renamed"));
+    assert!(events
+        .iter()
+        .any(|e| e["event"] == "refuse" && e["id"] == 3 && e["rule"] == "contract-drift"));
+    assert!(events.iter().any(|e| e["event"] == "admit" && e["id"] == 4));
+}
+
+#[test]
+fn admission_rules_in_warn_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let renamed = drifted(dir.path(), "parameter-renamed");
+    let out = guarded(
+        &["--on-drift", "warn"],
+        &renamed,
+        &[],
+        &[
+            INIT,
+            INITIALIZED,
+            &call(3, "get_current_time", r#"{"timezone":"UTC"}"#),
+            &call(4, "nope", "{}"),
+            &call(
+                5,
+                "convert_time",
+                r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC","extra":1}"#,
+            ),
+            &call(6, "convert_time", r#"{"source_timezone":"UTC","time":12}"#),
+        ],
+        &audit,
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(
+        rule, "unknown-argument",
+        "the silent-drop case: valid for the pin, unknown to the server"
+    );
+    assert_eq!(
+        problems,
+        [
+            "`timezone` is no longer a parameter on the server",
+            "parameter \"timezone\" was likely renamed to \"renamed_timezone\""
+        ]
+    );
+    assert_eq!(refusal(&out, 4).0, "tool-not-pinned");
+    assert_eq!(
+        refusal(&out, 5),
+        (
+            "unknown-argument".into(),
+            vec!["`extra` is not a parameter of the pinned contract".to_string()]
+        )
+    );
+    let (rule, problems) = refusal(&out, 6);
+    assert_eq!(rule, "invalid-arguments");
+    assert!(
+        problems.iter().any(|p| p.contains("target_timezone")),
+        "{problems:?}"
+    );
+    assert!(
+        audit_events(&audit)
+            .iter()
+            .any(|e| e["event"] == "pin-diff"),
+        "drift is logged in warn mode"
+    );
+
+    let removed = drifted(dir.path(), "tool-removed");
+    let (gone, arguments) = removed_tool(&removed);
+    let out = guarded(
+        &["--on-drift", "warn"],
+        &removed,
+        &[],
+        &[INIT, INITIALIZED, &call(3, &gone, &arguments)],
+        &audit,
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "tool-not-live");
+    assert_eq!(
+        problems[0],
+        format!("`{gone}` is no longer offered by the server")
+    );
+}
+
+#[test]
+fn repeated_refusals_open_the_circuit() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let bad = |id| call(id, "get_current_time", r#"{"timezone":1}"#);
+    let (c3, c4, c5) = (
+        bad(3),
+        bad(4),
+        call(5, "get_current_time", r#"{"timezone":"UTC"}"#),
+    );
+    let out = guarded(
+        &["--max-retries", "1"],
+        &pin(),
+        &[],
+        &[INIT, INITIALIZED, &c3, &c4, &c5],
+        &audit,
+    );
+    assert_eq!(refusal(&out, 3).0, "invalid-arguments");
+    assert_eq!(refusal(&out, 4).0, "invalid-arguments");
+    let (rule, problems) = refusal(&out, 5);
+    assert_eq!(
+        rule, "circuit-open",
+        "even a valid call, once the circuit is open"
+    );
+    assert!(
+        problems[0].contains("a human must review the drift"),
+        "{problems:?}"
+    );
+    assert!(audit_events(&audit)
+        .iter()
+        .any(|e| e["event"] == "circuit-open" && e["refusals"] == 2));
+}
+
+#[test]
+fn answers_are_checked_against_the_pinned_output_schema() {
+    // The fixture answers every call with text only; the pinned time tools declare an
+    // outputSchema, so structuredContent is missing.
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let c = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(&[], &pin(), &[], &[INIT, INITIALIZED, &c], &audit);
+    let warned = answer(&out, 3);
+    assert_eq!(warned["result"]["content"][0]["text"], "ok");
+    assert!(
+        warned["result"]["_meta"]["driftlab/guard"]["outputViolation"][0]
+            .as_str()
+            .unwrap()
+            .contains("no structuredContent")
+    );
+    let out = guarded(
+        &["--on-output", "error"],
+        &pin(),
+        &[],
+        &[INIT, INITIALIZED, &c],
+        &audit,
+    );
+    let refused = answer(&out, 3);
+    assert_eq!(refused["result"]["isError"], true);
+    assert!(refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("breaks its pinned outputSchema"));
+    assert!(audit_events(&audit)
+        .iter()
+        .any(|e| e["event"] == "output-violation"));
+}
+
+#[test]
+fn list_changed_makes_the_guard_look_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let removed = drifted(dir.path(), "tool-removed");
+    let (gone, arguments) = removed_tool(&removed);
+    let (c3, c4) = (call(3, &gone, &arguments), call(4, &gone, &arguments));
+    let out = guarded(
+        &[],
+        &pin(),
+        &[
+            "--switch-to",
+            removed.to_str().unwrap(),
+            "--switch-after-calls",
+            "1",
+        ],
+        &[INIT, INITIALIZED, &c3, &c4],
+        &audit,
+    );
+    assert_eq!(
+        answer(&out, 3)["result"]["content"][0]["text"],
+        "ok",
+        "before the change"
+    );
+    let (rule, problems) = refusal(&out, 4);
+    assert_eq!(
+        rule, "contract-drift",
+        "after the server said its list changed"
+    );
+    assert_eq!(problems, [format!("tool \"{gone}\" was removed")]);
+    let events = audit_events(&audit);
+    assert!(events.iter().any(|e| e["event"] == "list-changed"));
+    // At start, after the output violation of call 3, and after list_changed.
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "live-listed")
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn everything_else_passes_byte_for_byte_through_a_real_server() {
+    let entry = servers_dir().join(".venv/bin/mcp-server-time");
+    if !installed(&entry) {
+        return;
+    }
+    let c = call(
+        3,
+        "convert_time",
+        r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"Asia/Tokyo"}"#,
+    );
+    let lines = [INIT, INITIALIZED, &c, PING];
+    let server = [entry.display().to_string()];
+    let mut args: Vec<String> = vec![
+        "guard".into(),
+        "--approved".into(),
+        pin().display().to_string(),
+        "--".into(),
+    ];
+    args.extend(server.iter().cloned());
+    let (direct, _, _) = stepwise(&server[0], &[], &lines);
+    let (guarded, code, err) = stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, &lines);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(direct.len(), 3, "{direct:?}");
+    assert_eq!(
+        direct, guarded,
+        "an admitted call's answer and everything else pass untouched"
+    );
+}
