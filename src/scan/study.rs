@@ -35,8 +35,8 @@ pub struct Published {
     pub accepts_garbage_share: f64,
 }
 
-/// Scans every `*.json` capture in `dir`, in file-name order.
-pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanReport>, String> {
+/// The `*.json` files of `dir`, sorted by name.
+fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?
         .filter_map(Result::ok)
@@ -44,6 +44,12 @@ pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanRepo
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Scans every `*.json` capture in `dir`, in file-name order.
+pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanReport>, String> {
+    let files = json_files(dir)?;
     if files.is_empty() {
         return Err(format!("{}: no *.json captures", dir.display()));
     }
@@ -157,13 +163,7 @@ fn class_name(class: Option<Class>) -> &'static str {
 /// Live scans (JSON reports of `driftlab scan --format json -- …`), one per file in `dir`, in
 /// file-name order: (file stem, probes as `(probe, verdict, code)`).
 pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
+    let files = json_files(dir)?;
     files
         .iter()
         .map(|path| {

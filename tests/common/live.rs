@@ -77,51 +77,89 @@ pub fn process_gone(pid: u32) -> bool {
     }
 }
 
+/// A client of a stdio server (or of driftlab in front of one): it writes lines and collects
+/// what comes back.
+struct Client {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    out: Vec<String>,
+}
+
+impl Client {
+    fn start(program: &str, args: &[String]) -> Client {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap_or_default()).is_err() {
+                    return;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            lines,
+            out: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Collects lines until one answers `id` (10 s at most).
+    fn read_until(&mut self, id: &str) {
+        let needle = format!("\"id\":{id}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            let done = line.contains(&needle);
+            self.out.push(line);
+            if done {
+                return;
+            }
+        }
+    }
+
+    /// Hangs up and returns every line, the exit code and stderr.
+    fn finish(mut self) -> (Vec<String>, Option<i32>, String) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        self.out.extend(self.lines.try_iter());
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        (self.out, status.code(), err)
+    }
+}
+
 /// Runs `program args`, writes `lines`, reads stdout until a line with `"id":<until>` (or 10 s),
-/// then hangs up; returns every stdout line and the exit status.
+/// then hangs up; returns every stdout line, the exit code and stderr.
 pub fn session(
     program: &str,
     args: &[String],
     lines: &[&str],
     until: &str,
 ) -> (Vec<String>, Option<i32>, String) {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut client = Client::start(program, args);
     for line in lines {
-        writeln!(stdin, "{line}").unwrap();
+        client.send(line);
     }
-    stdin.flush().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                return;
-            }
-        }
-    });
-    let mut out = Vec::new();
-    let needle = format!("\"id\":{until}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        let done = line.contains(&needle);
-        out.push(line);
-        if done {
-            break;
-        }
-    }
-    drop(stdin);
-    let status = child.wait().unwrap();
-    out.extend(rx.try_iter());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    (out, status.code(), err)
+    client.read_until(until);
+    client.finish()
 }
 
 /// Like [`session`], but a client that waits: after each request (a line with an id) it reads
@@ -131,45 +169,15 @@ pub fn stepwise(
     args: &[String],
     lines: &[&str],
 ) -> (Vec<String>, Option<i32>, String) {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                return;
-            }
-        }
-    });
-    let mut out = Vec::new();
+    let mut client = Client::start(program, args);
     for line in lines {
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
+        client.send(line);
         let id = serde_json::from_str::<serde_json::Value>(line)
             .ok()
             .and_then(|v| v.get("id").cloned());
-        let Some(id) = id else { continue };
-        let needle = format!("\"id\":{id}");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while let Ok(got) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            let done = got.contains(&needle);
-            out.push(got);
-            if done {
-                break;
-            }
+        if let Some(id) = id {
+            client.read_until(&id.to_string());
         }
     }
-    drop(stdin);
-    let status = child.wait().unwrap();
-    out.extend(rx.try_iter());
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    (out, status.code(), err)
+    client.finish()
 }
