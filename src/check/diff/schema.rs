@@ -1033,8 +1033,19 @@ fn bound(
             .into_iter()
             .map(normal)
             .reduce(|a, b| if a.tighter_than(&b, lower) { a } else { b });
-    Some(tightest)
+    // A bound at or beyond ±(2^53−1), the largest integer JSON interoperates with exactly
+    // (I-JSON, RFC 7493), limits no real call: zod 4 puts one on every integer.
+    Some(tightest.filter(|b| {
+        if lower {
+            b.value > -MAX_SAFE_INTEGER
+        } else {
+            b.value < MAX_SAFE_INTEGER
+        }
+    }))
 }
+
+/// 2^53 − 1: bounds at or beyond it (in either direction) count as no bound.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A schema as an object: `true` is the empty schema; `false` and non-objects are not.
 fn as_schema(value: &Value) -> Option<&Map<String, Value>> {

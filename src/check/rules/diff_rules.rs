@@ -91,7 +91,7 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("type-changed", Breaking, TypeChanged, "an input's type changed to an unrelated one"),
     diff_rule!("enum-value-removed", Breaking, EnumValueRemoved, "an input no longer accepts an enum (or const) value"),
     diff_rule!("enum-value-added", Compatible, EnumValueAdded, "an input accepts a new enum value"),
-    diff_rule!("constraint-tightened", Breaking, ConstraintTightened, "an input constraint got stricter: min/max, lengths, item counts, pattern or format added, additionalProperties: false set, enum added"),
+    diff_rule!("constraint-tightened", Breaking, ConstraintTightened, "an input constraint got stricter: min/max, lengths, item counts, pattern or format added, additionalProperties: false set, enum added (a bound at or beyond ±(2^53−1), the I-JSON integer limit zod 4 adds everywhere, counts as no bound)"),
     diff_rule!("constraint-loosened", Compatible, ConstraintLoosened, "an input constraint got looser or was dropped"),
     diff_rule!("default-changed", Warning, DefaultChanged, "an input's default value changed: calls that omit it now behave differently"),
     diff_rule!("parameter-description-changed", Warning, ParameterDescriptionChanged, "a parameter's description changed: prompt-facing text"),
