@@ -283,6 +283,11 @@ impl Guard {
             let times = self.refusals.entry(tool.to_string()).or_default();
             times.retain(|t| now.duration_since(*t) <= window);
             times.push(now);
+            // Only the last max_retries + 1 refusals can open the circuit: keep no more.
+            let keep = self.options.max_retries as usize + 1;
+            if times.len() > keep {
+                times.drain(..times.len() - keep);
+            }
             if times.len() > self.options.max_retries as usize {
                 let count = times.len();
                 self.open_circuits.insert(tool.to_string(), count);
@@ -292,7 +297,8 @@ impl Guard {
         decision
     }
 
-    fn decide(&self, tool: &str, arguments: &Value) -> Admission {
+    /// The admission rules for one call, without the circuit and its bookkeeping.
+    pub fn decide(&self, tool: &str, arguments: &Value) -> Admission {
         let Some(pinned) = self.contracts.get(tool) else {
             return Admission::refuse(
                 "tool-not-pinned",
