@@ -25,7 +25,7 @@ pub use admission::{Admission, Contract};
 use crate::check::rules::of_kind;
 use crate::check::RuleKind;
 use crate::payload::{self, Limits};
-use crate::proxy::{Action, Hooks, Message, Side};
+use crate::proxy::{id_json, Action, Hooks, Message, Side};
 use crate::surface::Surface;
 use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
 
@@ -253,7 +253,7 @@ impl Guard {
             .pointer("/params/arguments")
             .cloned()
             .unwrap_or(json!({}));
-        let id_value = serde_json::from_str::<Value>(id).unwrap_or(Value::Null);
+        let id_value = id_json(Some(id));
         match self.admit(&tool, &arguments, Instant::now()) {
             Admission::Admit => {
                 self.record(json!({"event": "admit", "id": id_value, "tool": tool}));
@@ -382,7 +382,7 @@ impl Guard {
         if problems.is_empty() {
             return Action::Forward;
         }
-        self.record(json!({"event": "output-violation", "id": serde_json::from_str::<Value>(id).unwrap_or(Value::Null),
+        self.record(json!({"event": "output-violation", "id": id_json(Some(id)),
             "tool": tool, "problems": problems}));
         // Output drift: look at the server's list again.
         self.list_tools(None);

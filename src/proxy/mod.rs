@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
 use crate::live::{LiveError, GRACE_PERIOD};
@@ -49,6 +50,12 @@ pub struct Message<'a> {
     pub method: Option<String>,
     /// Whether this is a response (an id and no method).
     pub is_response: bool,
+}
+
+/// A raw JSON-RPC id (as in [`Message::id`]) as a JSON value, for logs; `null` when absent.
+pub fn id_json(raw: Option<&str>) -> Value {
+    raw.and_then(|id| serde_json::from_str(id).ok())
+        .unwrap_or(Value::Null)
 }
 
 pub trait Hooks {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{Action, Hooks, Message};
+use super::{id_json, Action, Hooks, Message};
 use crate::mutate::MutationClass;
 use crate::rng::Stream;
 use crate::scan::corrupt::corrupt_value;
@@ -93,11 +93,13 @@ impl WrapHooks {
             let outcome = class.apply(result, &mut rng);
             let entry = match &outcome {
                 Ok(applied) => {
-                    json!({"id": id_value(message), "method": "tools/list", "page": page,
+                    json!({"id": id_json(message.id.as_deref()), "method": "tools/list", "page": page,
                     "action": "drift", "class": class.id(), "tool_index": applied.tool_index, "detail": applied.detail})
                 }
-                Err(na) => json!({"id": id_value(message), "method": "tools/list", "page": page,
-                    "action": "drift-not-applicable", "class": class.id(), "reason": na.0}),
+                Err(na) => {
+                    json!({"id": id_json(message.id.as_deref()), "method": "tools/list", "page": page,
+                    "action": "drift-not-applicable", "class": class.id(), "reason": na.0})
+                }
             };
             self.record(entry);
             last = Some(class);
@@ -187,15 +189,6 @@ pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
         .collect()
 }
 
-/// The message's JSON-RPC id as a JSON value, for the log.
-fn id_value(message: &Message<'_>) -> Value {
-    message
-        .id
-        .as_deref()
-        .and_then(|id| serde_json::from_str(id).ok())
-        .unwrap_or(Value::Null)
-}
-
 impl Hooks for WrapHooks {
     fn on_server(&mut self, message: &Message<'_>) -> Action {
         let (Some(method), true) = (message.method.clone(), message.is_response) else {
@@ -219,13 +212,13 @@ impl Hooks for WrapHooks {
                 let fault = self.options.faults[rng.index(self.options.faults.len())];
                 let (faulted, params) = self.fault(fault, message, &mut rng);
                 self.record(
-                    json!({"id": id_value(message), "method": method, "k": k, "action": "fault",
+                    json!({"id": id_json(message.id.as_deref()), "method": method, "k": k, "action": "fault",
                     "fault": fault.as_str(), "params": params}),
                 );
                 return faulted;
             }
             self.record(
-                json!({"id": id_value(message), "method": method, "k": k, "action": "pass"}),
+                json!({"id": id_json(message.id.as_deref()), "method": method, "k": k, "action": "pass"}),
             );
         }
         action
