@@ -64,8 +64,9 @@ struct Args {
     /// With --http: answer with an SSE stream (a notification event, then the response).
     #[arg(long)]
     sse: bool,
-    /// How tools/call is answered: `rpc-error` (-32602), `tool-error` (isError: true) or
-    /// `accept` (a normal result, whatever the arguments).
+    /// How tools/call is answered: `rpc-error` (-32602), `tool-error` (isError: true),
+    /// `accept` (a normal result, whatever the arguments) or `echo` (a normal result whose
+    /// `structuredContent` is the call's params as received).
     #[arg(long, default_value = "rpc-error")]
     calls: String,
     /// The error code for methods the fixture does not know.
@@ -136,6 +137,8 @@ impl Server {
             "tools/call" => match self.args.calls.as_str() {
                 "tool-error" => json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true}).to_string(),
                 "accept" => json!({"content": [{"type": "text", "text": "ok"}]}).to_string(),
+                "echo" => json!({"content": [{"type": "text", "text": "received"}],
+                    "structuredContent": {"received": message.get("params")}}).to_string(),
                 _ => {
                     return Reply::Line(
                         json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Invalid params"}})

@@ -386,3 +386,121 @@ fn everything_else_passes_byte_for_byte_through_a_real_server() {
         "an admitted call's answer and everything else pass untouched"
     );
 }
+
+/// A guard study over the fixture (which answers every call with what it received).
+fn fixture_study(dir: &Path, classes: &str) -> PathBuf {
+    let command: Vec<String> = fixture(
+        "corpus/@modelcontextprotocol__server-filesystem@2026.8.31.json",
+        &["--calls", "echo"],
+    );
+    let spec = dir.join("study.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "id = \"fixture\"\ntitle = \"Fixture\"\nseed = 3\ncalls_per_tool = 4\n\
+             guard_modes = [\"warn\", \"refuse\"]\nclasses = [{classes}]\n\
+             [[server]]\nname = \"fixture\"\ncommand = {command:?}\n"
+        ),
+    )
+    .unwrap();
+    spec
+}
+
+#[test]
+fn the_guard_study_classifies_every_call_and_replays_at_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture_study(
+        dir.path(),
+        r#""parameter-renamed", "tool-removed", "optional-parameter-added""#,
+    );
+    let out = |name: &str, threads: &str| {
+        let out = dir.path().join(name);
+        let output = run(&[
+            "guard-study",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-j",
+            threads,
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        out
+    };
+    let (one, two) = (out("one", "1"), out("two", "2"));
+    for name in [
+        "calls.csv",
+        "summary.csv",
+        "summary.json",
+        "report.md",
+        "silent-failures.svg",
+    ] {
+        assert_eq!(
+            std::fs::read(one.join(name)).unwrap(),
+            std::fs::read(two.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let text = std::fs::read_to_string(one.join("calls.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |row: &csv::StringRecord, name: &str| {
+        row[header.iter().position(|h| h == name).unwrap()].to_string()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for row in rows.records().map(Result::unwrap) {
+        let (class, straight) = (col(&row, "class"), col(&row, "without_guard"));
+        let (warn, refuse) = (col(&row, "guard_warn"), col(&row, "guard_refuse"));
+        assert_eq!(col(&row, "control"), "success");
+        seen.insert((class.clone(), straight.clone()));
+        match class.as_str() {
+            "tool-removed" => {
+                assert_eq!(straight, "rejected-with-error");
+                assert_eq!(
+                    (warn.as_str(), col(&row, "guard_warn_detail").as_str()),
+                    ("refused-by-guard", "tool-not-live")
+                );
+                assert_eq!(refuse, "refused-by-guard");
+            }
+            "optional-parameter-added" => {
+                assert_eq!(
+                    (straight.as_str(), warn.as_str(), refuse.as_str()),
+                    ("accepted-correct", "accepted-correct", "accepted-correct")
+                );
+            }
+            _ => {
+                // A silently dropped argument is always caught; a call the drift does not touch
+                // passes in warn mode and is refused in refuse mode.
+                if straight == "accepted-wrong" {
+                    assert_eq!(col(&row, "guard_warn_detail"), "unknown-argument");
+                }
+                if straight == "accepted-correct" {
+                    assert_eq!(warn, "accepted-correct");
+                }
+                assert_eq!(
+                    (refuse.as_str(), col(&row, "guard_refuse_detail").as_str()),
+                    ("refused-by-guard", "contract-drift")
+                );
+            }
+        }
+    }
+    assert!(seen.len() >= 3, "{seen:?}");
+}
+
+#[test]
+fn a_bad_guard_study_spec_is_a_usage_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture_study(dir.path(), r#""no-such-class""#);
+    let output = run(&[
+        "guard-study",
+        spec.to_str().unwrap(),
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("study.toml") && err.contains("no-such-class"),
+        "{err}"
+    );
+    assert!(!dir.path().join("o").exists());
+}

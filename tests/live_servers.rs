@@ -282,3 +282,54 @@ fn the_live_drift_study_regenerates_byte_for_byte() {
         assert_eq!(control["false_positives"], 0, "{control}");
     }
 }
+
+#[test]
+fn the_guard_study_regenerates_byte_for_byte() {
+    let Some(_) = node_server("server-memory") else {
+        return;
+    };
+    let study = "2026-11-30-silent-failures";
+    let committed = repo().join("results").join(study);
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join(study);
+    let output = common::run_in(
+        &repo(),
+        &[
+            "guard-study",
+            "research/2026-11-30-silent-failures/study.toml",
+            "--out",
+            fresh.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    for name in [
+        "calls.csv",
+        "summary.csv",
+        "summary.json",
+        "silent-failures.svg",
+        "silent-failures.png",
+        "report.md",
+    ] {
+        let a = std::fs::read(committed.join(name)).unwrap_or_default();
+        let b = std::fs::read(fresh.join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
+        );
+    }
+    // What the study measures: the guard lets no silent failure through, in either mode, and
+    // refuses nothing under drift that is not breaking.
+    let summary = read_json(&committed.join("summary.json"));
+    let totals = &summary["totals"]["paths"];
+    for path in totals.as_array().unwrap().iter().skip(1) {
+        assert_eq!(path[1]["accepted_wrong"], 0, "{path}");
+    }
+    for row in summary["rows"].as_array().unwrap() {
+        if row["server"] == "all" && row["label"] != "breaking" {
+            for path in row["paths"].as_array().unwrap() {
+                assert_eq!(path[1]["refused_by_guard"], 0, "{row}");
+            }
+        }
+    }
+}

@@ -347,3 +347,106 @@ fn bad_options_are_usage_errors() {
     );
     let _ = repo();
 }
+
+#[test]
+fn an_enforced_drift_makes_the_server_behave_by_the_drifted_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("wrap.jsonl");
+    let args = wrap_args(
+        &[
+            "--drift",
+            "parameter-renamed",
+            "--enforce-drift",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        fixture(TIME, &["--calls", "echo"]),
+    );
+    let list = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+    let answers = |lines: &[&str]| -> Vec<Value> {
+        let (out, code, err) = common::live::stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, lines);
+        assert_eq!(code, Some(0), "{err}");
+        out.iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let by_id =
+        |out: &[Value], id: u64| -> Value { out.iter().find(|v| v["id"] == id).cloned().unwrap() };
+    // Which parameter of which tool the seed renamed: the old name is `X`, the new `renamed_X`.
+    let first = answers(&[INIT, &list(2)]);
+    let tools = by_id(&first, 2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let (tool, new_name) = tools
+        .iter()
+        .find_map(|t| {
+            let props = t["inputSchema"]["properties"].as_object()?;
+            let renamed = props.keys().find(|k| k.starts_with("renamed_"))?;
+            Some((t["name"].as_str()?.to_string(), renamed.clone()))
+        })
+        .expect("a renamed parameter");
+    let old_name = new_name.trim_start_matches("renamed_").to_string();
+    let required: Vec<String> = tools.iter().find(|t| t["name"] == tool.as_str()).unwrap()
+        ["inputSchema"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        required.contains(&new_name),
+        "the time server's parameters are all required"
+    );
+    let arguments = |names: &[String]| -> Value {
+        names
+            .iter()
+            .map(|n| (n.clone(), Value::from("UTC")))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    };
+    let mut stale: Vec<String> = required
+        .iter()
+        .filter(|n| **n != new_name)
+        .cloned()
+        .collect();
+    stale.push(old_name.clone());
+    let call = |id: u32, tool: &str, args: &Value| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+        )
+    };
+    let out = answers(&[
+        INIT,
+        &list(2),
+        &call(3, &tool, &arguments(&stale)),
+        &call(4, &tool, &arguments(&required)),
+        &call(5, "no-such-tool", &Value::Object(Default::default())),
+        &list(6),
+    ]);
+    // An old client's call lacks the renamed (required) parameter: refused as the SDKs do.
+    let refused = &by_id(&out, 3)["error"];
+    assert_eq!(refused["code"], -32602, "{out:?}");
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("Invalid arguments for tool {tool}")));
+    // A new client's call runs on the real server under the parameter's real name.
+    let received = &by_id(&out, 4)["result"]["structuredContent"]["received"];
+    assert_eq!(received["name"], tool.as_str());
+    assert!(
+        received["arguments"].get(&old_name).is_some()
+            && received["arguments"].get(&new_name).is_none()
+    );
+    assert_eq!(
+        by_id(&out, 5)["error"]["message"],
+        "Tool no-such-tool not found"
+    );
+    // A server implements one contract: every listing shows the same drift.
+    assert_eq!(by_id(&out, 2)["result"], by_id(&out, 6)["result"]);
+    assert_eq!(by_id(&out, 2)["result"], by_id(&first, 2)["result"]);
+    let log = std::fs::read_to_string(&log).unwrap();
+    for action in ["drifted-server-refused", "drifted-server-ran"] {
+        assert!(log.contains(action), "{log}");
+    }
+}

@@ -6,6 +6,7 @@ mod figures;
 mod gate;
 mod generate;
 mod guard;
+mod guard_study;
 mod input;
 mod listings;
 mod live;
@@ -68,6 +69,7 @@ enum Command {
     Merge(merge::Args),
     Wrap(wrap::Args),
     Guard(guard::Args),
+    GuardStudy(guard_study::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -88,6 +90,7 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => merge::run(args),
         Command::Wrap(args) => wrap::run(args),
         Command::Guard(args) => guard::run(args),
+        Command::GuardStudy(args) => guard_study::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });

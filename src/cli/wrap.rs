@@ -55,9 +55,18 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
     /// Drift of the k-th tools/list response draws from the stream of study surface N + k
-    /// (`driftlab study` with live servers sets it; see METHOD.md of the live drift study).
+    /// (`driftlab study` with live servers sets it; see METHOD.md of the live drift study);
+    /// with --enforce-drift every response draws from surface N's.
     #[arg(long, value_name = "N", default_value_t = 0)]
     drift_index: u64,
+    /// Behave as a server that implements the drifted contract, so an old client's calls meet
+    /// what they would after an upgrade: every listing shows the drift of stream N, and each
+    /// tools/call is handled the way the MCP SDKs do: an unknown tool is refused (-32602),
+    /// arguments the drifted schema does not declare are dropped silently, the rest is validated
+    /// against the drifted inputSchema (invalid: -32602), and a call that passes runs on the real
+    /// server with renamed tools and parameters mapped back. Logged as drifted-server-* decisions.
+    #[arg(long, requires = "drift")]
+    enforce_drift: bool,
     /// Delay of the `latency` fault, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     latency_ms: u64,
@@ -104,6 +113,7 @@ pub fn run(args: Args) -> Result<u8> {
             per_million: (args.probability * 1_000_000.0).round() as u64,
             seed: args.seed,
             drift_index: args.drift_index,
+            enforce_drift: args.enforce_drift,
             latency: Duration::from_millis(args.latency_ms),
         },
         log,

@@ -13,6 +13,8 @@
 //! - **Output assertions.** `structuredContent` is validated against the pinned outputSchema.
 
 mod admission;
+pub mod calls;
+pub mod study;
 
 use std::collections::HashMap;
 use std::io::Write;

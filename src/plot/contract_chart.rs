@@ -1,5 +1,7 @@
-//! Stacked horizontal bars, one per server: its tools split by what their outputSchema does with
-//! a corrupted answer (enforceable, partial, vacuous, invalid, none declared). Rows come sorted.
+//! Stacked horizontal bars, one per row, each split into coloured segments with a legend. The
+//! output-contracts study draws one row per server (its tools split by what their outputSchema
+//! does with a corrupted answer); the guard study one row per class and path (its calls split by
+//! verdict). Rows come sorted by the caller.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -19,11 +21,14 @@ pub const SEGMENTS: [(&str, RGBColor); 5] = [
     ("no outputSchema", RGBColor(200, 200, 200)),
 ];
 
-/// One server: its label and its tools per segment.
+/// One bar: its label and its count per segment.
 pub struct ContractRow {
     pub label: String,
-    pub counts: [usize; 5],
+    pub counts: Vec<usize>,
 }
+
+/// What a chart counts, singular and plural ("tool", "tools").
+pub type Unit = (&'static str, &'static str);
 
 const LEFT: i32 = 560;
 const RIGHT_MARGIN: i32 = 150;
@@ -31,19 +36,32 @@ const TOP: i32 = 150;
 const ROW: i32 = 30;
 
 pub fn render(title: &str, rows: &[ContractRow]) -> Result<Figure, PlotError> {
+    render_stacked(FILE_STEM, title, &SEGMENTS, rows, ("tool", "tools"))
+}
+
+/// Any stacked bar chart: `segments` gives each count's legend text and colour, in order.
+pub fn render_stacked(
+    stem: &'static str,
+    title: &str,
+    segments: &[(&str, RGBColor)],
+    rows: &[ContractRow],
+    unit: Unit,
+) -> Result<Figure, PlotError> {
     let height = (TOP + ROW * rows.len() as i32 + 60) as u32;
     render_both(
-        FILE_STEM,
+        stem,
         (1600, height),
-        &|root| draw(root, title, rows),
-        &|root| draw(root, title, rows),
+        &|root| draw(root, title, segments, rows, unit),
+        &|root| draw(root, title, segments, rows, unit),
     )
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
+    segments: &[(&str, RGBColor)],
     rows: &[ContractRow],
+    unit: Unit,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
@@ -67,7 +85,7 @@ fn draw<DB: DrawingBackend>(
     .map_err(err)?;
     // Legend: one swatch and label per segment, in one row.
     let mut x = 40;
-    for (label, colour) in SEGMENTS {
+    for &(label, colour) in segments {
         root.draw(&Rectangle::new([(x, 75), (x + 22, 97)], colour.filled()))
             .map_err(err)?;
         root.draw(&Text::new(
@@ -89,7 +107,7 @@ fn draw<DB: DrawingBackend>(
         ))
         .map_err(err)?;
         let mut start = 0usize;
-        for (count, (_, colour)) in row.counts.iter().zip(SEGMENTS) {
+        for (count, &(_, colour)) in row.counts.iter().zip(segments) {
             if *count == 0 || total == 0 {
                 continue;
             }
@@ -103,7 +121,7 @@ fn draw<DB: DrawingBackend>(
             start += count;
         }
         root.draw(&Text::new(
-            format!("{total} tool{}", if total == 1 { "" } else { "s" }),
+            format!("{total} {}", if total == 1 { unit.0 } else { unit.1 }),
             (LEFT + bar_width + 10, y + ROW / 2),
             text(16, false, HPos::Left),
         ))

@@ -6,6 +6,7 @@
 //! One thread reads each side into lines; the loop handles one message at a time, so hooks see
 //! the messages in the order they arrived and their decisions depend only on that order.
 
+pub mod drifted_server;
 pub mod wrap;
 
 use std::collections::HashMap;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::drifted_server::{DriftedServer, Handled};
 use super::{id_json, Action, Hooks, Message};
 use crate::mutate::MutationClass;
 use crate::rng::Stream;
@@ -56,6 +57,9 @@ pub struct WrapOptions {
     /// `mutate::stream(seed, class, drift_index + k)`, the stream a study uses for surface
     /// `drift_index + k`.
     pub drift_index: u64,
+    /// Behave as a server that implements the drifted contract (see [`DriftedServer`]): every
+    /// listing gets the drift of stream `drift_index`, and calls are handled by that contract.
+    pub enforce_drift: bool,
     pub latency: Duration,
 }
 
@@ -64,6 +68,8 @@ pub struct WrapHooks {
     log: Option<Box<dyn Write>>,
     /// Responses seen so far per method: the k in every decision's stream.
     counts: std::collections::HashMap<String, u64>,
+    /// With `enforce_drift`: the contract the last listing announced.
+    drifted: Option<DriftedServer>,
 }
 
 impl WrapHooks {
@@ -72,6 +78,7 @@ impl WrapHooks {
             options,
             log,
             counts: Default::default(),
+            drifted: None,
         }
     }
 
@@ -86,10 +93,16 @@ impl WrapHooks {
     fn drift(&mut self, message: &Message<'_>, page: u64) -> Option<Vec<u8>> {
         let mut response: Value = serde_json::from_slice(message.bytes).ok()?;
         let result = response.get_mut("result")?;
+        let original = self.options.enforce_drift.then(|| result.clone());
+        // A server implements one contract: with enforce_drift every listing shows the same one.
+        let index = if self.options.enforce_drift {
+            self.options.drift_index
+        } else {
+            self.options.drift_index + page
+        };
         let mut last: Option<&dyn MutationClass> = None;
         for class in self.options.drift.clone() {
-            let mut rng =
-                crate::mutate::stream(self.options.seed, class, self.options.drift_index + page);
+            let mut rng = crate::mutate::stream(self.options.seed, class, index);
             let outcome = class.apply(result, &mut rng);
             let entry = match &outcome {
                 Ok(applied) => {
@@ -103,6 +116,9 @@ impl WrapHooks {
             };
             self.record(entry);
             last = Some(class);
+        }
+        if let Some(original) = original {
+            self.drifted = Some(DriftedServer::new(&original, result));
         }
         // The last class decides the serialisation (only `payload-reformatted` changes it).
         let class = last?;
@@ -189,7 +205,60 @@ pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
         .collect()
 }
 
+impl WrapHooks {
+    /// A tools/call as the drifted server handles it: refused, or run on the real server.
+    fn drifted_call(&mut self, message: &Message<'_>) -> Action {
+        let Ok(request) = serde_json::from_slice::<Value>(message.bytes) else {
+            return Action::Forward;
+        };
+        let id = id_json(message.id.as_deref());
+        let tool = request
+            .pointer("/params/name")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let Some(server) = &mut self.drifted else {
+            self.record(json!({"id": id, "method": "tools/call", "tool": tool, "action": "drifted-server-unlisted"}));
+            return Action::Forward;
+        };
+        match server.handle(&request) {
+            Handled::Refused { reason } => {
+                let raw_id = message.id.as_deref().unwrap_or("null");
+                let error = json!({"code": -32602, "message": reason});
+                self.record(json!({"id": id, "method": "tools/call", "tool": tool,
+                    "action": "drifted-server-refused", "reason": reason}));
+                Action::Answer(
+                    format!(r#"{{"jsonrpc":"2.0","id":{raw_id},"error":{error}}}"#).into_bytes(),
+                )
+            }
+            Handled::Runs {
+                request,
+                dropped,
+                server_tool,
+                mapped,
+            } => {
+                self.record(json!({"id": id, "method": "tools/call", "tool": tool,
+                    "action": "drifted-server-ran", "dropped": dropped,
+                    "server_tool": server_tool, "mapped": mapped}));
+                match request {
+                    Some(request) => Action::Replace(request.to_string().into_bytes()),
+                    None => Action::Forward,
+                }
+            }
+        }
+    }
+}
+
 impl Hooks for WrapHooks {
+    fn on_client(&mut self, message: &Message<'_>) -> Action {
+        if self.options.enforce_drift
+            && !message.is_response
+            && message.method.as_deref() == Some("tools/call")
+        {
+            return self.drifted_call(message);
+        }
+        Action::Forward
+    }
+
     fn on_server(&mut self, message: &Message<'_>) -> Action {
         let (Some(method), true) = (message.method.clone(), message.is_response) else {
             return Action::Forward;

@@ -9,7 +9,7 @@ use crate::rng::Stream;
 
 /// A string the leaf's keywords accept: its `default` or first example, a sample of its
 /// `format`, or `x` repeated to its `minLength`; unknown under a `pattern` without those.
-pub(super) fn valid_string(object: &Map<String, Value>) -> Valid {
+pub(crate) fn valid_string(object: &Map<String, Value>) -> Valid {
     let given = object
         .get("default")
         .or_else(|| object.get("examples").and_then(|e| e.get(0)))
@@ -46,7 +46,7 @@ pub(super) fn valid_string(object: &Map<String, Value>) -> Valid {
 
 /// A number the leaf's keywords accept: its `default`, else its lower or upper bound, else 0
 /// (a `multipleOf` the bound misses is caught when the uncorrupted instance is validated).
-pub(super) fn valid_number(object: &Map<String, Value>, integer: bool) -> Valid {
+pub(crate) fn valid_number(object: &Map<String, Value>, integer: bool) -> Valid {
     if let Some(v) = object.get("default").filter(|v| v.is_number()) {
         return Valid::Value(v.clone());
     }

@@ -6,7 +6,7 @@
 
 pub mod corrupt;
 pub mod input_strength;
-mod leaf_values;
+pub(crate) mod leaf_values;
 pub mod output_contract;
 pub mod probes;
 pub mod render;

@@ -283,7 +283,7 @@ fn chart_rows(reports: &[ScanReport]) -> Vec<ContractRow> {
         .iter()
         .map(|r| ContractRow {
             label: r.source.clone(),
-            counts: [
+            counts: vec![
                 r.enforceable,
                 r.partially_enforceable,
                 r.vacuous,

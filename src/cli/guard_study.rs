@@ -1,0 +1,70 @@
+//! `driftlab guard-study`: what happens to an old client's calls when the server drifts, with
+//! and without the guard.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+
+use crate::guard::study::{self, GuardStudy};
+
+/// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
+/// are valid under the server's real (pinned) contract to the server drifted by `driftlab wrap
+/// --drift CLASS --enforce-drift`, once straight and once through `driftlab guard` per guard
+/// mode, and classify each: accepted and correct, accepted but wrong (an argument dropped
+/// silently), rejected with an error, crash or timeout, refused by the guard with a correction.
+///
+/// Writes calls.csv, summary.csv, summary.json, silent-failures.svg/png and report.md to --out.
+/// The spec format and the method: research/2026-11-30-silent-failures/ (study.toml, METHOD.md).
+#[derive(clap::Args)]
+#[command(after_help = "Example:\n  \
+    driftlab guard-study research/2026-11-30-silent-failures/study.toml")]
+pub struct Args {
+    /// The study spec (TOML).
+    spec: PathBuf,
+    /// The results folder [default: results/<id of the spec>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Sessions run in parallel (0: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let study = GuardStudy::load(&args.spec).map_err(|e| anyhow!(e))?;
+    let driftlab = std::env::current_exe()
+        .map_err(|e| anyhow!("cannot find the driftlab binary to run wrap and guard: {e}"))?;
+    let work = std::env::temp_dir().join(format!("driftlab-guard-study-{}", std::process::id()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| anyhow!("cannot start {} threads: {e}", args.threads))?;
+    let started = Instant::now();
+    let progress = |line: &str| {
+        eprintln!(
+            "driftlab guard-study: [{:>5.1} s] {line}",
+            started.elapsed().as_secs_f64()
+        )
+    };
+    let results = pool.install(|| study::run(&study, &driftlab, &work, &progress));
+    let _ = std::fs::remove_dir_all(&work);
+    let results = results.map_err(|e| anyhow!(e))?;
+    // The report names the default folder, so a rerun elsewhere writes the same bytes.
+    let reproduce = format!(
+        "driftlab guard-study {} --out results/{}",
+        args.spec.display(),
+        study.spec.id
+    );
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
+    let files = study::write(&results, &out, &reproduce).map_err(|e| anyhow!(e))?;
+    eprintln!(
+        "driftlab guard-study: {} calls in {:.1} s; wrote {} to {}",
+        results.rows.len(),
+        started.elapsed().as_secs_f64(),
+        files.join(", "),
+        out.display()
+    );
+    Ok(super::exit::PASS)
+}

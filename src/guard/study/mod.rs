@@ -1,0 +1,596 @@
+//! The guard study: what happens to an old client's calls when the server drifts, with and
+//! without `driftlab guard` in between.
+//!
+//! For each server and mutation class: the server's real tools/list is the pinned contract; the
+//! drifted server is `driftlab wrap --drift CLASS --enforce-drift` in front of the real server
+//! (it lists the drifted contract and handles calls by it, see `proxy::drifted_server`); seeded
+//! calls valid under the pinned schema go (a) straight to it and (b) through `driftlab guard
+//! --approved PIN` in each guard mode. Every call also runs against the undrifted server (the
+//! control); only calls that succeed there count, so an outcome is the drift's doing.
+
+mod session;
+mod write;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::mutate::{self, Label, MutationClass};
+use crate::rng::Stream;
+use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
+pub use write::write;
+
+/// The placeholder for a session's own empty folder in a server's `command` and `env`.
+pub const SESSION_PLACEHOLDER: &str = "{session}";
+/// Surface indices tried for a drift that lands on a callable tool.
+const MAX_DRIFT_INDEX: u64 = 256;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuardStudySpec {
+    /// The results folder's name: `results/<id>` unless --out says otherwise.
+    pub id: String,
+    /// The study's title, for the report.
+    pub title: String,
+    pub seed: u64,
+    /// Seeded calls per callable tool.
+    pub calls_per_tool: u64,
+    /// Seconds to wait for any one answer.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// Mutation class ids (`driftlab mutations`).
+    pub classes: Vec<String>,
+    /// `refuse` and/or `warn`: the guard's --on-drift for the guarded runs.
+    pub guard_modes: Vec<String>,
+    #[serde(rename = "server")]
+    pub servers: Vec<StudyServer>,
+}
+
+fn default_timeout() -> u64 {
+    20
+}
+
+/// A real server: how to start it (in the spec's folder, never through a shell) and which of
+/// its tools the study may call (all when absent).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyServer {
+    pub name: String,
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+}
+
+/// What one call met, on one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The server ran the call with the client's arguments and answered.
+    AcceptedCorrect,
+    /// The server answered success but ran without some argument the client sent.
+    AcceptedWrong,
+    /// The server refused the call with an error.
+    RejectedWithError,
+    /// No answer, or the server died.
+    CrashTimeout,
+    /// The guard refused the call with a correction; the server never saw it.
+    RefusedByGuard,
+}
+
+impl Verdict {
+    pub const ALL: [Verdict; 5] = [
+        Verdict::AcceptedCorrect,
+        Verdict::AcceptedWrong,
+        Verdict::RejectedWithError,
+        Verdict::CrashTimeout,
+        Verdict::RefusedByGuard,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::AcceptedCorrect => "accepted-correct",
+            Verdict::AcceptedWrong => "accepted-wrong",
+            Verdict::RejectedWithError => "rejected-with-error",
+            Verdict::CrashTimeout => "crash-timeout",
+            Verdict::RefusedByGuard => "refused-by-guard",
+        }
+    }
+}
+
+/// One path's result for one call: the verdict and what decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PathResult {
+    pub verdict: Verdict,
+    /// The outcome, the dropped arguments, or the guard's rule.
+    pub detail: String,
+}
+
+/// One call of one (server, class) cell.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallRow {
+    pub server: String,
+    pub class: &'static str,
+    pub label: Label,
+    pub drift_index: u64,
+    pub drift: String,
+    pub tool: String,
+    pub call: u64,
+    pub arguments: String,
+    pub control: String,
+    pub straight: PathResult,
+    /// One per guard mode, in the spec's order.
+    pub guarded: Vec<PathResult>,
+}
+
+/// A (server, class) the study could not run, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub server: String,
+    pub class: &'static str,
+    pub reason: String,
+}
+
+pub struct StudyResults {
+    pub spec: GuardStudySpec,
+    pub rows: Vec<CallRow>,
+    pub skipped: Vec<Skipped>,
+    /// Calls dropped because they failed against the undrifted server, per (server, class).
+    pub control_failures: usize,
+}
+
+/// A spec read and checked, with the folder its commands run in.
+pub struct GuardStudy {
+    pub spec: GuardStudySpec,
+    pub classes: Vec<&'static dyn MutationClass>,
+    pub dir: PathBuf,
+}
+
+impl GuardStudy {
+    pub fn load(path: &Path) -> Result<GuardStudy, String> {
+        let bytes = crate::output::read_limited(path, 1 << 20)?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
+        let spec: GuardStudySpec =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        let classes = spec
+            .classes
+            .iter()
+            .map(|id| {
+                mutate::by_id(id).ok_or_else(|| {
+                    format!(
+                        "{}: unknown mutation class {id:?} (see `driftlab mutations`)",
+                        path.display()
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for mode in &spec.guard_modes {
+            if mode != "refuse" && mode != "warn" {
+                return Err(format!(
+                    "{}: guard mode {mode:?}: expected \"refuse\" or \"warn\"",
+                    path.display()
+                ));
+            }
+        }
+        if spec.servers.is_empty() || spec.calls_per_tool == 0 {
+            return Err(format!(
+                "{}: a study needs a [[server]] and calls_per_tool ≥ 1",
+                path.display()
+            ));
+        }
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        Ok(GuardStudy { spec, classes, dir })
+    }
+}
+
+/// One server's pinned contract and its seeded calls, per callable tool in list order.
+struct Pinned {
+    list: Value,
+    pin_file: PathBuf,
+    calls: Vec<(String, Vec<Call>)>,
+}
+
+/// Where a class's drift landed on a server, and the calls aimed at it.
+struct Cell<'a> {
+    server: &'a StudyServer,
+    class: &'static dyn MutationClass,
+    drift_index: u64,
+    drift: String,
+    /// The pinned tools the drift touched; all callable tools for a whole-surface change.
+    targets: Vec<String>,
+}
+
+/// Runs the study; `driftlab` is the binary that provides `wrap` and `guard`, `work` a folder
+/// for the sessions' files. `progress` hears one line per finished cell.
+pub fn run(
+    study: &GuardStudy,
+    driftlab: &Path,
+    work: &Path,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<StudyResults, String> {
+    let spec = &study.spec;
+    let timeout = Duration::from_secs(spec.timeout_secs);
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let mut control_failures = 0;
+    for (s, server) in spec.servers.iter().enumerate() {
+        let pinned = pin(study, server, s, work, timeout)?;
+        let mut cells = Vec::new();
+        for &class in &study.classes {
+            match place(study, server, class, &pinned) {
+                Ok(cell) => cells.push(cell),
+                Err(reason) => skipped.push(Skipped {
+                    server: server.name.clone(),
+                    class: class.id(),
+                    reason,
+                }),
+            }
+        }
+        // Controls: each cell's calls against the undrifted server, in a fresh session.
+        let plain = |name: String, calls: &[Call]| {
+            let dir = fresh_dir(work, &name)?;
+            run_session(
+                &argv_of(server, &dir),
+                &study.dir,
+                &env_of(server, &dir),
+                calls,
+                timeout,
+            )
+            .map_err(|e| format!("server {}: {e}", server.name))
+        };
+        let results: Vec<Result<Vec<CallRow>, String>> = cells
+            .par_iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                let calls = cell_calls(&pinned, &cell.targets);
+                let control = plain(format!("s{s}-c{c}-control"), &calls)?;
+                let wrap_log = |dir: &Path| dir.join("wrap.jsonl");
+                let wrap_argv = |dir: &Path| {
+                    let mut argv = vec![
+                        driftlab.display().to_string(),
+                        "wrap".into(),
+                        "--drift".into(),
+                        cell.class.id().into(),
+                        "--enforce-drift".into(),
+                        "--seed".into(),
+                        spec.seed.to_string(),
+                        "--drift-index".into(),
+                        cell.drift_index.to_string(),
+                        "--log".into(),
+                        wrap_log(dir).display().to_string(),
+                        "--".into(),
+                    ];
+                    argv.extend(argv_of(server, dir));
+                    argv
+                };
+                let dir = fresh_dir(work, &format!("s{s}-c{c}-straight"))?;
+                let straight = run_session(
+                    &wrap_argv(&dir),
+                    &study.dir,
+                    &env_of(server, &dir),
+                    &calls,
+                    timeout,
+                )
+                .map_err(|e| {
+                    format!("server {} drifted by {}: {e}", server.name, cell.class.id())
+                })?;
+                let straight_log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
+                check_drift(&wrap_log(&dir), cell)?;
+                let mut guarded = Vec::new();
+                for (g, mode) in spec.guard_modes.iter().enumerate() {
+                    let dir = fresh_dir(work, &format!("s{s}-c{c}-guard-{g}"))?;
+                    let audit = dir.join("guard.jsonl");
+                    let mut argv = vec![
+                        driftlab.display().to_string(),
+                        "guard".into(),
+                        "--approved".into(),
+                        pinned.pin_file.display().to_string(),
+                        "--on-drift".into(),
+                        mode.clone(),
+                        "--max-retries".into(),
+                        "1000".into(),
+                        "--audit".into(),
+                        audit.display().to_string(),
+                        "--".into(),
+                    ];
+                    argv.extend(wrap_argv(&dir));
+                    let run =
+                        run_session(&argv, &study.dir, &env_of(server, &dir), &calls, timeout)
+                            .map_err(|e| {
+                                format!(
+                                    "server {} drifted by {} behind the guard ({mode}): {e}",
+                                    server.name,
+                                    cell.class.id()
+                                )
+                            })?;
+                    let refusals =
+                        log_by_id(&audit, |e| e.get("event") == Some(&Value::from("refuse")));
+                    guarded.push((
+                        run,
+                        refusals,
+                        log_by_id(&wrap_log(&dir), is_drifted_server_entry),
+                    ));
+                }
+                let mut out = Vec::new();
+                for (i, call) in calls.iter().enumerate() {
+                    let (id, control_outcome) = &control.outcomes[i];
+                    let straight_result =
+                        judge(&straight.outcomes[i].1, straight_log.get(id), None);
+                    let guarded_results = guarded
+                        .iter()
+                        .map(|(run, refusals, log)| {
+                            judge(&run.outcomes[i].1, log.get(id), refusals.get(id))
+                        })
+                        .collect();
+                    out.push(CallRow {
+                        server: server.name.clone(),
+                        class: cell.class.id(),
+                        label: cell.class.label(),
+                        drift_index: cell.drift_index,
+                        drift: cell.drift.clone(),
+                        tool: call.tool.clone(),
+                        call: i as u64,
+                        arguments: call.arguments.to_string(),
+                        control: control_outcome.as_string(),
+                        straight: straight_result,
+                        guarded: guarded_results,
+                    });
+                }
+                progress(&format!(
+                    "{} × {}: {} calls",
+                    server.name,
+                    cell.class.id(),
+                    calls.len()
+                ));
+                Ok(out)
+            })
+            .collect();
+        for cell_rows in results {
+            let cell_rows = cell_rows?;
+            control_failures += cell_rows.iter().filter(|r| r.control != "success").count();
+            rows.extend(cell_rows);
+        }
+    }
+    Ok(StudyResults {
+        spec: study.spec.clone(),
+        rows,
+        skipped,
+        control_failures,
+    })
+}
+
+/// The drifted server must have drawn the drift the study placed (same seed, class, index).
+fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), String> {
+    let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let drawn: Vec<String> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|e| e.get("action") == Some(&Value::from("drift")))
+        .filter_map(|e| e.get("detail").and_then(Value::as_str).map(String::from))
+        .collect();
+    if drawn.is_empty() || drawn.iter().any(|d| *d != cell.drift) {
+        return Err(format!(
+            "server {} drifted by {}: the proxy drew {drawn:?}, the study placed {:?}",
+            cell.server.name,
+            cell.class.id(),
+            cell.drift
+        ));
+    }
+    Ok(())
+}
+
+fn is_drifted_server_entry(entry: &Value) -> bool {
+    entry
+        .get("action")
+        .and_then(Value::as_str)
+        .is_some_and(|a| a.starts_with("drifted-server-"))
+}
+
+/// The verdict of one path from the client's outcome, the drifted server's log entry for the
+/// call and, behind the guard, its refusal.
+fn judge(outcome: &Outcome, wrap: Option<&Value>, refusal: Option<&Value>) -> PathResult {
+    if let Some(refusal) = refusal {
+        let rule = refusal.get("rule").and_then(Value::as_str).unwrap_or("?");
+        return PathResult {
+            verdict: Verdict::RefusedByGuard,
+            detail: rule.to_string(),
+        };
+    }
+    let dropped: Vec<&str> = wrap
+        .and_then(|w| w.get("dropped"))
+        .and_then(Value::as_array)
+        .map(|d| d.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let (verdict, detail) = match outcome {
+        Outcome::Success if !dropped.is_empty() => (
+            Verdict::AcceptedWrong,
+            format!("dropped {}", dropped.join(", ")),
+        ),
+        Outcome::Success => (Verdict::AcceptedCorrect, outcome.as_string()),
+        Outcome::ToolError | Outcome::RpcError(_) => {
+            (Verdict::RejectedWithError, outcome.as_string())
+        }
+        Outcome::Timeout | Outcome::Crash | Outcome::Broken => {
+            (Verdict::CrashTimeout, outcome.as_string())
+        }
+    };
+    PathResult { verdict, detail }
+}
+
+/// The session folder substituted into a server's arguments.
+fn argv_of(server: &StudyServer, dir: &Path) -> Vec<String> {
+    let dir = dir.display().to_string();
+    server
+        .command
+        .iter()
+        .map(|a| a.replace(SESSION_PLACEHOLDER, &dir))
+        .collect()
+}
+
+fn env_of(server: &StudyServer, dir: &Path) -> Vec<(String, String)> {
+    let dir = dir.display().to_string();
+    server
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.replace(SESSION_PLACEHOLDER, &dir)))
+        .collect()
+}
+
+/// Captures the server's tools/list (the pin) and draws the calls for its callable tools.
+fn pin(
+    study: &GuardStudy,
+    server: &StudyServer,
+    s: usize,
+    work: &Path,
+    timeout: Duration,
+) -> Result<Pinned, String> {
+    let dir = fresh_dir(work, &format!("s{s}-pin"))?;
+    let run = run_session(
+        &argv_of(server, &dir),
+        &study.dir,
+        &env_of(server, &dir),
+        &[],
+        timeout,
+    )
+    .map_err(|e| format!("server {}: {e}", server.name))?;
+    let list: Value = serde_json::from_slice(&run.tools_list)
+        .map_err(|e| format!("server {}: tools/list: {e}", server.name))?;
+    let pin_file = dir.join("pin.json");
+    std::fs::write(&pin_file, &run.tools_list)
+        .map_err(|e| format!("{}: {e}", pin_file.display()))?;
+    let tools = list
+        .get("tools")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut calls = Vec::new();
+    for tool in &tools {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        if server
+            .tools
+            .as_ref()
+            .is_some_and(|allowed| !allowed.iter().any(|a| a == name))
+        {
+            continue;
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        let mut tool_calls = Vec::new();
+        for i in 0..study.spec.calls_per_tool {
+            let mut rng =
+                Stream::derive(study.spec.seed, &format!("call:{}:{name}", server.name), i);
+            if let Some(arguments) = super::calls::valid_arguments(&schema, &mut rng) {
+                tool_calls.push(Call {
+                    tool: name.to_string(),
+                    arguments,
+                });
+            }
+        }
+        calls.push((name.to_string(), tool_calls));
+    }
+    if let Some(allowed) = &server.tools {
+        for name in allowed {
+            if !calls.iter().any(|(n, _)| n == name) {
+                return Err(format!(
+                    "server {}: no tool {name:?} in its tools/list",
+                    server.name
+                ));
+            }
+        }
+    }
+    Ok(Pinned {
+        list,
+        pin_file,
+        calls,
+    })
+}
+
+/// The first surface index whose drift of `class` lands on a callable tool.
+fn place<'a>(
+    study: &GuardStudy,
+    server: &'a StudyServer,
+    class: &'static dyn MutationClass,
+    pinned: &Pinned,
+) -> Result<Cell<'a>, String> {
+    let callable: HashMap<&str, usize> = pinned
+        .calls
+        .iter()
+        .map(|(name, calls)| (name.as_str(), calls.len()))
+        .collect();
+    let names: Vec<Option<&str>> = pinned
+        .list
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|t| {
+            t.iter()
+                .map(|t| t.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut last = String::from("never applicable");
+    for k in 0..MAX_DRIFT_INDEX {
+        let mut drifted = pinned.list.clone();
+        let mut rng = mutate::stream(study.spec.seed, class, k);
+        match class.apply(&mut drifted, &mut rng) {
+            Err(na) => last = na.0,
+            Ok(applied) => {
+                // A drift that adds a tool touches none an old client calls: aim at them all.
+                let grew = drifted
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+                    > names.len();
+                let touched = applied.tool_index.filter(|_| !grew);
+                let targets: Vec<String> = match touched {
+                    Some(i) => match names.get(i).copied().flatten() {
+                        Some(name) if callable.get(name).is_some_and(|&n| n > 0) => {
+                            vec![name.to_string()]
+                        }
+                        _ => {
+                            last = "the drift lands on no callable tool".into();
+                            continue;
+                        }
+                    },
+                    None => pinned
+                        .calls
+                        .iter()
+                        .filter(|(_, c)| !c.is_empty())
+                        .map(|(n, _)| n.clone())
+                        .collect(),
+                };
+                if targets.is_empty() {
+                    return Err("no callable tool".into());
+                }
+                return Ok(Cell {
+                    server,
+                    class,
+                    drift_index: k,
+                    drift: applied.detail,
+                    targets,
+                });
+            }
+        }
+    }
+    Err(format!("not applicable in {MAX_DRIFT_INDEX} draws: {last}"))
+}
+
+/// The calls aimed at `targets`, tool by tool in list order.
+fn cell_calls(pinned: &Pinned, targets: &[String]) -> Vec<Call> {
+    pinned
+        .calls
+        .iter()
+        .filter(|(name, _)| targets.contains(name))
+        .flat_map(|(_, calls)| calls.iter().cloned())
+        .collect()
+}

@@ -1,0 +1,478 @@
+//! The guard study's results folder: calls.csv (every call on every path), summary.csv and
+//! summary.json (verdict counts per server and class, and per class over all servers), a figure
+//! and report.md. Every byte depends only on the spec and what the servers answered.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plotters::style::RGBColor;
+use serde::Serialize;
+
+use super::{CallRow, StudyResults, Verdict};
+use crate::mutate::Label;
+use crate::output::write_atomic;
+use crate::plot::contract_chart::{render_stacked, ContractRow};
+
+pub const CALLS_CSV: &str = "calls.csv";
+pub const SUMMARY_CSV: &str = "summary.csv";
+pub const SUMMARY_JSON: &str = "summary.json";
+pub const REPORT: &str = "report.md";
+pub const FIGURE_STEM: &str = "silent-failures";
+
+/// Verdict colours (Okabe–Ito), in `Verdict::ALL` order.
+const SEGMENTS: [(&str, RGBColor); 5] = [
+    ("accepted, correct", RGBColor(0, 158, 115)),
+    ("accepted, wrong (silent failure)", RGBColor(213, 94, 0)),
+    (
+        "rejected by the server with an error",
+        RGBColor(86, 180, 233),
+    ),
+    ("crash or timeout", RGBColor(0, 0, 0)),
+    (
+        "refused by the guard with a correction",
+        RGBColor(0, 114, 178),
+    ),
+];
+
+/// Verdict counts of one path over a set of calls.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PathCounts {
+    pub accepted_correct: usize,
+    pub accepted_wrong: usize,
+    pub rejected_with_error: usize,
+    pub crash_timeout: usize,
+    pub refused_by_guard: usize,
+    /// Refusals of calls that ran correctly without the guard.
+    pub needless_refusals: usize,
+}
+
+impl PathCounts {
+    fn add(&mut self, verdict: Verdict, straight: Verdict) {
+        match verdict {
+            Verdict::AcceptedCorrect => self.accepted_correct += 1,
+            Verdict::AcceptedWrong => self.accepted_wrong += 1,
+            Verdict::RejectedWithError => self.rejected_with_error += 1,
+            Verdict::CrashTimeout => self.crash_timeout += 1,
+            Verdict::RefusedByGuard => {
+                self.refused_by_guard += 1;
+                if straight == Verdict::AcceptedCorrect {
+                    self.needless_refusals += 1;
+                }
+            }
+        }
+    }
+
+    fn counts(&self) -> Vec<usize> {
+        vec![
+            self.accepted_correct,
+            self.accepted_wrong,
+            self.rejected_with_error,
+            self.crash_timeout,
+            self.refused_by_guard,
+        ]
+    }
+}
+
+/// One line of the summary: a server (or `all`) and a class, its calls and each path's counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryRow {
+    pub server: String,
+    pub class: String,
+    pub label: String,
+    /// Calls that succeeded against the undrifted server: the population of every count.
+    pub calls: usize,
+    /// `without-guard`, then `guard-<mode>` per mode.
+    pub paths: Vec<(String, PathCounts)>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    title: &'a str,
+    seed: u64,
+    calls_per_tool: u64,
+    guard_modes: &'a [String],
+    servers: Vec<&'a str>,
+    classes: &'a [String],
+    calls_failing_in_control: usize,
+    totals: &'a SummaryRow,
+    rows: &'a [SummaryRow],
+    skipped: &'a [super::Skipped],
+}
+
+fn path_names(results: &StudyResults) -> Vec<String> {
+    std::iter::once("without-guard".to_string())
+        .chain(
+            results
+                .spec
+                .guard_modes
+                .iter()
+                .map(|m| format!("guard-{m}")),
+        )
+        .collect()
+}
+
+fn summarise<'a>(
+    results: &StudyResults,
+    server: &str,
+    class: &str,
+    label: &str,
+    rows: impl Iterator<Item = &'a CallRow>,
+) -> SummaryRow {
+    let names = path_names(results);
+    let mut paths: Vec<(String, PathCounts)> = names
+        .into_iter()
+        .map(|n| (n, PathCounts::default()))
+        .collect();
+    let mut calls = 0;
+    for row in rows.filter(|r| r.control == "success") {
+        calls += 1;
+        let straight = row.straight.verdict;
+        paths[0].1.add(straight, straight);
+        for (g, result) in row.guarded.iter().enumerate() {
+            paths[g + 1].1.add(result.verdict, straight);
+        }
+    }
+    SummaryRow {
+        server: server.into(),
+        class: class.into(),
+        label: label.into(),
+        calls,
+        paths,
+    }
+}
+
+/// Per (server, class), then per class over all servers, in spec order; and the grand total.
+pub fn summary(results: &StudyResults) -> (Vec<SummaryRow>, SummaryRow) {
+    let mut out = Vec::new();
+    let mut classes: Vec<(&str, &str)> = Vec::new();
+    for server in &results.spec.servers {
+        for class in &results.spec.classes {
+            let mut rows = results
+                .rows
+                .iter()
+                .filter(|r| r.server == server.name && r.class == class.as_str())
+                .peekable();
+            let Some(first) = rows.peek() else { continue };
+            let label = first.label.as_str();
+            if !classes.iter().any(|(c, _)| c == class) {
+                classes.push((class.as_str(), label));
+            }
+            out.push(summarise(results, &server.name, class, label, rows));
+        }
+    }
+    let mut order: Vec<(&str, &str)> = Vec::new();
+    for class in &results.spec.classes {
+        if let Some(found) = classes.iter().find(|(c, _)| c == class) {
+            order.push(*found);
+        }
+    }
+    for (class, label) in order {
+        let rows = results.rows.iter().filter(|r| r.class == class);
+        out.push(summarise(results, "all", class, label, rows));
+    }
+    let total = summarise(results, "all", "all", "all", results.rows.iter());
+    (out, total)
+}
+
+fn rate(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "".into()
+    } else {
+        format!("{:.4}", part as f64 / whole as f64)
+    }
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "–".into()
+    } else {
+        format!("{:.0}%", 100.0 * part as f64 / whole as f64)
+    }
+}
+
+fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = [
+        "server",
+        "class",
+        "label",
+        "drift_index",
+        "drift",
+        "tool",
+        "call",
+        "arguments",
+        "control",
+        "without_guard",
+        "without_guard_detail",
+    ]
+    .map(String::from)
+    .to_vec();
+    for mode in &results.spec.guard_modes {
+        header.push(format!("guard_{mode}"));
+        header.push(format!("guard_{mode}_detail"));
+    }
+    w.write_record(&header)?;
+    for row in &results.rows {
+        let mut record = vec![
+            row.server.clone(),
+            row.class.to_string(),
+            row.label.as_str().to_string(),
+            row.drift_index.to_string(),
+            row.drift.clone(),
+            row.tool.clone(),
+            row.call.to_string(),
+            row.arguments.clone(),
+            row.control.clone(),
+            row.straight.verdict.as_str().to_string(),
+            row.straight.detail.clone(),
+        ];
+        for result in &row.guarded {
+            record.push(result.verdict.as_str().to_string());
+            record.push(result.detail.clone());
+        }
+        w.write_record(&record)?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = ["server", "class", "label", "calls"]
+        .map(String::from)
+        .to_vec();
+    for (path, _) in &total.paths {
+        let p = path.replace('-', "_");
+        for field in [
+            "accepted_correct",
+            "accepted_wrong",
+            "rejected_with_error",
+            "crash_timeout",
+            "refused_by_guard",
+            "needless_refusals",
+            "silent_failure_rate",
+        ] {
+            header.push(format!("{p}_{field}"));
+        }
+    }
+    w.write_record(&header)?;
+    for row in rows.iter().chain(std::iter::once(total)) {
+        let mut record = vec![
+            row.server.clone(),
+            row.class.clone(),
+            row.label.clone(),
+            row.calls.to_string(),
+        ];
+        for (_, c) in &row.paths {
+            for n in [
+                c.accepted_correct,
+                c.accepted_wrong,
+                c.rejected_with_error,
+                c.crash_timeout,
+                c.refused_by_guard,
+                c.needless_refusals,
+            ] {
+                record.push(n.to_string());
+            }
+            record.push(rate(c.accepted_wrong, row.calls));
+        }
+        w.write_record(&record)?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+fn path_title(path: &str) -> String {
+    match path.strip_prefix("guard-") {
+        Some(mode) => format!("guard --on-drift {mode}"),
+        None => "without guard".into(),
+    }
+}
+
+fn report(
+    results: &StudyResults,
+    rows: &[SummaryRow],
+    total: &SummaryRow,
+    reproduce: &str,
+) -> String {
+    let spec = &results.spec;
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}\n", spec.title);
+    let breaking = summarise(
+        results,
+        "all",
+        "breaking classes",
+        "breaking",
+        results.rows.iter().filter(|r| r.label == Label::Breaking),
+    );
+    let other = summarise(
+        results,
+        "all",
+        "other classes",
+        "not breaking",
+        results.rows.iter().filter(|r| r.label != Label::Breaking),
+    );
+    let straight = &breaking.paths[0].1;
+    let mut headline = format!(
+        "Breaking drift, {} calls that worked before it: without a guard **{} ({}) were \
+         accepted and run wrong** (an argument dropped silently), {} ({}) were rejected with an \
+         error, {} ran correctly",
+        breaking.calls,
+        straight.accepted_wrong,
+        percent(straight.accepted_wrong, breaking.calls),
+        straight.rejected_with_error + straight.crash_timeout,
+        percent(
+            straight.rejected_with_error + straight.crash_timeout,
+            breaking.calls
+        ),
+        straight.accepted_correct
+    );
+    for (i, (path, counts)) in breaking.paths.iter().enumerate().skip(1) {
+        let _ = write!(
+            headline,
+            ". Behind `{}`: {} silent, {} refused with a correction ({} of them calls that \
+             ran correctly without the guard), {} rejected by the server, {} ran correctly",
+            path_title(path),
+            counts.accepted_wrong,
+            counts.refused_by_guard,
+            counts.needless_refusals,
+            counts.rejected_with_error + counts.crash_timeout,
+            counts.accepted_correct
+        );
+        let needless = other.paths[i].1.refused_by_guard;
+        let _ = write!(
+            headline,
+            ", and of {} calls under drift that is not breaking it refused {needless}",
+            other.calls
+        );
+    }
+    let _ = writeln!(md, "{headline}.\n");
+    let _ = writeln!(
+        md,
+        "Servers: {}. Seed {}, {} seeded calls per callable tool, valid under the pinned \
+         inputSchema. Each call ran against the undrifted server first (the control); {} calls \
+         that failed there are left out of every count.\n",
+        spec.servers
+            .iter()
+            .map(|s| format!("`{}`", s.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+        spec.seed,
+        spec.calls_per_tool,
+        results.control_failures
+    );
+    let _ = writeln!(md, "![Verdicts per class and path]({FIGURE_STEM}.svg)\n");
+    let _ = write!(md, "| class | label | calls |");
+    for (path, _) in &total.paths {
+        let _ = write!(md, " {}: silent | rejected | refused |", path_title(path));
+    }
+    let _ = writeln!(md);
+    let _ = write!(md, "|---|---|---:|");
+    for _ in &total.paths {
+        let _ = write!(md, "---:|---:|---:|");
+    }
+    let _ = writeln!(md);
+    for row in rows
+        .iter()
+        .filter(|r| r.server == "all")
+        .chain([&breaking, &other, total])
+    {
+        let _ = write!(md, "| {} | {} | {} |", row.class, row.label, row.calls);
+        for (_, c) in &row.paths {
+            let _ = write!(
+                md,
+                " {} | {} | {} |",
+                percent(c.accepted_wrong, row.calls),
+                percent(c.rejected_with_error + c.crash_timeout, row.calls),
+                percent(c.refused_by_guard, row.calls)
+            );
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "\n*silent*: the server answered success but ran without an argument the client sent; \
+         *rejected*: the server answered an error (or crashed, or timed out); *refused*: the \
+         guard answered with a correction and the server never saw the call. Per server and \
+         class: `{SUMMARY_CSV}`; every call: `{CALLS_CSV}`.\n"
+    );
+    if !results.skipped.is_empty() {
+        let _ = writeln!(
+            md,
+            "Not run (no drift of the class lands on a callable tool):\n"
+        );
+        for s in &results.skipped {
+            let _ = writeln!(md, "- `{}` × `{}`: {}", s.server, s.class, s.reason);
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(md, "Reproduce:\n\n```sh\n{reproduce}\n```");
+    md
+}
+
+/// Writes every file of the results folder (each atomically) and returns their names.
+pub fn write(results: &StudyResults, out: &Path, reproduce: &str) -> Result<Vec<String>, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (rows, total) = summary(results);
+    let chart_rows: Vec<ContractRow> = rows
+        .iter()
+        .filter(|r| r.server == "all")
+        .flat_map(|r| {
+            r.paths.iter().map(move |(path, counts)| ContractRow {
+                label: format!("{} · {}", r.class, path_title(path)),
+                counts: counts.counts(),
+            })
+        })
+        .collect();
+    let title = format!(
+        "{}: verdicts of calls that worked before the drift",
+        results.spec.title
+    );
+    let figure = render_stacked(
+        FIGURE_STEM,
+        &title,
+        &SEGMENTS,
+        &chart_rows,
+        ("call", "calls"),
+    )
+    .map_err(|e| e.to_string())?;
+    let json = SummaryJson {
+        title: &results.spec.title,
+        seed: results.spec.seed,
+        calls_per_tool: results.spec.calls_per_tool,
+        guard_modes: &results.spec.guard_modes,
+        servers: results
+            .spec
+            .servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect(),
+        classes: &results.spec.classes,
+        calls_failing_in_control: results.control_failures,
+        totals: &total,
+        rows: &rows,
+        skipped: &results.skipped,
+    };
+    let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| e.to_string())?;
+    summary_json.push(b'\n');
+    let files: Vec<(String, Vec<u8>)> = vec![
+        (
+            CALLS_CSV.into(),
+            calls_csv(results).map_err(|e| e.to_string())?,
+        ),
+        (
+            SUMMARY_CSV.into(),
+            summary_csv(&rows, &total).map_err(|e| e.to_string())?,
+        ),
+        (SUMMARY_JSON.into(), summary_json),
+        (format!("{FIGURE_STEM}.svg"), figure.svg.into_bytes()),
+        (format!("{FIGURE_STEM}.png"), figure.png),
+        (
+            REPORT.into(),
+            report(results, &rows, &total, reproduce).into_bytes(),
+        ),
+    ];
+    for (name, bytes) in &files {
+        let path = out.join(name);
+        write_atomic(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(files.into_iter().map(|(name, _)| name).collect())
+}

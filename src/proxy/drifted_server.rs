@@ -1,0 +1,305 @@
+//! A server that implements a drifted contract, emulated in front of the real one: what an old
+//! client's `tools/call` meets after the server was upgraded to the drifted `tools/list`.
+//!
+//! The model is the MCP SDKs' default handling of a call: the tool is looked up by name (unknown:
+//! JSON-RPC error -32602), argument names the tool's schema does not declare are dropped without a
+//! word (zod's default object parsing in the TypeScript SDK, pydantic's default in the Python
+//! SDK), and what is left is validated against the inputSchema (invalid: -32602). A call that
+//! passes runs on the real server, with a renamed tool or parameter mapped back to the real
+//! server's name, so its answer is the real server's.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{json, Map, Value};
+
+use crate::check::diff::pair;
+use crate::scan::validator;
+use crate::surface::Surface;
+
+/// The fate of one call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handled {
+    /// The drifted server refuses the call with this JSON-RPC error (code -32602).
+    Refused { reason: String },
+    /// The call runs on the real server as `request` (the original bytes when nothing changed).
+    Runs {
+        request: Option<Value>,
+        /// Arguments the client sent that the drifted tool does not declare: dropped silently.
+        dropped: Vec<String>,
+        /// The real server's name for the tool, when the drifted one differs.
+        server_tool: Option<String>,
+        /// Drifted parameter name → the real server's name.
+        mapped: BTreeMap<String, String>,
+    },
+}
+
+struct DriftedTool {
+    schema: Option<Value>,
+    params: Option<Vec<String>>,
+    validator: Option<Result<jsonschema::Validator, String>>,
+    /// The real server's name for this tool and its parameter names (drifted → real).
+    server_name: Option<String>,
+    param_map: BTreeMap<String, String>,
+}
+
+pub struct DriftedServer {
+    tools: HashMap<String, DriftedTool>,
+}
+
+impl DriftedServer {
+    /// `original` is the real server's `tools/list` result, `drifted` the one the client was told.
+    pub fn new(original: &Value, drifted: &Value) -> DriftedServer {
+        let old = surface_of(original);
+        let new = surface_of(drifted);
+        let pairing = pair(&old, &new);
+        let mut tools = HashMap::new();
+        for tool in new.tools() {
+            let Some(name) = tool.name_str() else {
+                continue;
+            };
+            let counterpart = pairing
+                .pairs
+                .iter()
+                .find(|p| p.new == tool.index)
+                .and_then(|p| old.tool(p.old));
+            let schema = tool.input_schema().filter(|s| s.is_object()).cloned();
+            let params = schema.as_ref().and_then(param_names);
+            let old_params = counterpart
+                .and_then(|t| t.input_schema())
+                .and_then(param_names);
+            let param_map = match (&params, &old_params) {
+                (Some(new_params), Some(old_params)) => renamed(old_params, new_params),
+                _ => BTreeMap::new(),
+            };
+            let server_name = counterpart
+                .and_then(|t| t.name_str())
+                .filter(|old_name| *old_name != name)
+                .map(str::to_string);
+            // The first tool of a name answers, as a server's lookup table would.
+            tools.entry(name.to_string()).or_insert(DriftedTool {
+                schema,
+                params,
+                validator: None,
+                server_name,
+                param_map,
+            });
+        }
+        DriftedServer { tools }
+    }
+
+    /// What the drifted server does with one `tools/call` request.
+    pub fn handle(&mut self, request: &Value) -> Handled {
+        let name = request
+            .pointer("/params/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let Some(tool) = self.tools.get_mut(name) else {
+            return Handled::Refused {
+                reason: format!("Tool {name} not found"),
+            };
+        };
+        let sent = match request.pointer("/params/arguments") {
+            Some(Value::Object(args)) => args.clone(),
+            _ => Map::new(),
+        };
+        let mut kept = Map::new();
+        let mut dropped = Vec::new();
+        for (key, value) in sent {
+            match &tool.params {
+                Some(params) if !params.contains(&key) => dropped.push(key),
+                _ => {
+                    kept.insert(key, value);
+                }
+            }
+        }
+        if let Some(schema) = &tool.schema {
+            let validator = tool.validator.get_or_insert_with(|| validator(schema));
+            if let Ok(validator) = validator {
+                let errors: Vec<String> = validator
+                    .iter_errors(&Value::Object(kept.clone()))
+                    .take(3)
+                    .map(|e| e.to_string())
+                    .collect();
+                if !errors.is_empty() {
+                    return Handled::Refused {
+                        reason: format!("Invalid arguments for tool {name}: {}", errors.join("; ")),
+                    };
+                }
+            }
+        }
+        let mut mapped = BTreeMap::new();
+        let mut arguments = Map::new();
+        for (key, value) in kept {
+            match tool.param_map.get(&key) {
+                Some(real) => {
+                    mapped.insert(key, real.clone());
+                    arguments.insert(real.clone(), value);
+                }
+                None => {
+                    arguments.insert(key, value);
+                }
+            }
+        }
+        let unchanged = dropped.is_empty() && mapped.is_empty() && tool.server_name.is_none();
+        let rewritten = (!unchanged).then(|| {
+            let mut rewritten = request.clone();
+            if let Some(params) = rewritten.get_mut("params").and_then(Value::as_object_mut) {
+                params.insert(
+                    "name".into(),
+                    json!(tool.server_name.as_deref().unwrap_or(name)),
+                );
+                params.insert("arguments".into(), Value::Object(arguments));
+            }
+            rewritten
+        });
+        Handled::Runs {
+            request: rewritten,
+            dropped,
+            server_tool: tool.server_name.clone(),
+            mapped,
+        }
+    }
+}
+
+fn surface_of(result: &Value) -> Surface {
+    let tools = result
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t.as_object().cloned())
+                .collect()
+        })
+        .unwrap_or_default();
+    Surface::new(tools)
+}
+
+fn param_names(schema: &Value) -> Option<Vec<String>> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+}
+
+/// One parameter gone and one new: the new one is the old one renamed (drifted → real name).
+fn renamed(old: &[String], new: &[String]) -> BTreeMap<String, String> {
+    let gone: Vec<&String> = old.iter().filter(|p| !new.contains(p)).collect();
+    let arrived: Vec<&String> = new.iter().filter(|p| !old.contains(p)).collect();
+    match (gone.as_slice(), arrived.as_slice()) {
+        ([gone], [arrived]) => BTreeMap::from([((*arrived).clone(), (*gone).clone())]),
+        _ => BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(tools: Value) -> Value {
+        json!({ "tools": tools })
+    }
+
+    fn call(name: &str, arguments: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+    }
+
+    fn search(props: Value, required: Value) -> Value {
+        json!({"name": "search", "description": "Search the notes",
+            "inputSchema": {"type": "object", "properties": props, "required": required}})
+    }
+
+    #[test]
+    fn a_renamed_optional_parameter_is_dropped_silently() {
+        let original = list(json!([search(
+            json!({"query": {"type": "string"}, "limit": {"type": "integer"}}),
+            json!(["query"])
+        )]));
+        let drifted = list(json!([search(
+            json!({"query": {"type": "string"}, "max_results": {"type": "integer"}}),
+            json!(["query"])
+        )]));
+        let mut server = DriftedServer::new(&original, &drifted);
+        let Handled::Runs {
+            request, dropped, ..
+        } = server.handle(&call("search", json!({"query": "q", "limit": 3})))
+        else {
+            panic!("the call should run")
+        };
+        assert_eq!(dropped, vec!["limit".to_string()]);
+        assert_eq!(
+            request.unwrap().pointer("/params/arguments"),
+            Some(&json!({"query": "q"}))
+        );
+        // A new client's call with the new name runs under the real server's name.
+        let Handled::Runs {
+            request, mapped, ..
+        } = server.handle(&call("search", json!({"query": "q", "max_results": 3})))
+        else {
+            panic!("the call should run")
+        };
+        assert_eq!(mapped.get("max_results").map(String::as_str), Some("limit"));
+        assert_eq!(
+            request.unwrap().pointer("/params/arguments"),
+            Some(&json!({"query": "q", "limit": 3}))
+        );
+    }
+
+    #[test]
+    fn unknown_tools_and_invalid_arguments_are_refused_and_unchanged_calls_pass_as_sent() {
+        let original = list(json!([search(
+            json!({"status": {"enum": ["open", "archived"]}}),
+            json!([])
+        )]));
+        let drifted = list(json!([search(
+            json!({"status": {"enum": ["open"]}}),
+            json!([])
+        )]));
+        let mut server = DriftedServer::new(&original, &drifted);
+        assert!(matches!(
+            server.handle(&call("search", json!({"status": "archived"}))),
+            Handled::Refused { reason } if reason.starts_with("Invalid arguments for tool search")
+        ));
+        assert_eq!(
+            server.handle(&call("gone", json!({}))),
+            Handled::Refused {
+                reason: "Tool gone not found".into()
+            }
+        );
+        assert_eq!(
+            server.handle(&call("search", json!({"status": "open"}))),
+            Handled::Runs {
+                request: None,
+                dropped: vec![],
+                server_tool: None,
+                mapped: BTreeMap::new()
+            }
+        );
+    }
+
+    #[test]
+    fn a_renamed_tool_runs_under_its_real_name() {
+        let original = list(json!([search(json!({"q": {"type": "string"}}), json!([]))]));
+        let mut renamed = search(json!({"q": {"type": "string"}}), json!([]));
+        renamed["name"] = json!("search_notes");
+        let mut server = DriftedServer::new(&original, &list(json!([renamed])));
+        assert!(matches!(
+            server.handle(&call("search", json!({}))),
+            Handled::Refused { .. }
+        ));
+        let Handled::Runs {
+            request,
+            server_tool,
+            ..
+        } = server.handle(&call("search_notes", json!({"q": "x"})))
+        else {
+            panic!("the call should run")
+        };
+        assert_eq!(server_tool.as_deref(), Some("search"));
+        assert_eq!(
+            request.unwrap().pointer("/params/name"),
+            Some(&json!("search"))
+        );
+    }
+}
