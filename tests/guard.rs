@@ -246,6 +246,37 @@ fn admission_rules_in_warn_mode() {
         problems[0],
         format!("`{gone}` is no longer offered by the server")
     );
+
+    // A call valid for the pin that the live schema rejects: refused before the server sees it,
+    // while the untouched tool's call passes.
+    let required = drifted(dir.path(), "required-parameter-added");
+    let out = guarded(
+        &["--on-drift", "warn"],
+        &required,
+        &[],
+        &[
+            INIT,
+            INITIALIZED,
+            &call(3, "get_current_time", r#"{"timezone":"UTC"}"#),
+            &call(
+                4,
+                "convert_time",
+                r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#,
+            ),
+        ],
+        &audit,
+    );
+    let refused: Vec<u32> = [3, 4]
+        .into_iter()
+        .filter(|&id| answer(&out, id)["result"]["isError"] == true)
+        .collect();
+    assert_eq!(refused.len(), 1, "{out:?}");
+    let (rule, problems) = refusal(&out, refused[0]);
+    assert_eq!(rule, "invalid-for-live-schema");
+    assert!(
+        problems.iter().any(|p| p.contains("required")),
+        "{problems:?}"
+    );
 }
 
 #[test]

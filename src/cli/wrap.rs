@@ -64,7 +64,8 @@ pub struct Args {
     /// tools/call is handled the way the MCP SDKs do: an unknown tool is refused (-32602),
     /// arguments the drifted schema does not declare are dropped silently, the rest is validated
     /// against the drifted inputSchema (invalid: -32602), and a call that passes runs on the real
-    /// server with renamed tools and parameters mapped back. Logged as drifted-server-* decisions.
+    /// server with renamed tools and parameters mapped back. Logged as drifted-server-* decisions;
+    /// a call before the first listing passes unchanged (drifted-server-unlisted).
     #[arg(long, requires = "drift")]
     enforce_drift: bool,
     /// Delay of the `latency` fault, in milliseconds.
