@@ -5,6 +5,7 @@
 //! "result":{…}}`, a bare array of tools, an array of result pages (or of responses), and a capture
 //! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -14,9 +15,11 @@ use crate::surface::Surface;
 /// Payloads larger than this are refused unless the caller raises the limit.
 pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
 
-/// serde_json refuses documents nested deeper than this (its recursion limit), so deep nesting
-/// is an error, never a stack overflow.
-pub const MAX_DEPTH: usize = 128;
+/// Documents nested deeper than this many arrays and objects are refused (exit 2). Real
+/// servers stay far below it (the deepest capture in the corpus has 25 levels); a legitimate
+/// deep schema (200 nested object schemas, about 400 levels) is read. Parsing runs on a stack
+/// that grows on the heap, so even this depth never overflows.
+pub const MAX_DEPTH: usize = 2000;
 
 /// Why a payload could not be read. Every variant names the source (file path or `<stdin>`).
 #[derive(Debug, Error, PartialEq)]
@@ -85,7 +88,18 @@ pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Val
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty { source_name });
     }
-    serde_json::from_slice(bytes).map_err(|e| {
+    if let Some((line, column)) = too_deep(bytes, MAX_DEPTH) {
+        return Err(PayloadError::TooDeep {
+            source_name,
+            line,
+            column,
+        });
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    deserializer.disable_recursion_limit();
+    let parsed = Value::deserialize(serde_stacker::Deserializer::new(&mut deserializer))
+        .and_then(|value| deserializer.end().map(|()| value));
+    parsed.map_err(|e| {
         // serde_json checks UTF-8 inside strings only as it goes; on failure, name the first bad
         // byte anywhere (checking up front would cost every valid payload a second pass).
         if let Err(utf8) = std::str::from_utf8(bytes) {
@@ -116,6 +130,40 @@ pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Val
             }
         }
     })
+}
+
+/// The line and column (1-based, in bytes) of the first `[` or `{` that opens level `max + 1`,
+/// outside strings; `None` when the document stays within `max` levels. One pass, no recursion.
+fn too_deep(bytes: &[u8], max: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut line_start) = (0usize, 1usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some((line, i - line_start + 1));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Finds the tools in an already parsed document.
@@ -352,7 +400,11 @@ mod tests {
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let deep = "[".repeat(100_000);
         let e = error(deep.as_bytes());
-        assert!(e.contains("nested deeper than 128 levels"), "{e}");
+        assert!(e.contains(":1:2001: nested deeper than 2000 levels"), "{e}");
+        // Brackets inside strings do not count; the place is counted per line.
+        let text = format!("{{\"a\": \"[[[[\",\n \"b\": {}", "[".repeat(MAX_DEPTH));
+        let e = error(text.as_bytes());
+        assert!(e.contains(&format!(":2:{}:", 7 + MAX_DEPTH - 1)), "{e}");
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The gate's decision: run rules on a pair of payloads, apply a policy, and decide pass or drift.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::check::{rules, run_rules, Finding, Rule, Severity};
+use crate::check::{rules, run_rules, Baseline, Finding, Rule, Severity};
 use crate::surface::Surface;
 
 /// Which findings make the gate fail.
@@ -63,6 +63,9 @@ pub struct Policy {
     pub severity: BTreeMap<String, String>,
     #[serde(default)]
     pub accept: Vec<Accept>,
+    /// Findings the approved snapshot already had fail the gate too (`--fail-on-existing`).
+    #[serde(default)]
+    pub fail_on_existing: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -85,6 +88,8 @@ pub struct PolicyError {
 pub struct ResolvedPolicy {
     severity: BTreeMap<String, Severity>,
     accept: BTreeMap<String, String>,
+    /// Pre-existing findings (see [`evaluate`]'s baseline) fail the gate too.
+    pub fail_on_existing: bool,
 }
 
 impl Policy {
@@ -95,7 +100,10 @@ impl Policy {
         };
         let policy: Policy =
             toml::from_str(text).map_err(|e| error(e.message().trim().replace('\n', "; ")))?;
-        let mut resolved = ResolvedPolicy::default();
+        let mut resolved = ResolvedPolicy {
+            fail_on_existing: policy.fail_on_existing,
+            ..ResolvedPolicy::default()
+        };
         for (rule, severity) in policy.severity {
             if rules::by_id(&rule).is_none() {
                 return Err(error(format!(
@@ -146,19 +154,39 @@ impl Outcome {
     }
 }
 
-/// Runs `rules`, applies `policy`, decides the verdict.
+/// Runs `rules`, applies `policy`, decides the verdict. With a `baseline` (the approved
+/// snapshot of `check --approved`), every finding is marked new or unchanged: unchanged when the
+/// same rules find the same thing (same fingerprint) in the baseline itself, i.e. a defect the
+/// approved snapshot already had. Unchanged findings are reported but fail the gate only with
+/// `policy.fail_on_existing`.
 pub fn evaluate(
     rules: &[&dyn Rule],
     approved: &Surface,
     candidate: &Surface,
+    baseline: Option<&Surface>,
     policy: &ResolvedPolicy,
     fail_on: FailOn,
 ) -> Outcome {
+    let existing: HashSet<String> = baseline
+        .map(|b| {
+            run_rules(rules, b, b)
+                .iter()
+                .map(Finding::fingerprint)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut findings = Vec::new();
     let mut accepted = Vec::new();
     for mut finding in run_rules(rules, approved, candidate) {
         if let Some(&severity) = policy.severity.get(finding.rule) {
             finding.severity = severity;
+        }
+        if baseline.is_some() {
+            finding.baseline = Some(if existing.contains(&finding.fingerprint()) {
+                Baseline::Unchanged
+            } else {
+                Baseline::New
+            });
         }
         match policy.accept.get(&finding.fingerprint()) {
             Some(reason) => accepted.push((finding, reason.clone())),
@@ -166,7 +194,11 @@ pub fn evaluate(
         }
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let verdict = if findings.iter().any(|f| fail_on.fails(f.severity)) {
+    let counts = |f: &Finding| policy.fail_on_existing || f.baseline != Some(Baseline::Unchanged);
+    let verdict = if findings
+        .iter()
+        .any(|f| fail_on.fails(f.severity) && counts(f))
+    {
         Verdict::Drift
     } else {
         Verdict::Pass
@@ -198,7 +230,7 @@ mod tests {
             "b",
         )
         .unwrap();
-        evaluate(&of_kind(RuleKind::Diff), &a, &b, policy, fail_on)
+        evaluate(&of_kind(RuleKind::Diff), &a, &b, None, policy, fail_on)
     }
 
     #[test]

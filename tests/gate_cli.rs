@@ -101,7 +101,8 @@ fn check_passes_an_unchanged_surface_and_fails_a_breaking_change() {
             "old",
             "new",
             "message",
-            "fingerprint"
+            "fingerprint",
+            "baseline_state"
         ]
     );
     assert_eq!(first["tool"], "get_user");
@@ -269,7 +270,7 @@ fn bad_input_exits_2_with_one_line() {
         (
             "deep.json",
             "[".repeat(100_000).into_bytes(),
-            "deep.json:1:128: nested deeper than 128 levels",
+            "deep.json:1:2001: nested deeper than 2000 levels",
         ),
     ];
     for (name, bytes, expected) in cases {
@@ -392,4 +393,53 @@ fn the_readme_json_example_is_real_output() {
     let start = readme.find(marker).unwrap() + marker.len();
     let end = start + readme[start..].find("```").unwrap();
     assert_eq!(&readme[start..end], stdout(&output));
+}
+
+#[test]
+fn deep_legitimate_schemas_are_read_and_only_absurd_depth_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // 200 nested object schemas (about 400 JSON levels), changed at the bottom: judged precisely.
+    let mut deep_a = json!({"type": "string"});
+    let mut deep_c = json!({"type": "integer"});
+    for _ in 0..200 {
+        deep_a = json!({"type": "object", "properties": {"p": deep_a}});
+        deep_c = json!({"type": "object", "properties": {"p": deep_c}});
+    }
+    let a = write(
+        dir.path(),
+        "a.json",
+        &json!([{"name": "t", "inputSchema": deep_a}]),
+    );
+    let c = write(
+        dir.path(),
+        "c.json",
+        &json!([{"name": "t", "inputSchema": deep_c}]),
+    );
+    let output = run(&["diff", &a, &c, "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
+    assert_ne!(report["findings"][0]["rule"], "schema-change-unjudged");
+    // A document exactly at the limit (2,000 levels) is read; one level more is refused.
+    let at_depth = |levels: usize| {
+        // {"tools":[{…,"_meta":{"x": [[…]]}}]}: four levels before the arrays.
+        let arrays = levels - 4;
+        format!(
+            r#"{{"tools":[{{"name":"t","inputSchema":{{"type":"object"}},"_meta":{{"x":{}{}}}}}]}}"#,
+            "[".repeat(arrays),
+            "]".repeat(arrays)
+        )
+    };
+    let limit = dir.path().join("limit.json");
+    fs::write(&limit, at_depth(2000)).unwrap();
+    let output = run(&["check", limit.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    fs::write(&limit, at_depth(2001)).unwrap();
+    let output = run(&["check", limit.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("nested deeper than 2000 levels"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -87,6 +87,25 @@ pub struct Finding {
     pub new: Option<String>,
     /// One line, no trailing period.
     pub message: String,
+    /// Against a baseline (`check --approved`): whether the approved snapshot already had it.
+    pub baseline: Option<Baseline>,
+}
+
+/// Whether a finding is new or was already in the approved snapshot (SARIF `baselineState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Baseline {
+    New,
+    Unchanged,
+}
+
+impl Baseline {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Baseline::New => "new",
+            Baseline::Unchanged => "unchanged",
+        }
+    }
 }
 
 impl Finding {
@@ -101,23 +120,59 @@ impl Finding {
             old: None,
             new: None,
             message,
+            baseline: None,
         }
     }
 
     /// Stable across runs and machines: the first 16 hex digits of SHA-256 over rule id, tool,
     /// pointers and values. A policy file accepts a finding by this value.
+    /// What the finding is, as 16 hex digits: rule, tool name (both names for a rename), the
+    /// paths inside the tool and the values. Never the file pointer, so the same finding keeps
+    /// its fingerprint (and its `[[accept]]` waiver) when tools are reordered or the payload is a
+    /// capture, a bare result or a JSON-RPC response.
     pub fn fingerprint(&self) -> String {
         let tool = self.tool.as_ref().map_or("", |t| t.name.as_str());
         let parts = [
             self.rule,
             tool,
-            &self.pointer,
-            self.old_pointer.as_deref().unwrap_or(""),
+            inside_tool(&self.pointer),
+            self.old_pointer.as_deref().map_or("", inside_tool),
             self.old.as_deref().unwrap_or(""),
             self.new.as_deref().unwrap_or(""),
         ];
         sha256_hex(parts.join("\u{0}").as_bytes())[..16].to_string()
     }
+}
+
+/// The part of a payload pointer inside its tool: what follows the first `/tools/<index>`
+/// (`/tools/3/inputSchema/required` → `/inputSchema/required`), or what follows `/tools` for a
+/// pointer at the list itself; in a bare array of tools, what follows `/<index>`.
+pub fn inside_tool(pointer: &str) -> &str {
+    let mut at = 0;
+    while let Some(found) = pointer[at..].find("/tools") {
+        let start = at + found + "/tools".len();
+        let rest = &pointer[start..];
+        if rest.is_empty() {
+            return rest;
+        }
+        if let Some(after) = rest.strip_prefix('/') {
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let end = &after[digits..];
+            if digits > 0 && (end.is_empty() || end.starts_with('/')) {
+                return end;
+            }
+            return rest;
+        }
+        at = start;
+    }
+    // A bare array of tools: the tool is the first segment.
+    let after = pointer.strip_prefix('/').unwrap_or("");
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let end = &after[digits..];
+    if digits > 0 && (end.is_empty() || end.starts_with('/')) {
+        return end;
+    }
+    pointer
 }
 
 /// What a rule looks at.
@@ -206,4 +261,28 @@ pub fn run_rules(rules: &[&dyn Rule], approved: &Surface, candidate: &Surface) -
         rule.check(&comparison, &mut out);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inside_tool;
+
+    #[test]
+    fn pointers_inside_a_tool_lose_the_file_shape_and_the_index() {
+        for (pointer, inside) in [
+            ("/tools/3/inputSchema/required", "/inputSchema/required"),
+            ("/toolsList/tools/12/name", "/name"),
+            ("/result/tools/0", ""),
+            (
+                "/2/result/tools/7/inputSchema/properties/tools/1",
+                "/inputSchema/properties/tools/1",
+            ),
+            ("/toolsList/tools", ""),
+            ("", ""),
+            ("/4/inputSchema", "/inputSchema"),
+            ("/x", "/x"),
+        ] {
+            assert_eq!(inside_tool(pointer), inside, "{pointer}");
+        }
+    }
 }

@@ -36,12 +36,17 @@ pub struct GateOptions {
     /// Lowest severity that fails the gate (exit 1). `breaking` also fails on `unknown`.
     #[arg(long, value_enum, default_value_t = FailOn::Breaking)]
     fail_on: FailOn,
-    /// Policy file (TOML): `[severity]` rule = "info" overrides, `[[accept]]` fingerprint = "…".
+    /// Policy file (TOML): `[severity]` rule = "info" overrides, `[[accept]]` fingerprint = "…",
+    /// `fail_on_existing = true`.
     #[arg(long, value_name = "FILE")]
     policy: Option<String>,
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// With `check --approved`: findings the approved snapshot already had (reported as
+    /// pre-existing) fail the gate too. Also a policy key: `fail_on_existing = true`.
+    #[arg(long)]
+    fail_on_existing: bool,
 }
 
 /// Check a candidate tools/list payload: payload rules (name rule, input schema present, not
@@ -143,7 +148,18 @@ fn gate(
         }
         None => ResolvedPolicy::default(),
     };
-    let outcome = evaluate(rules, approved, candidate, &policy, options.fail_on);
+    let mut policy = policy;
+    policy.fail_on_existing |= options.fail_on_existing;
+    // Only `check --approved` has a snapshot whose own defects are pre-existing.
+    let baseline = (command == "check" && approved_path.is_some()).then_some(approved);
+    let outcome = evaluate(
+        rules,
+        approved,
+        candidate,
+        baseline,
+        &policy,
+        options.fail_on,
+    );
     let report = GateReport {
         command,
         approved: approved_path,

@@ -197,6 +197,7 @@ impl Guard {
             &rules,
             &self.pinned,
             &surface,
+            None,
             &ResolvedPolicy::default(),
             FailOn::Breaking,
         );

@@ -1,6 +1,7 @@
 //! The JSON contract of `check` and `diff` (documented in the README):
 //! `{"verdict", "fail_on", "approved", "candidate", "findings": [{"rule", "severity", "tool",
-//! "pointer", "old_pointer", "old", "new", "message", "fingerprint"}], "accepted": [… + "reason"],
+//! "pointer", "old_pointer", "old", "new", "message", "fingerprint", "baseline_state"}],
+//! "accepted": [… + "reason"],
 //! "counts": {"breaking", "unknown", "warning", "compatible", "info"}}`.
 
 use serde_json::{json, Map, Value};
@@ -19,6 +20,7 @@ pub fn finding(f: &Finding) -> Value {
         "new": f.new,
         "message": f.message,
         "fingerprint": f.fingerprint(),
+        "baseline_state": f.baseline.map(|b| b.as_str()),
     })
 }
 

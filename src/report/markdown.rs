@@ -36,7 +36,11 @@ pub fn render(report: &GateReport<'_>) -> String {
                         .map_or(String::new(), |t| format!("`{}`", t.name))
                 ),
                 cell(&f.pointer),
-                cell(&f.message),
+                cell(&match f.baseline {
+                    Some(crate::check::Baseline::Unchanged) =>
+                        format!("{} (pre-existing)", f.message),
+                    _ => f.message.clone(),
+                }),
                 cell(&f.old.as_deref().map_or(String::new(), |v| format!("`{v}`"))),
                 cell(&f.new.as_deref().map_or(String::new(), |v| format!("`{v}`"))),
             ));

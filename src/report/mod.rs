@@ -30,10 +30,16 @@ impl GateReport<'_> {
             .filter(|(_, n)| *n > 0)
             .map(|(s, n)| format!("{n} {}", s.as_str()))
             .collect();
-        if parts.is_empty() {
-            "no findings".into()
-        } else {
-            parts.join(", ")
+        let existing = self
+            .outcome
+            .findings
+            .iter()
+            .filter(|f| f.baseline == Some(crate::check::Baseline::Unchanged))
+            .count();
+        match (parts.is_empty(), existing) {
+            (true, _) => "no findings".into(),
+            (false, 0) => parts.join(", "),
+            (false, n) => format!("{} ({n} pre-existing)", parts.join(", ")),
         }
     }
 }

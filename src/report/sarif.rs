@@ -30,7 +30,7 @@ pub fn render(report: &GateReport<'_>) -> String {
                 Severity::Warning => "warning",
                 Severity::Compatible | Severity::Info => "note",
             };
-            json!({
+            let mut result = json!({
                 "ruleId": f.rule,
                 "level": level,
                 "message": {"text": f.message},
@@ -46,7 +46,12 @@ pub fn render(report: &GateReport<'_>) -> String {
                     "new": f.new,
                     "oldPointer": f.old_pointer,
                 },
-            })
+            });
+            // SARIF's baselineState: only when there was a baseline (`check --approved`).
+            if let Some(state) = f.baseline {
+                result["baselineState"] = state.as_str().into();
+            }
+            result
         })
         .collect();
     let value = json!({

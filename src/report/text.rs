@@ -57,6 +57,9 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
             ));
         }
         out.push_str(&format!("    fingerprint: {}\n", f.fingerprint()));
+        if f.baseline == Some(crate::check::Baseline::Unchanged) {
+            out.push_str("    pre-existing: the approved snapshot has it too (fails only with --fail-on-existing)\n");
+        }
     }
     if !outcome.accepted.is_empty() {
         out.push_str(&format!(

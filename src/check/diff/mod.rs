@@ -18,6 +18,7 @@ use crate::surface::Surface;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ChangeKind {
     ToolAdded,
+    ToolDuplicated,
     ToolRemoved,
     ToolRenamed,
     ToolsReordered,
@@ -113,6 +114,25 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
             old: None,
             new: new.name().map(short),
             message: format!("tool {} was added", quoted(&new.label())),
+        });
+    }
+    for &new_index in &pairing.duplicates {
+        let Some(new) = candidate.tool(new_index) else {
+            continue;
+        };
+        out.push(Change {
+            kind: ChangeKind::ToolDuplicated,
+            tool: new.label(),
+            tool_index: new_index,
+            old_pointer: None,
+            new_pointer: Some(new.location.to_string()),
+            old: None,
+            new: new.name().map(short),
+            message: format!(
+                "another tool named {} is listed: a client that maps names to tools keeps only \
+                 one (compared here: the last)",
+                quoted(&new.label())
+            ),
         });
     }
     if let Some(change) = reorder(approved, candidate, &pairing) {

@@ -26,11 +26,15 @@ pub struct Pairing {
     pub removed: Vec<usize>,
     /// Candidate tool indices with no counterpart.
     pub added: Vec<usize>,
+    /// Candidate tools that repeat the name of a paired tool (which pairs with the last copy).
+    pub duplicates: Vec<usize>,
 }
 
 pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
-    // Same-name pairs through a map from name to the candidate's unpaired tools, in order: linear
-    // in the number of tools. Duplicate names pair first with first, second with second.
+    // Same-name pairs through a map from name to the candidate's tools, in order: linear in the
+    // number of tools. A name listed as often on both sides pairs copy by copy (so an unchanged
+    // payload has no change); otherwise the last copies pair, as a client that maps names to
+    // tools keeps the last one, and the candidate's other copies are duplicates.
     let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::new();
     for new in candidate.tools() {
         by_name
@@ -38,25 +42,52 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
             .or_default()
             .push_back(new.index);
     }
+    let mut approved_copies: HashMap<String, usize> = HashMap::new();
+    for old in approved.tools() {
+        *approved_copies.entry(name_key(&old)).or_default() += 1;
+    }
     let mut taken = vec![false; candidate.len()];
+    let mut duplicates = Vec::new();
     let mut pairs = Vec::new();
     let mut removed = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for old in approved.tools() {
-        match by_name
-            .get_mut(&name_key(&old))
-            .and_then(VecDeque::pop_front)
-        {
-            Some(new) => {
-                taken[new] = true;
-                pairs.push(Pair {
-                    old: old.index,
-                    new,
-                    confidence: None,
-                });
+        let key = name_key(&old);
+        let copies = approved_copies[&key];
+        let nth = {
+            let n = seen.entry(key.clone()).or_default();
+            *n += 1;
+            *n
+        };
+        let Some(news) = by_name.get_mut(&key).filter(|q| !q.is_empty()) else {
+            removed.push(old.index);
+            continue;
+        };
+        let new = if news.len() == copies - nth + 1 {
+            news.pop_front()
+        } else if nth == copies {
+            // The last approved copy pairs with the last candidate copy; the rest duplicate it.
+            let last = news.pop_back();
+            for &extra in news.iter() {
+                taken[extra] = true;
+                duplicates.push(extra);
             }
-            None => removed.push(old.index),
+            news.clear();
+            last
+        } else {
+            // An earlier copy of a name the candidate lists fewer times: not a removal.
+            continue;
+        };
+        if let Some(new) = new {
+            taken[new] = true;
+            pairs.push(Pair {
+                old: old.index,
+                new,
+                confidence: None,
+            });
         }
     }
+    duplicates.sort_unstable();
     let added: Vec<usize> = (0..candidate.len()).filter(|&i| !taken[i]).collect();
 
     // Likely renames: greedy on similarity, highest first; ties by approved then candidate index.
@@ -97,6 +128,7 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
             .into_iter()
             .filter(|a| !renamed_new.contains(a))
             .collect(),
+        duplicates,
     }
 }
 
@@ -171,12 +203,27 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_names_pair_once() {
-        let a = surface(json!([{"name": "x"}]));
-        let b = surface(json!([{"name": "x"}, {"name": "x"}]));
+    fn a_new_duplicate_pairs_the_last_copy_and_is_reported() {
+        let a = surface(json!([{"name": "x"}, {"name": "y"}]));
+        let b = surface(json!([{"name": "x"}, {"name": "y"}, {"name": "x"}]));
         let p = pair(&a, &b);
-        assert_eq!(p.pairs.len(), 1);
-        assert_eq!(p.added, [1]);
+        assert_eq!(
+            p.pairs.iter().map(|p| (p.old, p.new)).collect::<Vec<_>>(),
+            [(0, 2), (1, 1)]
+        );
+        assert_eq!(
+            (p.duplicates, p.added, p.removed),
+            (vec![0], vec![], vec![])
+        );
+        // The same duplicates on both sides pair copy by copy; a fixed duplicate is no removal.
+        let p = pair(&b, &b);
+        assert!(p.pairs.iter().all(|x| x.old == x.new) && p.duplicates.is_empty());
+        let p = pair(&b, &a);
+        assert_eq!(
+            p.pairs.iter().map(|p| (p.old, p.new)).collect::<Vec<_>>(),
+            [(1, 1), (2, 0)]
+        );
+        assert!(p.removed.is_empty() && p.added.is_empty());
     }
 
     #[test]

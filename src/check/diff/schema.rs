@@ -25,8 +25,9 @@ pub enum Direction {
     Response,
 }
 
-/// Deeper schemas are not compared further (reported as unjudged).
-pub const MAX_DEPTH: usize = 64;
+/// Deeper schemas are not compared further (reported as unjudged). Every schema level is at
+/// least two JSON levels, so this covers anything the reader accepts (`payload::MAX_DEPTH`).
+pub const MAX_DEPTH: usize = 1000;
 /// At most this many schema nodes are compared per tool schema.
 const MAX_NODES: usize = 20_000;
 
@@ -195,6 +196,13 @@ impl<'a> Walker<'_, 'a, '_> {
     }
 
     fn walk(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
+        // Deep schemas recurse deeply: grow the stack on the heap rather than overflow it.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.walk_here(old, new, at, depth)
+        });
+    }
+
+    fn walk_here(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
         if old == new {
             return;
         }
@@ -237,6 +245,9 @@ impl<'a> Walker<'_, 'a, '_> {
             self.unjudged((at.old.clone(), at.new.clone()), Some(old), Some(new), why);
             return;
         };
+        if self.union_wrap(old, new, o, n, at, depth) {
+            return;
+        }
         self.types(o, n, at);
         self.enums(o, n, at);
         self.bounds(o, n, at);
@@ -882,6 +893,77 @@ impl<'a> Walker<'_, 'a, '_> {
         }
     }
 
+    /// One side is a union (`anyOf`/`oneOf`) and the other a plain schema: the plain schema is
+    /// paired with the branch that best matches it and compared with that branch alone; the
+    /// other branches are what the union adds (a widening) or what unwrapping drops (a
+    /// narrowing). Returns whether it handled the pair.
+    fn union_wrap(
+        &mut self,
+        old: &'a Value,
+        new: &'a Value,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+    ) -> bool {
+        for keyword in ["anyOf", "oneOf"] {
+            let (wrapped, plain, plain_map, union, branches) =
+                match (union_of(o, keyword), union_of(n, keyword)) {
+                    (None, Some(b)) if !is_union(o) => (true, old, o, n, b),
+                    (Some(b), None) if !is_union(n) => (false, new, n, o, b),
+                    _ => continue,
+                };
+            let best = best_branch(plain_map, union, keyword, branches);
+            let others = branches.len() - 1;
+            let subject = self.subject(at);
+            let raw = if wrapped {
+                (None, n.get(keyword))
+            } else {
+                (o.get(keyword), None)
+            };
+            // The plain side against its branch; pointers on the union side go into the branch.
+            let branch_at = pointer::push_index(
+                &pointer::push(if wrapped { &at.new } else { &at.old }, keyword),
+                best,
+            );
+            let child = if wrapped {
+                At {
+                    old: at.old.clone(),
+                    new: branch_at,
+                    path: at.path.clone(),
+                }
+            } else {
+                At {
+                    old: branch_at,
+                    new: at.new.clone(),
+                    path: at.path.clone(),
+                }
+            };
+            let branch = &branches[best];
+            if !covers(branch, plain_map, union, keyword) {
+                if wrapped {
+                    self.walk(plain, branch, &child, depth + 1);
+                } else {
+                    self.walk(branch, plain, &child, depth + 1);
+                }
+            }
+            if others > 0 {
+                let message = if wrapped {
+                    format!("{subject}: wrapped in {keyword} with {others} more branch(es); what it accepted before is one branch")
+                } else {
+                    format!(
+                        "{subject}: {keyword} of {} branches reduced to one",
+                        branches.len()
+                    )
+                };
+                // Wrapping widens what is valid; unwrapping narrows it.
+                self.branch_change(!wrapped, at, keyword, raw, message);
+            }
+            return true;
+        }
+        false
+    }
+
     /// `narrows`: the change shrinks the set of valid values.
     fn branch_change(
         &mut self,
@@ -1048,6 +1130,79 @@ fn bound(
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A schema as an object: `true` is the empty schema; `false` and non-objects are not.
+fn union_of<'v>(schema: &'v Map<String, Value>, keyword: &str) -> Option<&'v Vec<Value>> {
+    schema
+        .get(keyword)
+        .and_then(Value::as_array)
+        .filter(|b| !b.is_empty())
+}
+
+fn is_union(schema: &Map<String, Value>) -> bool {
+    union_of(schema, "anyOf").is_some() || union_of(schema, "oneOf").is_some()
+}
+
+/// Whether `branch`, with the union's sibling keywords (they apply to every branch), is exactly
+/// `plain`: wrapping then changed nothing for the values `plain` accepted.
+fn covers(
+    branch: &Value,
+    plain: &Map<String, Value>,
+    union: &Map<String, Value>,
+    keyword: &str,
+) -> bool {
+    let Some(branch) = branch.as_object() else {
+        return false;
+    };
+    let mut merged: Map<String, Value> = union
+        .iter()
+        .filter(|(k, _)| k.as_str() != keyword)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in branch {
+        merged.insert(k.clone(), v.clone());
+    }
+    merged.len() == plain.len() && plain.iter().all(|(k, v)| merged.get(k) == Some(v))
+}
+
+/// The branch most like `plain`: one it covers, else by the same types, then the most shared
+/// property names, then the most shared keyword values; the first on ties.
+fn best_branch(
+    plain: &Map<String, Value>,
+    union: &Map<String, Value>,
+    keyword: &str,
+    branches: &[Value],
+) -> usize {
+    if let Some(i) = branches
+        .iter()
+        .position(|b| covers(b, plain, union, keyword))
+    {
+        return i;
+    }
+    let names = |m: &Map<String, Value>| -> BTreeSet<String> {
+        m.get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let plain_names = names(plain);
+    let plain_types = type_set(plain.get("type"));
+    let score = |b: &Value| -> (bool, usize, usize) {
+        let Some(b) = b.as_object() else {
+            return (false, 0, 0);
+        };
+        let same_types = type_set(b.get("type")) == plain_types;
+        let shared_names = names(b).intersection(&plain_names).count();
+        let shared_values = b.iter().filter(|(k, v)| plain.get(*k) == Some(*v)).count();
+        (same_types, shared_names, shared_values)
+    };
+    let mut best = 0;
+    for i in 1..branches.len() {
+        if score(&branches[i]) > score(&branches[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
 fn as_schema(value: &Value) -> Option<&Map<String, Value>> {
     match value {
         Value::Object(m) => Some(m),

@@ -228,6 +228,27 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
         return;
     }
     match (old, new) {
+        (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) if collapsed(o, n) => {
+            let params: Vec<String> = o
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(|k| format!("{k:?}")).collect())
+                .unwrap_or_default();
+            diff.field(
+                ChangeKind::InputSchemaReplaced,
+                "inputSchema",
+                format!(
+                    "inputSchema collapsed to {} with no type or properties (a server built \
+                     against another zod or schema-library version sends this); it declared {}",
+                    crate::payload::short(n),
+                    if params.is_empty() {
+                        "no parameters".to_string()
+                    } else {
+                        format!("parameters {}", params.join(", "))
+                    }
+                ),
+            );
+        }
         (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) => {
             let (op, np) = (
                 diff.old.pointer("inputSchema"),
@@ -248,6 +269,26 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
     }
 }
 
+/// Keywords that say nothing about what a schema accepts.
+const ANNOTATIONS: [&str; 6] = [
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "examples",
+];
+
+/// A schema with a shape became one with none (only annotations): one root cause, reported once
+/// instead of as every parameter removed.
+fn collapsed(old: &Value, new: &Value) -> bool {
+    let shapeless = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
+    };
+    !shapeless(old) && shapeless(new)
+}
+
 fn output_schema(diff: &mut ToolDiff<'_, '_>) {
     let (old, new) = (diff.old.output_schema(), diff.new.output_schema());
     if old == new {
@@ -264,6 +305,27 @@ fn output_schema(diff: &mut ToolDiff<'_, '_>) {
             "outputSchema",
             "outputSchema was removed: consumers of structuredContent lose its contract".into(),
         ),
+        (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) if collapsed(o, n) => {
+            let params: Vec<String> = o
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(|k| format!("{k:?}")).collect())
+                .unwrap_or_default();
+            diff.field(
+                ChangeKind::InputSchemaReplaced,
+                "inputSchema",
+                format!(
+                    "inputSchema collapsed to {} with no type or properties (a server built \
+                     against another zod or schema-library version sends this); it declared {}",
+                    crate::payload::short(n),
+                    if params.is_empty() {
+                        "no parameters".to_string()
+                    } else {
+                        format!("parameters {}", params.join(", "))
+                    }
+                ),
+            );
+        }
         (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) => {
             let (op, np) = (
                 diff.old.pointer("outputSchema"),

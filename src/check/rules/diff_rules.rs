@@ -50,6 +50,7 @@ impl Rule for DiffRule {
                 old: change.old.clone(),
                 new: change.new.clone(),
                 message: change.message.clone(),
+                baseline: None,
             });
         }
     }
@@ -73,6 +74,7 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("tool-removed", Breaking, ToolRemoved, "a tool is gone (and no added tool looks like it renamed)"),
     diff_rule!("tool-renamed", Breaking, ToolRenamed, "a removed and an added tool are similar in name, description and parameters: a likely rename, with a confidence"),
     diff_rule!("tool-added", Compatible, ToolAdded, "a new tool is listed"),
+    diff_rule!("tool-duplicated", Breaking, ToolDuplicated, "the candidate lists a name more times than the approved surface: a client that maps names to tools keeps one copy (the diff compares the last)"),
     diff_rule!("tools-reordered", Warning, ToolsReordered, "tools present in both are listed in a different relative order (clients and prompt caches may rely on it)"),
     diff_rule!("tool-description-changed", Warning, ToolDescriptionChanged, "a tool's description changed: prompt-facing text that steers the model"),
     diff_rule!("title-changed", Info, TitleChanged, "a tool's display title changed"),
