@@ -10,6 +10,7 @@ mod name_set;
 mod ordered_snapshot;
 mod output_schema_not_object;
 mod required_and_types;
+mod schema_invalid;
 mod sorted_hash;
 pub mod structural;
 mod tool_name_invalid;
@@ -26,6 +27,7 @@ pub use name_set::NameSet;
 pub use ordered_snapshot::OrderedSnapshot;
 pub use output_schema_not_object::OutputSchemaNotObject;
 pub use required_and_types::RequiredAndTypes;
+pub use schema_invalid::SchemaInvalid;
 pub use sorted_hash::SortedHash;
 pub use structural::Structural;
 pub use tool_name_invalid::ToolNameInvalid;
@@ -47,6 +49,7 @@ const HAND_WRITTEN: &[&dyn Rule] = &[
     &InputSchemaNotObject,
     &DuplicateToolName,
     &OutputSchemaNotObject,
+    &SchemaInvalid,
 ];
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.

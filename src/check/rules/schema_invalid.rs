@@ -1,0 +1,130 @@
+//! `schema-invalid`: an inputSchema or outputSchema that is not a valid JSON Schema of its
+//! dialect, or that a validator cannot compile (a dangling local `$ref`, an unknown `type`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+
+pub struct SchemaInvalid;
+
+/// What is wrong with one schema: the path inside it and the message.
+type Problem = Option<(String, String)>;
+
+thread_local! {
+    // Studies check the same schemas in many candidates: judge each distinct schema once.
+    static JUDGED: RefCell<HashMap<Vec<u8>, Problem>> = RefCell::new(HashMap::new());
+}
+const CACHE_LIMIT: usize = 4096;
+
+impl Rule for SchemaInvalid {
+    fn id(&self) -> &'static str {
+        "schema-invalid"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Payload
+    }
+    fn summary(&self) -> &'static str {
+        "an inputSchema or outputSchema breaks the JSON Schema meta-schema of its dialect ($schema, default 2020-12) or cannot be compiled (e.g. a dangling local $ref): clients that validate trip on it"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 Tool.inputSchema/outputSchema (JSON Schema, default dialect 2020-12); the JSON Schema meta-schemas"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for tool in comparison.candidate.tools() {
+            for field in ["inputSchema", "outputSchema"] {
+                // Non-object roots are input/output-schema-not-object's business.
+                let Some(schema @ Value::Object(_)) = tool.fields.get(field) else {
+                    continue;
+                };
+                if let Some((inside, message)) = judge(schema) {
+                    let at = tool.pointer(field);
+                    out.push(Finding::at(
+                        self,
+                        Some(ToolRef::of(&tool)),
+                        format!("{at}{inside}"),
+                        format!("{field} {message}"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The first problem of a schema, judged once per distinct schema and thread.
+fn judge(schema: &Value) -> Problem {
+    let key = serde_json::to_vec(schema).unwrap_or_default();
+    if let Some(known) = JUDGED.with(|cache| cache.borrow().get(&key).cloned()) {
+        return known;
+    }
+    let problem = problem(schema);
+    JUDGED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(key, problem.clone());
+    });
+    problem
+}
+
+fn problem(schema: &Value) -> Problem {
+    // An unknown `$schema` (a custom dialect) cannot be judged here: no finding.
+    let meta = jsonschema::meta::validator_for(schema).ok()?;
+    if let Err(e) = meta.as_ref().validate(schema) {
+        let inside = e.instance_path().as_str().to_string();
+        let shown = if inside.is_empty() {
+            "/"
+        } else {
+            inside.as_str()
+        };
+        return Some((
+            inside.clone(),
+            format!("breaks the JSON Schema meta-schema at {shown}: {e}"),
+        ));
+    }
+    match crate::scan::validator(schema) {
+        Ok(_) => None,
+        Err(e) => Some((
+            String::new(),
+            format!("cannot be compiled by a JSON Schema validator: {e}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn meta_schema_violations_and_uncompilable_schemas_are_problems() {
+        assert_eq!(
+            judge(&json!({"type": "object", "properties": {"q": {"type": "string"}}})),
+            None
+        );
+        let (inside, message) = judge(&json!({"type": "object", "required": "q"})).unwrap();
+        assert_eq!(inside, "/required");
+        assert!(message.contains("meta-schema"), "{message}");
+        assert_eq!(judge(&json!({"type": "strin"})).unwrap().0, "/type");
+        let (_, message) =
+            judge(&json!({"properties": {"q": {"$ref": "#/$defs/missing"}}})).unwrap();
+        assert!(message.contains("cannot be compiled"), "{message}");
+        // A draft-07 schema is judged by draft 7's meta-schema; a custom dialect is not judged.
+        assert_eq!(
+            judge(
+                &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {}})
+            ),
+            None
+        );
+        assert_eq!(
+            judge(&json!({"$schema": "https://example.com/my-dialect", "type": 5})),
+            None
+        );
+    }
+}
