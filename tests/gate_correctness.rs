@@ -260,3 +260,35 @@ fn a_collapsed_input_schema_is_one_root_cause() {
     let message = report["findings"][0]["message"].as_str().unwrap();
     assert!(message.contains("\"path\", \"head\""), "{message}");
 }
+
+#[test]
+fn a_parameter_is_called_renamed_only_with_evidence_beyond_its_shape() {
+    let tool = |props: Value| json!({"tools": [{"name": "search", "inputSchema": {"type": "object", "properties": props}}]});
+    let verdict = |old: Value, new: Value| -> Vec<String> {
+        let (_, report) = gate("diff", &[], &tool(old), &tool(new));
+        rules(&report).into_iter().map(|(r, _)| r).collect()
+    };
+    // Same type, unrelated names and descriptions: one removed, one added.
+    assert_eq!(
+        verdict(
+            json!({"path": {"type": "string", "description": "A file"}}),
+            json!({"query": {"type": "string", "description": "Words to look for"}})
+        ),
+        ["parameter-removed", "optional-parameter-added"]
+    );
+    // A shared name word, or the same description: a rename.
+    assert_eq!(
+        verdict(
+            json!({"query": {"type": "string"}}),
+            json!({"search_query": {"type": "string"}})
+        ),
+        ["parameter-renamed"]
+    );
+    assert_eq!(
+        verdict(
+            json!({"q": {"type": "string", "description": "Words to look for"}}),
+            json!({"text": {"type": "string", "description": "Words to look for"}})
+        ),
+        ["parameter-renamed"]
+    );
+}

@@ -7,7 +7,7 @@ mod schema;
 mod tool;
 mod words;
 
-pub use pairing::{pair, Pair, Pairing};
+pub use pairing::{pair, similarity, Pair, Pairing, RENAME_THRESHOLD};
 
 use serde_json::Value;
 

@@ -658,10 +658,15 @@ impl<'a> Walker<'_, 'a, '_> {
             .filter(|k| !old_props.contains_key(*k))
             .collect();
         for key in removed {
-            // A removed and an added property with the same shape is a likely rename.
+            // A removed and an added property with the same shape and some evidence of being the
+            // same (a shared name word, or the same description) is a likely rename; shape alone
+            // would pair `path` with an unrelated new `query`.
             let rename = added
                 .iter()
-                .filter(|a| same_shape(&old_props[key.as_str()], &new_props[a.as_str()]))
+                .filter(|a| {
+                    let (o, n) = (&old_props[key.as_str()], &new_props[a.as_str()]);
+                    same_shape(o, n) && related(key, a, o, n)
+                })
                 .max_by(|a, b| {
                     jaccard(&words(key), &words(a)).total_cmp(&jaccard(&words(key), &words(b)))
                 })
@@ -1130,6 +1135,17 @@ fn bound(
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A schema as an object: `true` is the empty schema; `false` and non-objects are not.
+/// A shared word in the names, or the same non-empty description.
+fn related(old_name: &str, new_name: &str, old: &Value, new: &Value) -> bool {
+    fn description(v: &Value) -> Option<&str> {
+        v.get("description")
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty())
+    }
+    jaccard(&words(old_name), &words(new_name)) > 0.0
+        || description(old).is_some_and(|d| description(new) == Some(d))
+}
+
 fn union_of<'v>(schema: &'v Map<String, Value>, keyword: &str) -> Option<&'v Vec<Value>> {
     schema
         .get(keyword)
