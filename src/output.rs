@@ -152,23 +152,53 @@ impl Manifest {
     }
 }
 
-/// Reads a regular file of at most `max` bytes. A folder, a FIFO or a device is refused up front
-/// (reading one could block or never end); a larger file is refused without reading it all.
+/// The one reader for every file driftlab reads: a regular file of at most `max` bytes. A
+/// folder, a FIFO or a device is refused before it is opened (opening a FIFO blocks until a
+/// writer comes; `/dev/zero` never ends); a larger file is refused without reading it all.
 pub fn read_limited(path: &Path, max: usize) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let cannot = |e: io::Error| format!("{}: cannot read: {e}", path.display());
+    regular_file(path)?;
     let file = File::open(path).map_err(cannot)?;
-    if !file.metadata().map_err(cannot)?.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
-    }
     let mut bytes = Vec::new();
-    file.take(max as u64 + 1)
+    file.take((max as u64).saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() > max {
         return Err(format!("{}: over the {max}-byte limit", path.display()));
     }
     Ok(bytes)
+}
+
+/// Refuses anything but a regular file (following symlinks), without opening it.
+pub fn regular_file(path: &Path) -> Result<(), String> {
+    let meta = fs::metadata(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if meta.is_dir() {
+        return Err(format!("{}: is a folder, not a file", path.display()));
+    }
+    if !meta.is_file() {
+        return Err(format!(
+            "{}: not a regular file (a FIFO, socket or device); for a pipe, use `-` (stdin) where a payload is read",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The size limit of every file driftlab reads that is not a payload (specs, policies, logs):
+/// far above any real one.
+pub const MAX_SMALL_FILE: usize = 16 * 1024 * 1024;
+
+/// Reads a UTF-8 text file through [`read_limited`].
+pub fn read_text(path: &Path, max: usize) -> Result<String, String> {
+    let bytes = read_limited(path, max)?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: not UTF-8 (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Reads and parses a JSON file (at most the payload limit); the error names the file and the

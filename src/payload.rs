@@ -85,6 +85,8 @@ pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Val
             limit: limits.max_bytes,
         });
     }
+    // A UTF-8 byte-order mark (some Windows editors write one) is not part of the JSON.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty { source_name });
     }

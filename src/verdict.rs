@@ -98,8 +98,16 @@ impl Policy {
             path: path.to_string(),
             message,
         };
-        let policy: Policy =
-            toml::from_str(text).map_err(|e| error(e.message().trim().replace('\n', "; ")))?;
+        let policy: Policy = toml::from_str(text).map_err(|e| {
+            // Name the place: line and column of the span the TOML parser blames.
+            let (line, column) = e.span().map_or((1, 1), |span| {
+                crate::study::spec::line_column(text, span.start)
+            });
+            error(format!(
+                "{line}:{column}: {}",
+                e.message().trim().replace('\n', "; ")
+            ))
+        })?;
         let mut resolved = ResolvedPolicy {
             fail_on_existing: policy.fail_on_existing,
             ..ResolvedPolicy::default()
@@ -272,6 +280,13 @@ mod tests {
         );
         let e = Policy::parse("[severity]\ntool-added = \"meh\"\n", "p.toml").unwrap_err();
         assert!(e.to_string().contains("unknown severity \"meh\""));
+        let e = Policy::parse("[severity]\ntool-added = 3\n", "p.toml").unwrap_err();
+        assert!(e.to_string().starts_with("p.toml: 2:14: "), "{e}");
+        let e = Policy::parse("[[accept]]\nreason = \"x\"\n", "p.toml").unwrap_err();
+        assert!(
+            e.to_string().starts_with("p.toml: 1:1: ") && e.to_string().contains("fingerprint"),
+            "{e}"
+        );
         let e = Policy::parse("[[accept]]\nfingerprint = \"xyz\"\n", "p.toml").unwrap_err();
         assert!(e.to_string().contains("`accept[0].fingerprint`"));
     }

@@ -443,3 +443,172 @@ fn deep_legitimate_schemas_are_read_and_only_absurd_depth_is_refused() {
         stderr(&output)
     );
 }
+
+#[test]
+fn server_controlled_text_cannot_inject_into_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = "x\u{1b}[2K\rPASS `@octocat ![i](https://e.example/i.png)`";
+    let a = write(
+        dir.path(),
+        "a.json",
+        &json!([{"name": "t", "inputSchema": {"type": "object"}}]),
+    );
+    let b = write(
+        dir.path(),
+        "b.json",
+        &json!([{"name": "t", "inputSchema": {"type": "object"}}, {"name": evil, "inputSchema": {"type": "object"}}]),
+    );
+    for format in ["text", "markdown", "github", "sarif"] {
+        let output = run(&["check", "--approved", &a, &b, "--format", format]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{format}: {}",
+            stderr(&output)
+        );
+        let out = stdout(&output);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\r'),
+            "{format}: {out:?}"
+        );
+        assert!(
+            out.contains("\\u{1b}[2K") || out.contains("\\\\u{1b}[2K"),
+            "{format}: {out}"
+        );
+    }
+    let markdown = stdout(&run(&[
+        "check",
+        "--approved",
+        &a,
+        &b,
+        "--format",
+        "markdown",
+    ]));
+    // The name sits in a code span whose fence is longer than its backticks; prose is escaped.
+    assert!(
+        markdown.contains("`` x\\u{1b}[2K\\u{d}PASS `@octocat"),
+        "{markdown}"
+    );
+    assert!(
+        !markdown.contains(" @octocat") || markdown.contains("\\@octocat"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn a_reader_that_stops_early_is_normal_and_a_full_disk_is_an_error() {
+    // The reader is gone before driftlab writes: EPIPE is ignored and the exit code is the verdict.
+    let mut child = driftlab()
+        .args(["rules"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    // A full disk: exit 2 naming stdout, not a panic.
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = driftlab().args(["rules"]).stdout(full).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot write to stdout"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn fifos_and_devices_are_refused_before_they_are_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(
+        dir.path(),
+        "good.json",
+        &json!([{"name": "t", "inputSchema": {"type": "object"}}]),
+    );
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let fifo = fifo.to_str().unwrap();
+    let spec = dir.path().join("spec.toml");
+    for args in [
+        vec!["check", fifo],
+        vec!["check", "--approved", fifo, &good],
+        vec!["check", &good, "--policy", fifo],
+        vec!["check", &good, "--policy", "/dev/zero"],
+        vec!["study", "--out", spec.to_str().unwrap(), "/dev/urandom"],
+        vec!["study", "--out", spec.to_str().unwrap(), fifo],
+    ] {
+        // A reader that blocked on the FIFO (no writer ever comes) would hang: bound the wait.
+        let mut child = driftlab()
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{args:?} blocked");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("not a regular file"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn the_largest_max_bytes_is_no_limit_not_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(
+        dir.path(),
+        "good.json",
+        &json!([{"name": "t", "inputSchema": {"type": "object"}}]),
+    );
+    let output = run(&["check", &good, "--max-bytes", "18446744073709551615"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run(&["check", "-", "--max-bytes", "18446744073709551615"]);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "stdin is empty here: {}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("empty payload"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_two_stdins_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bom = dir.path().join("bom.json");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(br#"[{"name": "t", "inputSchema": {"type": "object"}}]"#);
+    fs::write(&bom, bytes).unwrap();
+    let output = run(&["check", bom.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run(&["diff", "-", "-"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("stdin can be read once"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -275,7 +275,7 @@ fn malformed_specs_exit_2_with_one_line_naming_file_and_key() {
     }
     let output = run_in(dir.path(), &["study", "missing.toml"], None);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("cannot read study spec missing.toml"));
+    assert!(stderr(&output).contains("study spec missing.toml: cannot read"));
 }
 
 #[test]

@@ -63,12 +63,15 @@ pub(super) fn research_dir(spec: Option<&Path>) -> Option<String> {
 /// is not on disk (e.g. the binary runs outside a checkout).
 fn limits_text(research: Option<&str>) -> Option<String> {
     let research = research?;
-    std::fs::read_to_string(Path::new(research).join("LIMITS.md"))
-        .ok()
-        .or_else(|| {
-            let default = Path::new(DEFAULT_SPEC_PATH).parent()?;
-            (Path::new(research) == default).then(|| DEFAULT_LIMITS.to_string())
-        })
+    crate::output::read_text(
+        &Path::new(research).join("LIMITS.md"),
+        crate::output::MAX_SMALL_FILE,
+    )
+    .ok()
+    .or_else(|| {
+        let default = Path::new(DEFAULT_SPEC_PATH).parent()?;
+        (Path::new(research) == default).then(|| DEFAULT_LIMITS.to_string())
+    })
 }
 
 pub(super) fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> Result<u8> {
                 output::MANIFEST,
                 &super::study::json_bytes(&manifest)?,
             )?;
-            println!(
+            outln!(
                 "wrote {} and {} in {}",
                 figures.join(", "),
                 output::REPORT,
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
         Err(reason) => {
-            println!("wrote {} in {}", figures.join(", "), args.dir.display());
+            outln!("wrote {} in {}", figures.join(", "), args.dir.display());
             eprintln!("driftlab: report.md not written: {reason}");
         }
     }

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Result};
 
 use super::input::read_surface;
 use super::live::{surface_from, ServerArgs};
@@ -117,6 +117,9 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
     let limits = Limits {
         max_bytes: args.options.max_bytes,
     };
+    if args.old == "-" && args.new == "-" {
+        bail!("diff - -: stdin can be read once; give at most one of the payloads as `-`");
+    }
     let old = read_surface(&args.old, limits)?;
     let new = read_surface(&args.new, limits)?;
     let rules = of_kind(RuleKind::Diff);
@@ -142,8 +145,9 @@ fn gate(
 ) -> Result<u8> {
     let policy = match &options.policy {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{path}: cannot read policy"))?;
+            let text =
+                crate::output::read_text(std::path::Path::new(path), crate::output::MAX_SMALL_FILE)
+                    .map_err(|e| anyhow!("policy {e}"))?;
             Policy::parse(&text, path).map_err(|e| anyhow!(e))?
         }
         None => ResolvedPolicy::default(),
@@ -174,7 +178,7 @@ fn gate(
         Format::Sarif => report::sarif::render(&report),
         Format::Github => report::github::render(&report),
     };
-    print!("{text}");
+    out!("{text}");
     Ok(match outcome.verdict {
         Verdict::Pass => super::exit::PASS,
         Verdict::Drift => super::exit::DRIFT,

@@ -1,6 +1,5 @@
 //! Reading payload files (or stdin) with a size limit, into surfaces.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -21,18 +20,21 @@ fn read_bytes(path: &str, limits: Limits) -> Result<(Vec<u8>, String)> {
     } else {
         path.to_string()
     };
-    let reader: Box<dyn Read> = if path == "-" {
-        Box::new(io::stdin().lock())
-    } else {
-        if Path::new(path).is_dir() {
-            bail!("{path}: is a folder, not a payload file");
-        }
-        Box::new(File::open(path).with_context(|| format!("{path}: cannot read"))?)
-    };
+    if path != "-" {
+        let bytes =
+            crate::output::read_limited(Path::new(path), limits.max_bytes).map_err(|e| match e
+                .ends_with("-byte limit")
+            {
+                true => anyhow::anyhow!("{e} (raise it with --max-bytes)"),
+                false => anyhow::anyhow!(e),
+            })?;
+        return Ok((bytes, name));
+    }
+    let reader: Box<dyn Read> = Box::new(io::stdin().lock());
     // Read one byte past the limit so an oversized payload is refused without reading it all.
     let mut bytes = Vec::new();
     reader
-        .take(limits.max_bytes as u64 + 1)
+        .take((limits.max_bytes as u64).saturating_add(1))
         .read_to_end(&mut bytes)
         .with_context(|| format!("{name}: cannot read"))?;
     if bytes.len() > limits.max_bytes {

@@ -20,12 +20,12 @@ pub struct MutationsArgs {
 }
 
 pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
-    print!("{}", rules_table(args.markdown));
+    out!("{}", rules_table(args.markdown));
     Ok(super::exit::PASS)
 }
 
 pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
-    print!("{}", mutations_table(args.markdown));
+    out!("{}", mutations_table(args.markdown));
     Ok(super::exit::PASS)
 }
 

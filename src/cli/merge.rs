@@ -81,8 +81,8 @@ pub fn run(args: Args) -> Result<u8> {
     };
     let files = finish.write(&summary)?;
     if !args.quiet {
-        print!("{}", table::headline(&summary));
-        println!(
+        out!("{}", table::headline(&summary));
+        outln!(
             "\nmerged {} shards: {}/ ({})",
             shards.len(),
             args.out.display(),
@@ -136,6 +136,7 @@ fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
     let mut header_written = false;
     for s in shards {
         let path = s.dir.join(output::ROWS);
+        output::regular_file(&path).map_err(|e| anyhow::anyhow!(e))?;
         let file = File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut header = Vec::new();

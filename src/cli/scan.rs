@@ -114,7 +114,7 @@ pub fn run(args: Args) -> Result<u8> {
             report
         }
     };
-    print!(
+    out!(
         "{}",
         match args.format {
             Format::Text => render::text(&report),

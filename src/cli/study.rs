@@ -78,8 +78,8 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 pub(super) fn load(spec: Option<&Path>, overrides: &Overrides) -> Result<(Study, String)> {
     let (text, name) = match spec {
         Some(path) => (
-            fs::read_to_string(path)
-                .with_context(|| format!("cannot read study spec {}", path.display()))?,
+            crate::output::read_text(path, crate::output::MAX_SMALL_FILE)
+                .map_err(|e| anyhow::anyhow!("study spec {e}"))?,
             path.display().to_string(),
         ),
         None => (DEFAULT_SPEC.to_string(), DEFAULT_SPEC_PATH.to_string()),
@@ -158,13 +158,17 @@ pub fn run(args: Args) -> Result<u8> {
     let files = finished.write(&summary)?;
     if !args.quiet {
         if let Some(s) = shard {
-            println!(
+            outln!(
                 "shard {}/{}: surfaces {}..{} of {} (merge all shards with `driftlab merge`)\n",
-                s.index, s.count, s.first, s.end, study.spec.surfaces
+                s.index,
+                s.count,
+                s.first,
+                s.end,
+                study.spec.surfaces
             );
         }
-        print!("{}", table::headline(&summary));
-        println!("\nresults: {}/ ({})", out.display(), files.join(", "));
+        out!("{}", table::headline(&summary));
+        outln!("\nresults: {}/ ({})", out.display(), files.join(", "));
     }
     Ok(super::exit::PASS)
 }

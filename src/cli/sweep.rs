@@ -61,13 +61,18 @@ pub fn run(args: Args) -> Result<u8> {
     });
     write(&out, output::MANIFEST, &json_bytes(&manifest)?)?;
     if !args.quiet {
-        println!(
+        outln!(
             "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
-            "surfaces", "gate", "mutation", "runs", "mean", "sd"
+            "surfaces",
+            "gate",
+            "mutation",
+            "runs",
+            "mean",
+            "sd"
         );
         for s in &spreads {
             let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.4}"));
-            println!(
+            outln!(
                 "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
                 s.surfaces,
                 s.gate,
@@ -77,7 +82,7 @@ pub fn run(args: Args) -> Result<u8> {
                 show(s.sd_rate)
             );
         }
-        println!(
+        outln!(
             "\nresults: {}/ ({}, manifest.json)",
             out.display(),
             names.join(", ")

@@ -71,7 +71,7 @@ impl HttpTransport {
         loop {
             line.clear();
             let read = (&mut reader)
-                .take(self.max_message as u64 + 1)
+                .take((self.max_message as u64).saturating_add(1))
                 .read_until(b'\n', &mut line)
                 .map_err(|e| {
                     LiveError::Http(format!("{}: reading the event stream: {e}", self.url))

@@ -3,9 +3,11 @@
 use super::GateReport;
 use crate::check::Severity;
 
-/// Escapes data per the workflow-command rules (`%`, CR, LF; and `:`/`,` in properties).
+/// Escapes data per the workflow-command rules (`%`, and `:`/`,` in properties), after making
+/// control characters visible (so CR and LF never reach the log).
 fn data(text: &str) -> String {
-    text.replace('%', "%25")
+    super::escape::visible(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -50,7 +52,9 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(data("a%b\nc"), "a%25b%0Ac");
+        // A line break or an ESC from a server cannot start a new workflow command.
+        assert_eq!(data("a%b\nc"), "a%25b\\u{a}c");
+        assert_eq!(data("x\u{1b}[2K"), "x\\u{1b}[2K");
         assert_eq!(property("a:b,c"), "a%3Ab%2Cc");
     }
 }

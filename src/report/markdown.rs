@@ -1,10 +1,28 @@
 //! Markdown for a pull-request comment or a job summary.
 
+use super::escape::{code_span, visible};
 use super::GateReport;
+
+/// Prose from a server (a message that quotes names): control characters made visible and every
+/// character Markdown or GitHub could act on (links, images, emphasis, HTML, @mentions) escaped.
+fn text(message: &str) -> String {
+    let mut out = String::new();
+    for c in visible(message).chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '!' | '@' | '#' | '~' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
 use crate::verdict::Verdict;
 
+/// One table cell: a pipe would end it (escaped even inside code spans, as GFM asks).
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    text.replace('|', "\\|")
 }
 
 pub fn render(report: &GateReport<'_>) -> String {
@@ -14,8 +32,8 @@ pub fn render(report: &GateReport<'_>) -> String {
         Verdict::Drift => "❌ DRIFT",
     };
     let compared = match report.approved {
-        Some(a) => format!("`{a}` → `{}`", report.candidate),
-        None => format!("`{}`", report.candidate),
+        Some(a) => format!("{} → {}", code_span(a), code_span(report.candidate)),
+        None => code_span(report.candidate),
     };
     let mut out = format!(
         "### driftlab {}: {verdict}\n\n{compared}: {} (fail-on {})\n",
@@ -27,22 +45,22 @@ pub fn render(report: &GateReport<'_>) -> String {
         out.push_str("\n| severity | rule | tool | where | what | old | new |\n|---|---|---|---|---|---|---|\n");
         for f in &outcome.findings {
             out.push_str(&format!(
-                "| {} | `{}` | {} | `{}` | {} | {} | {} |\n",
+                "| {} | `{}` | {} | {} | {} | {} | {} |\n",
                 f.severity.as_str(),
                 f.rule,
                 cell(
                     &f.tool
                         .as_ref()
-                        .map_or(String::new(), |t| format!("`{}`", t.name))
+                        .map_or(String::new(), |t| code_span(&t.name))
                 ),
-                cell(&f.pointer),
+                cell(&code_span(&f.pointer)),
                 cell(&match f.baseline {
                     Some(crate::check::Baseline::Unchanged) =>
-                        format!("{} (pre-existing)", f.message),
-                    _ => f.message.clone(),
+                        format!("{} (pre-existing)", text(&f.message)),
+                    _ => text(&f.message),
                 }),
-                cell(&f.old.as_deref().map_or(String::new(), |v| format!("`{v}`"))),
-                cell(&f.new.as_deref().map_or(String::new(), |v| format!("`{v}`"))),
+                cell(&f.old.as_deref().map_or(String::new(), code_span)),
+                cell(&f.new.as_deref().map_or(String::new(), code_span)),
             ));
         }
     }

@@ -1,5 +1,6 @@
 //! Output formats. Each function returns text and does no I/O.
 
+pub mod escape;
 pub mod github;
 pub mod json;
 pub mod markdown;

@@ -33,7 +33,7 @@ pub fn render(report: &GateReport<'_>) -> String {
             let mut result = json!({
                 "ruleId": f.rule,
                 "level": level,
-                "message": {"text": f.message},
+                "message": {"text": super::escape::visible(&f.message)},
                 "locations": [{
                     "physicalLocation": {"artifactLocation": {"uri": report.candidate}},
                     "logicalLocations": [{"fullyQualifiedName": f.pointer, "kind": "member"}],

@@ -1,5 +1,6 @@
 //! Plain text for a terminal; ANSI colours only when asked for (TTY and no NO_COLOR).
 
+use super::escape::visible;
 use super::GateReport;
 use crate::check::Severity;
 use crate::verdict::Verdict;
@@ -18,8 +19,8 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
         Verdict::Drift => paint("1;31", "DRIFT"),
     };
     let compared = match report.approved {
-        Some(a) => format!("{a} -> {}", report.candidate),
-        None => report.candidate.to_string(),
+        Some(a) => format!("{} -> {}", visible(a), visible(report.candidate)),
+        None => visible(report.candidate).into_owned(),
     };
     let mut out = format!(
         "{verdict}  {compared}: {} (fail-on {})\n",
@@ -37,23 +38,23 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
         let tool = f
             .tool
             .as_ref()
-            .map_or(String::new(), |t| format!("  {}", t.name));
+            .map_or(String::new(), |t| format!("  {}", visible(&t.name)));
         out.push_str(&format!(
             "\n{}  {}{tool}\n    {}\n    at {}",
             paint(code, &format!("{:<10}", f.severity.as_str().to_uppercase())),
             f.rule,
-            f.message,
-            f.pointer
+            visible(&f.message),
+            visible(&f.pointer)
         ));
         if let Some(old) = f.old_pointer.as_deref().filter(|p| *p != f.pointer) {
-            out.push_str(&format!(" (approved: {old})"));
+            out.push_str(&format!(" (approved: {})", visible(old)));
         }
         out.push('\n');
         if f.old.is_some() || f.new.is_some() {
             out.push_str(&format!(
                 "    old: {}\n    new: {}\n",
-                f.old.as_deref().unwrap_or("(absent)"),
-                f.new.as_deref().unwrap_or("(absent)")
+                visible(f.old.as_deref().unwrap_or("(absent)")),
+                visible(f.new.as_deref().unwrap_or("(absent)"))
             ));
         }
         out.push_str(&format!("    fingerprint: {}\n", f.fingerprint()));
@@ -71,7 +72,7 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
                 "  {} {} {}: {reason}\n",
                 f.fingerprint(),
                 f.rule,
-                f.pointer
+                visible(&f.pointer)
             ));
         }
     }

@@ -350,8 +350,7 @@ fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::
     files
         .into_iter()
         .map(|file| {
-            let bytes =
-                std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let bytes = crate::output::read_limited(&file, crate::payload::DEFAULT_MAX_BYTES)?;
             let name = file.display().to_string();
             let surface = crate::payload::read(&bytes, &name, crate::payload::Limits::default())
                 .map_err(|e| e.to_string())?;
@@ -363,7 +362,7 @@ fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::
         .collect()
 }
 
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;

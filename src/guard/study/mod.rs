@@ -153,9 +153,7 @@ pub struct GuardStudy {
 
 impl GuardStudy {
     pub fn load(path: &Path) -> Result<GuardStudy, String> {
-        let bytes = crate::output::read_limited(path, 1 << 20)?;
-        let text =
-            String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))?;
+        let text = crate::output::read_text(path, crate::output::MAX_SMALL_FILE)?;
         let spec: GuardStudySpec =
             toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
         let classes = spec
