@@ -19,57 +19,88 @@ pub const MANIFEST: &str = "manifest.json";
 pub const REPORT: &str = "report.md";
 
 /// A file written beside its destination under a temporary name and renamed into place on
-/// [`AtomicFile::commit`]; dropped uncommitted, it removes itself. Readers never see half a file.
+/// [`AtomicFile::commit`]; dropped uncommitted (or when the commit fails), it removes itself.
+/// Readers never see half a file. The temporary file has an unpredictable name and is created
+/// with `O_EXCL`, so nobody who can write to the folder can plant a symlink for it to follow. A
+/// destination that exists and is not a regular file (a device, a FIFO, `/dev/stdout`) is
+/// written directly: replacing it with a regular file would be wrong, and it has no atomicity to
+/// keep.
 pub struct AtomicFile {
-    temp: PathBuf,
-    dest: PathBuf,
-    writer: Option<BufWriter<File>>,
+    target: Target,
 }
+
+enum Target {
+    Temp {
+        writer: BufWriter<tempfile::NamedTempFile>,
+        dest: PathBuf,
+    },
+    Direct(BufWriter<File>),
+    Done,
+}
+
+/// The prefix of every temporary file driftlab writes.
+pub const TEMP_PREFIX: &str = ".driftlab-tmp-";
 
 impl AtomicFile {
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "out".into());
-        let temp = dest.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-        let file = File::create(&temp)?;
+        if let Ok(meta) = fs::metadata(dest) {
+            if !meta.is_file() && !meta.is_dir() {
+                let file = fs::OpenOptions::new().write(true).open(dest)?;
+                return Ok(AtomicFile {
+                    target: Target::Direct(BufWriter::new(file)),
+                });
+            }
+        }
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)?;
+        // Results are shared evidence: readable like any file the user creates (not 0600).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            temp.as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644))?;
+        }
         Ok(AtomicFile {
-            temp,
-            dest: dest.to_path_buf(),
-            writer: Some(BufWriter::with_capacity(1 << 16, file)),
+            target: Target::Temp {
+                writer: BufWriter::with_capacity(1 << 16, temp),
+                dest: dest.to_path_buf(),
+            },
         })
     }
 
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> io::Result<()> {
-        if let Some(writer) = self.writer.take() {
-            let file = writer.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
+        match std::mem::replace(&mut self.target, Target::Done) {
+            Target::Temp { writer, dest } => {
+                let temp = writer.into_inner().map_err(|e| e.into_error())?;
+                temp.as_file().sync_all()?;
+                temp.persist(&dest).map_err(|e| e.error)?;
+                Ok(())
+            }
+            Target::Direct(mut writer) => writer.flush(),
+            Target::Done => Ok(()),
         }
-        fs::rename(&self.temp, &self.dest)
     }
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.writer {
-            Some(w) => w.write(buf),
-            None => Err(io::Error::other("file already committed")),
+        match &mut self.target {
+            Target::Temp { writer, .. } => writer.write(buf),
+            Target::Direct(writer) => writer.write(buf),
+            Target::Done => Err(io::Error::other("file already committed")),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
-        match &mut self.writer {
-            Some(w) => w.flush(),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.writer.is_some() {
-            let _ = fs::remove_file(&self.temp);
+        match &mut self.target {
+            Target::Temp { writer, .. } => writer.flush(),
+            Target::Direct(writer) => writer.flush(),
+            Target::Done => Ok(()),
         }
     }
 }
@@ -282,5 +313,35 @@ mod tests {
         drop(f); // interrupted: the old file stays, no temp file is left
         assert_eq!(fs::read(&dest).unwrap(), b"a,b\n");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_symlink_is_never_followed_and_devices_are_written_in_place() {
+        // Whatever name an attacker guesses and links to a victim file, the temp file is new.
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"keep").unwrap();
+        for guess in [".rows.csv.tmp-1", ".driftlab-tmp-000000"] {
+            std::os::unix::fs::symlink(&victim, dir.path().join(guess)).unwrap();
+        }
+        write_atomic(&dir.path().join("rows.csv"), b"new").unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(fs::read(dir.path().join("rows.csv")).unwrap(), b"new");
+        // A device stays a device: /dev/null is written, not replaced by a regular file.
+        write_atomic(Path::new("/dev/null"), b"x").unwrap();
+        assert!(!fs::metadata("/dev/null").unwrap().is_file());
+        // A commit that cannot rename (the destination is a folder) leaves no temp file.
+        let folder = dir.path().join("folder");
+        fs::create_dir(&folder).unwrap();
+        assert!(write_atomic(&folder, b"x").is_err());
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name().to_string_lossy().starts_with(TEMP_PREFIX) && !e.path().is_symlink()
+            })
+            .collect();
+        assert!(left.is_empty());
     }
 }
