@@ -135,6 +135,24 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
             ),
         });
     }
+    if pairing.capped {
+        out.push(Change {
+            kind: ChangeKind::SchemaChangeUnjudged,
+            tool: String::new(),
+            tool_index: 0,
+            old_pointer: None,
+            new_pointer: None,
+            old: None,
+            new: None,
+            message: format!(
+                "rename search abandoned: {} removed and {} added tools share too many words to \
+                 compare in {} steps; they are reported as removed and added, without rename hints",
+                pairing.removed.len(),
+                pairing.added.len(),
+                pairing::MAX_RENAME_COMPARISONS
+            ),
+        });
+    }
     if let Some(change) = reorder(approved, candidate, &pairing) {
         out.push(change);
     }

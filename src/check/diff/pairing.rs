@@ -1,7 +1,7 @@
 //! Pairs the tools of two surfaces: by exact name first, then removed/added pairs that look like
 //! the same tool under a new name (a likely rename, with a confidence).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::Value;
 
@@ -32,7 +32,13 @@ pub struct Pairing {
     pub added: Vec<usize>,
     /// Candidate tools that repeat the name of a paired tool (which pairs with the last copy).
     pub duplicates: Vec<usize>,
+    /// The rename search hit [`MAX_RENAME_COMPARISONS`] and was abandoned: no rename is reported.
+    pub capped: bool,
 }
+
+/// At most this many (removed, added) pairs are scored for renames: a payload with thousands of
+/// removed and added look-alike tools cannot make the gate quadratic.
+pub const MAX_RENAME_COMPARISONS: usize = 1_000_000;
 
 pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
     // Same-name pairs through a map from name to the candidate's tools, in order: linear in the
@@ -95,16 +101,9 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
     let added: Vec<usize> = (0..candidate.len()).filter(|&i| !taken[i]).collect();
 
     // Likely renames: greedy on similarity, highest first; ties by approved then candidate index.
-    let mut scored: Vec<(f64, usize, usize)> = Vec::new();
-    for &r in &removed {
-        for &a in &added {
-            if let (Some(old), Some(new)) = (approved.tool(r), candidate.tool(a)) {
-                let score = similarity(&old, &new);
-                if score >= RENAME_THRESHOLD {
-                    scored.push((score, r, a));
-                }
-            }
-        }
+    let (mut scored, capped) = rename_candidates(approved, candidate, &removed, &added);
+    if capped {
+        scored.clear();
     }
     scored.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
     let mut renamed_old = Vec::new();
@@ -133,6 +132,7 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
             .filter(|a| !renamed_new.contains(a))
             .collect(),
         duplicates,
+        capped,
     }
 }
 
@@ -147,26 +147,104 @@ fn name_key(tool: &Tool<'_>) -> String {
     }
 }
 
+/// What the rename score looks at, computed once per tool.
+struct Features {
+    name: BTreeSet<String>,
+    description: BTreeSet<String>,
+    params: BTreeSet<String>,
+}
+
+impl Features {
+    fn of(t: &Tool<'_>) -> Features {
+        let text = |field: &str| {
+            t.fields
+                .get(field)
+                .and_then(Value::as_str)
+                .map(words)
+                .unwrap_or_default()
+        };
+        Features {
+            name: text("name"),
+            description: text("description"),
+            params: t
+                .input_schema()
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Keys two tools must share to reach the threshold: with no shared name word and no shared
+    /// parameter the score is at most 0.30 (the description), unless both have no parameters
+    /// (two empty sets count as equal), hence the extra key for "no parameters".
+    fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        let none = self.params.is_empty().then(|| "\0no-params".to_string());
+        self.name
+            .iter()
+            .map(|w| format!("n:{w}"))
+            .chain(self.params.iter().map(|p| format!("p:{p}")))
+            .chain(none)
+    }
+
+    fn score(&self, other: &Features) -> f64 {
+        0.45 * jaccard(&self.name, &other.name)
+            + 0.30 * jaccard(&self.description, &other.description)
+            + 0.25 * jaccard(&self.params, &other.params)
+    }
+}
+
 /// 0.45 × name words + 0.30 × description words + 0.25 × parameter names (Jaccard each).
 pub fn similarity(old: &Tool<'_>, new: &Tool<'_>) -> f64 {
-    let text = |t: &Tool<'_>, field: &str| {
-        t.fields
-            .get(field)
-            .and_then(Value::as_str)
-            .map(words)
-            .unwrap_or_default()
-    };
-    let name = jaccard(&text(old, "name"), &text(new, "name"));
-    let description = jaccard(&text(old, "description"), &text(new, "description"));
-    let params = |t: &Tool<'_>| {
-        t.input_schema()
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default()
-    };
-    let schema = jaccard(&params(old), &params(new));
-    0.45 * name + 0.30 * description + 0.25 * schema
+    Features::of(old).score(&Features::of(new))
+}
+
+/// Every (removed, added) pair at or above the threshold, scoring only pairs that share a key
+/// (which loses none); `true` when the pairs to score exceed [`MAX_RENAME_COMPARISONS`].
+fn rename_candidates(
+    approved: &Surface,
+    candidate: &Surface,
+    removed: &[usize],
+    added: &[usize],
+) -> (Vec<(f64, usize, usize)>, bool) {
+    let added_features: Vec<(usize, Features)> = added
+        .iter()
+        .filter_map(|&a| Some((a, Features::of(&candidate.tool(a)?))))
+        .collect();
+    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, (_, f)) in added_features.iter().enumerate() {
+        for key in f.keys() {
+            index.entry(key).or_default().push(i);
+        }
+    }
+    let mut scored = Vec::new();
+    let mut compared = 0usize;
+    // Which added tools this removed tool was already scored against (stamp = its position + 1).
+    let mut seen = vec![0usize; added_features.len()];
+    for (stamp, &r) in removed.iter().enumerate() {
+        let Some(old) = approved.tool(r) else {
+            continue;
+        };
+        let old = Features::of(&old);
+        for key in old.keys() {
+            for &i in index.get(&key).map(Vec::as_slice).unwrap_or_default() {
+                if seen[i] == stamp + 1 {
+                    continue;
+                }
+                seen[i] = stamp + 1;
+                compared += 1;
+                if compared > MAX_RENAME_COMPARISONS {
+                    return (scored, true);
+                }
+                let (a, new) = &added_features[i];
+                let score = old.score(new);
+                if score >= RENAME_THRESHOLD {
+                    scored.push((score, r, *a));
+                }
+            }
+        }
+    }
+    (scored, false)
 }
 
 #[cfg(test)]
@@ -228,6 +306,44 @@ mod tests {
             [(1, 1), (2, 0)]
         );
         assert!(p.removed.is_empty() && p.added.is_empty());
+    }
+
+    #[test]
+    fn the_rename_search_scores_only_pairs_that_could_reach_the_threshold_and_is_capped() {
+        // Blocking loses nothing: the pairs it skips score below the threshold by construction,
+        // and brute force agrees on a mixed surface.
+        let a = surface(json!([
+            {"name": "fetch_page", "inputSchema": {"type": "object", "properties": {"url": {}}}},
+            {"name": "alpha"},
+            {"name": "list_files", "description": "List files", "inputSchema": {"type": "object", "properties": {"dir": {}}}}
+        ]));
+        let b = surface(json!([
+            {"name": "fetch-web-page", "inputSchema": {"type": "object", "properties": {"url": {}}}},
+            {"name": "omega"},
+            {"name": "read_notes", "description": "List files", "inputSchema": {"type": "object", "properties": {"folder": {}}}}
+        ]));
+        let (scored, capped) = rename_candidates(&a, &b, &[0, 1, 2], &[0, 1, 2]);
+        let mut brute = Vec::new();
+        for r in 0..3 {
+            for n in 0..3 {
+                let s = similarity(&a.tool(r).unwrap(), &b.tool(n).unwrap());
+                if s >= RENAME_THRESHOLD {
+                    brute.push((s, r, n));
+                }
+            }
+        }
+        assert!(!capped);
+        assert_eq!(scored, brute);
+        // Thousands of look-alike tools: the search stops after a bounded number of scores.
+        let many = |prefix: &str| {
+            let tools: Vec<Value> = (0..1200)
+                .map(|i| json!({"name": format!("{prefix}_tool_{i}"), "description": "a tool"}))
+                .collect();
+            surface(Value::Array(tools))
+        };
+        let p = pair(&many("old"), &many("new"));
+        assert!(p.capped && p.pairs.is_empty());
+        assert_eq!((p.removed.len(), p.added.len()), (1200, 1200));
     }
 
     #[test]
