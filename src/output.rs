@@ -255,6 +255,72 @@ pub fn hash_files(dir: &Path, names: &[&str]) -> io::Result<BTreeMap<String, Str
     Ok(out)
 }
 
+/// sha256 of a file, read in blocks (rows.csv can be large).
+pub fn hash_file(path: &Path) -> io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// A file of a results folder whose bytes are not the ones its manifest pinned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub file: String,
+    pub expected: String,
+    /// The file's sha256 now, or why it could not be read.
+    pub found: String,
+}
+
+/// Re-hashes `names` of a results folder (every file its manifest pins, for `None`) against the
+/// manifest; the files that do not match.
+pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, String> {
+    let manifest = Manifest::load(dir)?;
+    let mut out = Vec::new();
+    for (file, expected) in &manifest.files {
+        if names.is_some_and(|n| !n.contains(&file.as_str())) {
+            continue;
+        }
+        let path = dir.join(file);
+        let found =
+            match regular_file(&path).and_then(|()| hash_file(&path).map_err(|e| e.to_string())) {
+                Ok(hash) if hash == *expected => continue,
+                Ok(hash) => hash,
+                Err(e) => format!("unreadable ({e})"),
+            };
+        out.push(Mismatch {
+            file: file.clone(),
+            expected: expected.clone(),
+            found,
+        });
+    }
+    if let Some(names) = names {
+        for name in names {
+            if !manifest.files.contains_key(*name) && dir.join(name).exists() {
+                out.push(Mismatch {
+                    file: name.to_string(),
+                    expected: "(not in manifest.json)".into(),
+                    found: "present".into(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The host name, for the manifest only.
 pub fn host_name() -> String {
     fs::read_to_string("/proc/sys/kernel/hostname")

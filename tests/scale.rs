@@ -156,3 +156,56 @@ fn rows_missed_holds_exactly_the_undetected_rows_and_none_writes_no_rows() {
         .unwrap()
         .contains("`rows.csv` was not written (`--rows none`)"));
 }
+
+#[test]
+fn edited_evidence_is_detected_by_verify_merge_and_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["--shard", "1/2", "--out", "a"][..],
+        &["--shard", "2/2", "--out", "b"],
+        &["--out", "whole"],
+    ] {
+        let mut all = vec!["study", "--quiet", "--surfaces", "40"];
+        all.extend_from_slice(args);
+        let output = run_in(dir.path(), &all, None);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = run_in(dir.path(), &["verify", "a", "b", "whole"], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // One changed byte in a shard's rows.csv: verify says which file; merge refuses it.
+    let rows = dir.path().join("b/rows.csv");
+    let mut bytes = std::fs::read(&rows).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 1;
+    std::fs::write(&rows, bytes).unwrap();
+    let output = run_in(dir.path(), &["verify", "a", "b"], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("EDITED  b") && stdout(&output).contains("rows.csv"),
+        "{}",
+        stdout(&output)
+    );
+    let output = run_in(dir.path(), &["merge", "a", "b", "-o", "m"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("rows.csv: does not match its manifest.json"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.path().join("m").exists());
+    // A doctored summary is not drawn.
+    let summary = dir.path().join("whole/summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap().replacen(
+        "\"detected\": 1",
+        "\"detected\": 2",
+        1,
+    );
+    std::fs::write(&summary, text).unwrap();
+    let output = run_in(dir.path(), &["figures", "whole"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the folder was edited"),
+        "{}",
+        stderr(&output)
+    );
+}

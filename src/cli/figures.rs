@@ -18,6 +18,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    // Figures drawn from an edited summary would launder it: refuse one the manifest disowns.
+    if Manifest::load(&args.dir).is_ok() {
+        if let Some(m) = output::verify(&args.dir, Some(&[output::SUMMARY_JSON]))
+            .map_err(|e| anyhow!(e))?
+            .first()
+        {
+            anyhow::bail!(
+                "{}: does not match manifest.json (sha256 {}, found {}): the folder was edited (see `driftlab verify`)",
+                args.dir.join(&m.file).display(),
+                m.expected,
+                m.found
+            );
+        }
+    }
     let summary: Summary =
         output::read_json(&args.dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
     let figures = artifacts::write_figures(&args.dir, &summary)?;

@@ -44,6 +44,19 @@ pub fn run(args: Args) -> Result<u8> {
     let started = Instant::now();
     let mut shards = Vec::new();
     for dir in &args.shards {
+        // A shard is evidence: its files must be the bytes its manifest pinned.
+        let pinned = [output::ROWS, output::SUMMARY_JSON];
+        if let Some(m) = output::verify(dir, Some(&pinned))
+            .map_err(|e| anyhow!(e))?
+            .first()
+        {
+            bail!(
+                "{}: does not match its manifest.json (sha256 {}, found {}): the shard was edited or damaged",
+                dir.join(&m.file).display(),
+                m.expected,
+                m.found
+            );
+        }
         let manifest = Manifest::load(dir).map_err(|e| anyhow!(e))?;
         let summary: Summary =
             output::read_json(&dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
@@ -167,19 +180,52 @@ fn sum(shards: &[ShardResult]) -> Result<Summary> {
                 s.dir.display()
             );
         }
-        for (m, o) in merged.cells.iter_mut().zip(&other.cells) {
-            m.detected += o.detected;
-            m.total += o.total;
-            m.not_applicable += o.not_applicable;
+        let add = |a: &mut u64, b: u64| -> Result<()> {
+            *a = a
+                .checked_add(b)
+                .ok_or_else(|| anyhow!("{}: counts overflow when summed", s.dir.display()))?;
+            Ok(())
+        };
+        // Cells are matched by (gate, class), never by position.
+        for o in &other.cells {
+            let Some(m) = merged
+                .cells
+                .iter_mut()
+                .find(|m| m.gate == o.gate && m.mutation == o.mutation)
+            else {
+                bail!(
+                    "{}: cell {} × {} is not in the other shards",
+                    s.dir.display(),
+                    o.gate,
+                    o.mutation
+                );
+            };
+            add(&mut m.detected, o.detected)?;
+            add(&mut m.total, o.total)?;
+            add(&mut m.not_applicable, o.not_applicable)?;
         }
-        for (m, o) in merged.totals.iter_mut().zip(&other.totals) {
-            m.detected += o.detected;
-            m.total += o.total;
-            m.not_applicable += o.not_applicable;
+        for o in &other.totals {
+            let Some(m) = merged.totals.iter_mut().find(|m| m.gate == o.gate) else {
+                bail!(
+                    "{}: gate {} is not in the other shards",
+                    s.dir.display(),
+                    o.gate
+                );
+            };
+            add(&mut m.detected, o.detected)?;
+            add(&mut m.total, o.total)?;
+            add(&mut m.not_applicable, o.not_applicable)?;
         }
-        for (m, o) in merged.controls.iter_mut().zip(&other.controls) {
-            m.false_positives += o.false_positives;
-            m.total += o.total;
+        for o in &other.controls {
+            let Some(m) = merged.controls.iter_mut().find(|m| m.gate == o.gate) else {
+                bail!(
+                    "{}: gate {} is not in the other shards",
+                    s.dir.display(),
+                    o.gate
+                );
+            };
+            add(&mut m.false_positives, o.false_positives)?;
+            add(&mut m.total, o.total)?;
         }
     }
     for c in &mut merged.cells {

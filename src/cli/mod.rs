@@ -30,6 +30,7 @@ mod scan;
 mod snapshot;
 mod study;
 mod sweep;
+mod verify;
 mod wrap;
 
 use std::process::ExitCode;
@@ -100,6 +101,7 @@ enum Command {
     Wrap(wrap::Args),
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
+    Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
 }
@@ -121,6 +123,7 @@ pub fn main() -> ExitCode {
         Command::Wrap(args) => wrap::run(args),
         Command::Guard(args) => guard::run(args),
         Command::GuardStudy(args) => guard_study::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
     });
