@@ -193,6 +193,20 @@ fn edited_evidence_is_detected_by_verify_merge_and_figures() {
         stderr(&output)
     );
     assert!(!dir.path().join("m").exists());
+    // A folder whose report cannot be written (no manifest) is a failure, not exit 0.
+    fs::create_dir(dir.path().join("lone")).unwrap();
+    fs::copy(
+        dir.path().join("whole/summary.json"),
+        dir.path().join("lone/summary.json"),
+    )
+    .unwrap();
+    let output = run_in(dir.path(), &["figures", "lone"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("report.md not written"),
+        "{}",
+        stderr(&output)
+    );
     // A doctored summary is not drawn.
     let summary = dir.path().join("whole/summary.json");
     let text = std::fs::read_to_string(&summary).unwrap().replacen(

@@ -56,8 +56,9 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
         Err(reason) => {
+            // The figures are written, but the report is not: that is a failure, never exit 0.
             outln!("wrote {} in {}", figures.join(", "), args.dir.display());
-            eprintln!("driftlab: report.md not written: {reason}");
+            anyhow::bail!("report.md not written: {reason}");
         }
     }
     Ok(super::exit::PASS)

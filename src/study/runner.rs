@@ -121,7 +121,7 @@ where
     let mut tally = Tally::new(classes, study.gates.len());
     let mut start = range.start;
     while start < range.end {
-        let end = (start + CHUNK).min(range.end);
+        let end = start.saturating_add(CHUNK).min(range.end);
         let chunk: Vec<Result<SurfaceResult, RunError>> = (start..end)
             .into_par_iter()
             .map(|index| evaluate_surface(study, index, mode))
