@@ -105,6 +105,40 @@ impl Write for AtomicFile {
     }
 }
 
+/// The lock file every writer of a results folder holds while it writes.
+pub const LOCK: &str = ".driftlab.lock";
+
+/// An exclusive lock on a results folder, released when dropped (or when the process dies, even
+/// by `kill -9`: the kernel drops `flock` locks with the process).
+pub struct FolderLock {
+    _file: File,
+}
+
+/// Takes the folder's lock, or refuses at once when another driftlab holds it: two runs writing
+/// one folder would interleave their files.
+pub fn lock_folder(dir: &Path) -> Result<FolderLock, String> {
+    let path = dir.join(LOCK);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("{}: cannot create the lock file: {e}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a file descriptor this function owns; no memory is shared.
+        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+        if !taken {
+            return Err(format!(
+                "{}: another driftlab is writing this folder (it holds {LOCK}); wait for it or choose another --out",
+                dir.display()
+            ));
+        }
+    }
+    Ok(FolderLock { _file: file })
+}
+
 /// Rows serialized as CSV (a header from the first row's field names), in memory.
 pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());

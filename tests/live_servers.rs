@@ -263,7 +263,7 @@ fn the_live_drift_study_regenerates_byte_for_byte() {
     let mut names: Vec<String> = std::fs::read_dir(&fresh)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "manifest.json")
+        .filter(|n| n != "manifest.json" && !n.starts_with('.'))
         .collect();
     names.sort();
     assert!(names.contains(&"rows.csv".to_string()) && names.contains(&"report.md".to_string()));

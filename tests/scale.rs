@@ -223,3 +223,31 @@ fn edited_evidence_is_detected_by_verify_merge_and_figures() {
         stderr(&output)
     );
 }
+
+#[test]
+fn two_writers_of_one_folder_are_serialised_by_its_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    fs::create_dir(&out).unwrap();
+    // Hold the folder's lock as a running study would.
+    let _held = driftlab::output::lock_folder(&out).unwrap();
+    let output = run_in(
+        dir.path(),
+        &["study", "--quiet", "--surfaces", "5", "--out", "r"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("another driftlab is writing"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.join("rows.csv").exists());
+    drop(_held);
+    let output = run_in(
+        dir.path(),
+        &["study", "--quiet", "--surfaces", "5", "--out", "r"],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+}

@@ -166,7 +166,7 @@ fn regenerate(study: &str, spec: Option<&str>) {
     let mut names: Vec<String> = fs::read_dir(&fresh)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "manifest.json")
+        .filter(|n| n != "manifest.json" && !n.starts_with('.'))
         .collect();
     names.sort();
     assert!(names.len() >= DETERMINISTIC_FILES.len());

@@ -74,9 +74,10 @@ pub fn run(args: Args) -> Result<u8> {
         "missed" => RowsMode::Missed,
         _ => RowsMode::None,
     };
-    guard_existing(&args.out, &spec, None, args.force)?;
     fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let _lock = output::lock_folder(&args.out).map_err(|e| anyhow!(e))?;
+    guard_existing(&args.out, &spec, None, args.force)?;
     if rows != RowsMode::None {
         concatenate_rows(&shards, &args.out.join(output::ROWS))?;
     } else {

@@ -104,8 +104,15 @@ pub fn run(args: Args) -> Result<u8> {
         };
         Path::new("results").join(name)
     });
-    guard_existing(&out, &study.spec, shard, args.force)?;
+    let fresh = !out.exists();
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let _lock = output::lock_folder(&out).map_err(|e| anyhow::anyhow!(e))?;
+    if let Err(e) = guard_existing(&out, &study.spec, shard, args.force) {
+        if fresh {
+            let _ = fs::remove_dir_all(&out);
+        }
+        return Err(e);
+    }
 
     let range = shard.map_or(0..study.spec.surfaces, |s| s.first..s.end);
     let progress = progress_bar(range.end - range.start, args.quiet);
@@ -276,7 +283,14 @@ pub(super) fn guard_existing(
             m.spec.tools,
             m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
         ),
-        None if fs::read_dir(out).map_or(true, |mut d| d.next().is_none()) => Ok(()),
+        // Empty but for our own lock file: a fresh folder.
+        None if fs::read_dir(out).map_or(true, |d| {
+            d.filter_map(Result::ok)
+                .all(|e| e.file_name() == output::LOCK)
+        }) =>
+        {
+            Ok(())
+        }
         None => bail!(
             "{} is not empty and has no {}: not a driftlab results folder; \
              choose another folder with --out or overwrite with --force",

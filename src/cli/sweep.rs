@@ -39,6 +39,7 @@ pub fn run(args: Args) -> Result<u8> {
         .out
         .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", study.spec.id)));
     fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let _lock = crate::output::lock_folder(&out).map_err(|e| anyhow::anyhow!(e))?;
     let total: u64 = sweep::configurations(&study).iter().map(|(_, n)| n).sum();
     let progress = progress_bar(total, args.quiet);
     let summaries = sweep::run(&study, &|done| progress.inc(done))?;
