@@ -292,3 +292,24 @@ fn a_parameter_is_called_renamed_only_with_evidence_beyond_its_shape() {
         ["parameter-renamed"]
     );
 }
+
+#[test]
+fn a_collapsed_output_schema_is_judged_as_an_output_not_as_the_input_schema() {
+    let with = |output: Value| json!({"tools": [{"name": "read", "inputSchema": {"type": "object"}, "outputSchema": output}]});
+    let (_, report) = gate(
+        "diff",
+        &[],
+        &with(
+            json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        ),
+        &with(json!({"$schema": "http://json-schema.org/draft-07/schema#"})),
+    );
+    for f in report["findings"].as_array().unwrap() {
+        assert_ne!(f["rule"], "input-schema-replaced", "{f}");
+        assert!(
+            f["pointer"].as_str().unwrap().contains("/outputSchema"),
+            "{f}"
+        );
+    }
+    assert!(!report["findings"].as_array().unwrap().is_empty());
+}

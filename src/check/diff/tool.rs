@@ -305,27 +305,6 @@ fn output_schema(diff: &mut ToolDiff<'_, '_>) {
             "outputSchema",
             "outputSchema was removed: consumers of structuredContent lose its contract".into(),
         ),
-        (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) if collapsed(o, n) => {
-            let params: Vec<String> = o
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().map(|k| format!("{k:?}")).collect())
-                .unwrap_or_default();
-            diff.field(
-                ChangeKind::InputSchemaReplaced,
-                "inputSchema",
-                format!(
-                    "inputSchema collapsed to {} with no type or properties (a server built \
-                     against another zod or schema-library version sends this); it declared {}",
-                    crate::payload::short(n),
-                    if params.is_empty() {
-                        "no parameters".to_string()
-                    } else {
-                        format!("parameters {}", params.join(", "))
-                    }
-                ),
-            );
-        }
         (Some(o @ Value::Object(_)), Some(n @ Value::Object(_))) => {
             let (op, np) = (
                 diff.old.pointer("outputSchema"),
