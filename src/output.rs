@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::Shard;
 use crate::study::StudySpec;
-use crate::surface::sha256_hex;
+use crate::surface::hex;
 
 pub const ROWS: &str = "rows.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
@@ -283,8 +283,7 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Strin
 pub fn hash_files(dir: &Path, names: &[&str]) -> io::Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for name in names {
-        let bytes = fs::read(dir.join(name))?;
-        out.insert((*name).to_string(), sha256_hex(&bytes));
+        out.insert((*name).to_string(), hash_file(&dir.join(name))?);
     }
     Ok(out)
 }
@@ -303,11 +302,7 @@ pub fn hash_file(path: &Path) -> io::Result<String> {
         }
         hasher.update(&buffer[..n]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
 }
 
 /// A file of a results folder whose bytes are not the ones its manifest pinned.

@@ -125,8 +125,12 @@ impl<'a> Tool<'a> {
 
 /// Lowercase hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8]) -> String {
+    let mut out = String::with_capacity(2 * digest.len());
     for byte in digest {
         out.push_str(&format!("{byte:02x}"));
     }

@@ -155,24 +155,21 @@ pub fn inside_tool(pointer: &str) -> &str {
         if rest.is_empty() {
             return rest;
         }
-        if let Some(after) = rest.strip_prefix('/') {
-            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-            let end = &after[digits..];
-            if digits > 0 && (end.is_empty() || end.starts_with('/')) {
-                return end;
-            }
-            return rest;
+        if rest.starts_with('/') {
+            return after_index(rest).unwrap_or(rest);
         }
         at = start;
     }
     // A bare array of tools: the tool is the first segment.
-    let after = pointer.strip_prefix('/').unwrap_or("");
+    after_index(pointer).unwrap_or(pointer)
+}
+
+/// What follows a leading `/<digits>` segment, if the pointer starts with one.
+fn after_index(pointer: &str) -> Option<&str> {
+    let after = pointer.strip_prefix('/')?;
     let digits = after.bytes().take_while(u8::is_ascii_digit).count();
     let end = &after[digits..];
-    if digits > 0 && (end.is_empty() || end.starts_with('/')) {
-        return end;
-    }
-    pointer
+    (digits > 0 && (end.is_empty() || end.starts_with('/'))).then_some(end)
 }
 
 /// What a rule looks at.

@@ -8,12 +8,12 @@
 //! passes runs on the real server, with a renamed tool or parameter mapped back to the real
 //! server's name, so its answer is the real server's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
 use crate::check::diff::pair;
-use crate::scan::validator;
+use crate::guard::Contract;
 use crate::surface::Surface;
 
 /// The fate of one call.
@@ -34,9 +34,8 @@ pub enum Handled {
 }
 
 struct DriftedTool {
-    schema: Option<Value>,
-    params: Option<Vec<String>>,
-    validator: Option<Result<jsonschema::Validator, String>>,
+    /// Its input validator and parameter names, compiled once (the guard's own `Contract`).
+    contract: Contract,
     /// The real server's name for this tool and its parameter names (drifted → real).
     server_name: Option<String>,
     param_map: BTreeMap<String, String>,
@@ -62,12 +61,11 @@ impl DriftedServer {
                 .iter()
                 .find(|p| p.new == tool.index)
                 .and_then(|p| old.tool(p.old));
-            let schema = tool.input_schema().filter(|s| s.is_object()).cloned();
-            let params = schema.as_ref().and_then(param_names);
+            let contract = Contract::of(&tool);
             let old_params = counterpart
                 .and_then(|t| t.input_schema())
                 .and_then(param_names);
-            let param_map = match (&params, &old_params) {
+            let param_map = match (&contract.params, &old_params) {
                 (Some(new_params), Some(old_params)) => renamed(old_params, new_params),
                 _ => BTreeMap::new(),
             };
@@ -77,9 +75,7 @@ impl DriftedServer {
                 .map(str::to_string);
             // The first tool of a name answers, as a server's lookup table would.
             tools.entry(name.to_string()).or_insert(DriftedTool {
-                schema,
-                params,
-                validator: None,
+                contract,
                 server_name,
                 param_map,
             });
@@ -88,12 +84,12 @@ impl DriftedServer {
     }
 
     /// What the drifted server does with one `tools/call` request.
-    pub fn handle(&mut self, request: &Value) -> Handled {
+    pub fn handle(&self, request: &Value) -> Handled {
         let name = request
             .pointer("/params/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let Some(tool) = self.tools.get_mut(name) else {
+        let Some(tool) = self.tools.get(name) else {
             return Handled::Refused {
                 reason: format!("Tool {name} not found"),
             };
@@ -105,26 +101,24 @@ impl DriftedServer {
         let mut kept = Map::new();
         let mut dropped = Vec::new();
         for (key, value) in sent {
-            match &tool.params {
+            match &tool.contract.params {
                 Some(params) if !params.contains(&key) => dropped.push(key),
                 _ => {
                     kept.insert(key, value);
                 }
             }
         }
-        if let Some(schema) = &tool.schema {
-            let validator = tool.validator.get_or_insert_with(|| validator(schema));
-            if let Ok(validator) = validator {
-                let errors: Vec<String> = validator
-                    .iter_errors(&Value::Object(kept.clone()))
-                    .take(3)
-                    .map(|e| e.to_string())
-                    .collect();
-                if !errors.is_empty() {
-                    return Handled::Refused {
-                        reason: format!("Invalid arguments for tool {name}: {}", errors.join("; ")),
-                    };
-                }
+        // A schema that does not compile validates nothing, as a server could not enforce it.
+        if let Some(validator) = &tool.contract.input {
+            let errors: Vec<String> = validator
+                .iter_errors(&Value::Object(kept.clone()))
+                .take(3)
+                .map(|e| e.to_string())
+                .collect();
+            if !errors.is_empty() {
+                return Handled::Refused {
+                    reason: format!("Invalid arguments for tool {name}: {}", errors.join("; ")),
+                };
             }
         }
         let mut mapped = BTreeMap::new();
@@ -175,7 +169,7 @@ fn surface_of(result: &Value) -> Surface {
     Surface::new(tools)
 }
 
-fn param_names(schema: &Value) -> Option<Vec<String>> {
+fn param_names(schema: &Value) -> Option<BTreeSet<String>> {
     schema
         .get("properties")
         .and_then(Value::as_object)
@@ -183,9 +177,9 @@ fn param_names(schema: &Value) -> Option<Vec<String>> {
 }
 
 /// One parameter gone and one new: the new one is the old one renamed (drifted → real name).
-fn renamed(old: &[String], new: &[String]) -> BTreeMap<String, String> {
-    let gone: Vec<&String> = old.iter().filter(|p| !new.contains(p)).collect();
-    let arrived: Vec<&String> = new.iter().filter(|p| !old.contains(p)).collect();
+fn renamed(old: &BTreeSet<String>, new: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let gone: Vec<&String> = old.difference(new).collect();
+    let arrived: Vec<&String> = new.difference(old).collect();
     match (gone.as_slice(), arrived.as_slice()) {
         ([gone], [arrived]) => BTreeMap::from([((*arrived).clone(), (*gone).clone())]),
         _ => BTreeMap::new(),
@@ -220,7 +214,7 @@ mod tests {
             json!({"query": {"type": "string"}, "max_results": {"type": "integer"}}),
             json!(["query"])
         )]));
-        let mut server = DriftedServer::new(&original, &drifted);
+        let server = DriftedServer::new(&original, &drifted);
         let Handled::Runs {
             request, dropped, ..
         } = server.handle(&call("search", json!({"query": "q", "limit": 3})))
@@ -256,7 +250,7 @@ mod tests {
             json!({"status": {"enum": ["open"]}}),
             json!([])
         )]));
-        let mut server = DriftedServer::new(&original, &drifted);
+        let server = DriftedServer::new(&original, &drifted);
         assert!(matches!(
             server.handle(&call("search", json!({"status": "archived"}))),
             Handled::Refused { reason } if reason.starts_with("Invalid arguments for tool search")
@@ -283,7 +277,7 @@ mod tests {
         let original = list(json!([search(json!({"q": {"type": "string"}}), json!([]))]));
         let mut renamed = search(json!({"q": {"type": "string"}}), json!([]));
         renamed["name"] = json!("search_notes");
-        let mut server = DriftedServer::new(&original, &list(json!([renamed])));
+        let server = DriftedServer::new(&original, &list(json!([renamed])));
         assert!(matches!(
             server.handle(&call("search", json!({}))),
             Handled::Refused { .. }

@@ -216,7 +216,7 @@ impl WrapHooks {
             .pointer("/params/name")
             .cloned()
             .unwrap_or(Value::Null);
-        let Some(server) = &mut self.drifted else {
+        let Some(server) = &self.drifted else {
             self.record(json!({"id": id, "method": "tools/call", "tool": tool, "action": "drifted-server-unlisted"}));
             return Action::Forward;
         };

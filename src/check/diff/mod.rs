@@ -101,39 +101,30 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
         };
         tool::compare(&old, &new, p.confidence, &mut out);
     }
-    for &new_index in &pairing.added {
-        let Some(new) = candidate.tool(new_index) else {
-            continue;
-        };
-        out.push(Change {
-            kind: ChangeKind::ToolAdded,
-            tool: new.label(),
-            tool_index: new_index,
-            old_pointer: None,
-            new_pointer: Some(new.location.to_string()),
-            old: None,
-            new: new.name().map(short),
-            message: format!("tool {} was added", quoted(&new.label())),
-        });
-    }
-    for &new_index in &pairing.duplicates {
-        let Some(new) = candidate.tool(new_index) else {
-            continue;
-        };
-        out.push(Change {
-            kind: ChangeKind::ToolDuplicated,
-            tool: new.label(),
-            tool_index: new_index,
-            old_pointer: None,
-            new_pointer: Some(new.location.to_string()),
-            old: None,
-            new: new.name().map(short),
-            message: format!(
-                "another tool named {} is listed: a client that maps names to tools keeps only \
-                 one (compared here: the last)",
-                quoted(&new.label())
-            ),
-        });
+    for (kind, indices) in [
+        (ChangeKind::ToolAdded, &pairing.added),
+        (ChangeKind::ToolDuplicated, &pairing.duplicates),
+    ] {
+        for new in indices.iter().filter_map(|&i| candidate.tool(i)) {
+            let label = quoted(&new.label());
+            let message = match kind {
+                ChangeKind::ToolAdded => format!("tool {label} was added"),
+                _ => format!(
+                    "another tool named {label} is listed: a client that maps names to tools \
+                     keeps only one (compared here: the last)"
+                ),
+            };
+            out.push(Change {
+                kind,
+                tool: new.label(),
+                tool_index: new.index,
+                old_pointer: None,
+                new_pointer: Some(new.location.to_string()),
+                old: None,
+                new: new.name().map(short),
+                message,
+            });
+        }
     }
     if pairing.capped {
         out.push(Change {

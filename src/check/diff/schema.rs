@@ -32,7 +32,7 @@ pub const MAX_DEPTH: usize = 1000;
 const MAX_NODES: usize = 20_000;
 
 /// Keywords that only annotate; a change is reported as information.
-const ANNOTATIONS: &[&str] = &[
+pub(super) const ANNOTATIONS: &[&str] = &[
     "title",
     "examples",
     "$comment",

@@ -269,22 +269,16 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
     }
 }
 
-/// Keywords that say nothing about what a schema accepts.
-const ANNOTATIONS: [&str; 6] = [
-    "$schema",
-    "$id",
-    "$comment",
-    "title",
-    "description",
-    "examples",
-];
-
-/// A schema with a shape became one with none (only annotations): one root cause, reported once
-/// instead of as every parameter removed.
+/// A schema with a shape became one with none (only annotations, `description` and `$schema`):
+/// one root cause, reported once instead of as every parameter removed.
 fn collapsed(old: &Value, new: &Value) -> bool {
     let shapeless = |v: &Value| {
-        v.as_object()
-            .is_some_and(|m| m.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
+        v.as_object().is_some_and(|m| {
+            m.keys().all(|k| {
+                matches!(k.as_str(), "$schema" | "description")
+                    || schema::ANNOTATIONS.contains(&k.as_str())
+            })
+        })
     };
     !shapeless(old) && shapeless(new)
 }
