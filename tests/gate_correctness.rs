@@ -41,6 +41,16 @@ fn rules(report: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The first finding of `rule` in a JSON report.
+fn finding<'a>(report: &'a Value, rule: &str) -> &'a Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {report}"))
+}
+
 fn one_param(schema: Value) -> Value {
     json!({"tools": [{"name": "find", "inputSchema": {"type": "object", "properties": {"filter": schema}}}]})
 }
@@ -138,19 +148,9 @@ fn defects_the_approved_snapshot_already_had_do_not_fail_the_gate() {
     };
     let (code, report) = gate("check", &[], &bad("a"), &bad("b"));
     assert_eq!(code, Some(0), "{report}");
-    let invalid = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "tool-name-invalid")
-        .unwrap();
+    let invalid = finding(&report, "tool-name-invalid");
     assert_eq!(invalid["baseline_state"], "unchanged");
-    let changed = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "tool-description-changed")
-        .unwrap();
+    let changed = finding(&report, "tool-description-changed");
     assert_eq!(changed["baseline_state"], "new");
     let (code, _) = gate("check", &["--fail-on-existing"], &bad("a"), &bad("b"));
     assert_eq!(code, Some(1));
@@ -158,12 +158,7 @@ fn defects_the_approved_snapshot_already_had_do_not_fail_the_gate() {
     let clean = json!({"tools": [{"name": "ok", "inputSchema": {"type": "object"}}]});
     let (code, report) = gate("check", &[], &clean, &bad("a"));
     assert_eq!(code, Some(1));
-    let invalid = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["rule"] == "tool-name-invalid")
-        .unwrap();
+    let invalid = finding(&report, "tool-name-invalid");
     assert_eq!(invalid["baseline_state"], "new");
     // SARIF carries the state.
     let dir = tempfile::tempdir().unwrap();
@@ -208,13 +203,7 @@ fn a_finding_keeps_its_fingerprint_across_file_shapes_and_tool_order() {
         .iter()
         .map(|candidate| {
             let (_, report) = gate("diff", &[], &approved, candidate);
-            report["findings"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|f| f["rule"] == "parameter-became-required")
-                .unwrap()["fingerprint"]
-                .clone()
+            finding(&report, "parameter-became-required")["fingerprint"].clone()
         })
         .collect();
     assert!(

@@ -245,36 +245,17 @@ fn the_live_drift_study_regenerates_byte_for_byte() {
         return;
     };
     let study = "mcp-live-drift-2026-11-30";
-    let committed = repo().join("results").join(study);
-    let dir = tempfile::tempdir().unwrap();
-    let fresh = dir.path().join(study);
-    let output = common::run_in(
-        &repo(),
+    let names = common::assert_regenerates(
+        study,
         &[
             "study",
             "--quiet",
-            "--out",
-            fresh.to_str().unwrap(),
             "research/2026-11-30-live-drift/study.toml",
         ],
-        None,
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
-    let mut names: Vec<String> = std::fs::read_dir(&fresh)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "manifest.json" && !n.starts_with('.'))
-        .collect();
-    names.sort();
+    )
+    .names;
     assert!(names.contains(&"rows.csv".to_string()) && names.contains(&"report.md".to_string()));
-    for name in &names {
-        let a = std::fs::read(committed.join(name)).unwrap_or_default();
-        let b = std::fs::read(fresh.join(name)).unwrap();
-        assert!(
-            a == b,
-            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
-        );
-    }
+    let committed = repo().join("results").join(study);
     // What the study measures about the live layer itself: the control passes through untouched,
     // so no gate flags it.
     let summary = read_json(&committed.join("summary.json"));
@@ -289,35 +270,26 @@ fn the_guard_study_regenerates_byte_for_byte() {
         return;
     };
     let study = "2026-11-30-silent-failures";
-    let committed = repo().join("results").join(study);
-    let dir = tempfile::tempdir().unwrap();
-    let fresh = dir.path().join(study);
-    let output = common::run_in(
-        &repo(),
+    let names = common::assert_regenerates(
+        study,
         &[
             "guard-study",
             "research/2026-11-30-silent-failures/study.toml",
-            "--out",
-            fresh.to_str().unwrap(),
         ],
-        None,
+    )
+    .names;
+    assert_eq!(
+        names,
+        [
+            "calls.csv",
+            "report.md",
+            "silent-failures.png",
+            "silent-failures.svg",
+            "summary.csv",
+            "summary.json"
+        ]
     );
-    assert!(output.status.success(), "{}", stderr(&output));
-    for name in [
-        "calls.csv",
-        "summary.csv",
-        "summary.json",
-        "silent-failures.svg",
-        "silent-failures.png",
-        "report.md",
-    ] {
-        let a = std::fs::read(committed.join(name)).unwrap_or_default();
-        let b = std::fs::read(fresh.join(name)).unwrap();
-        assert!(
-            a == b,
-            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
-        );
-    }
+    let committed = repo().join("results").join(study);
     // What the study measures: the guard lets no silent failure through, in either mode, and
     // refuses nothing under drift that is not breaking.
     let summary = read_json(&committed.join("summary.json"));

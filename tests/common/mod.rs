@@ -38,3 +38,44 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 }
 
 pub mod live;
+
+/// A study rerun into a temporary folder by [`assert_regenerates`].
+pub struct Regenerated {
+    /// The files compared, sorted.
+    pub names: Vec<String>,
+    /// The fresh results folder (removed with `_dir`).
+    pub fresh: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// Runs `args --out <temp>/<study>` from the repository root and checks that every file it wrote
+/// (but the manifest, whose `run` block differs, and hidden files such as the lock) equals
+/// results/<study>'s copy.
+pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
+    let committed = repo().join("results").join(study);
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join(study);
+    let mut all = args.to_vec();
+    all.extend(["--out", fresh.to_str().unwrap()]);
+    let output = run_in(&repo(), &all, None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut names: Vec<String> = std::fs::read_dir(&fresh)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "manifest.json" && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for name in &names {
+        let a = std::fs::read(committed.join(name)).unwrap_or_default();
+        let b = std::fs::read(fresh.join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
+        );
+    }
+    Regenerated {
+        names,
+        fresh,
+        _dir: dir,
+    }
+}
