@@ -2,7 +2,8 @@
 # Rebuilds driftlab and reruns every committed study into results/ (what the regeneration tests
 # compare against): the published MCP contract-drift study and the drift taxonomy study on
 # synthetic and on real bases, the live drift study, the output-contracts study and the guard
-# study (silent failures without and with `driftlab guard`).
+# study (silent failures without and with `driftlab guard`), and the real-checkers study (the
+# published checkers from PyPI: scripts/install-real-checkers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
@@ -16,3 +17,4 @@ DRIFTLAB=./target/release/driftlab scripts/scan-pinned-servers.sh
 ./target/release/driftlab scan --corpus research/2026-11-30-output-contracts/captures \
   --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts
 ./target/release/driftlab guard-study research/2026-11-30-silent-failures/study.toml
+./target/release/driftlab study research/2026-11-30-real-checkers/study.toml --force "$@"

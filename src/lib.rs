@@ -5,6 +5,7 @@
 //! serve the research study and the CI gate.
 
 pub mod check;
+pub mod cleanup;
 pub mod cli;
 pub mod generate;
 pub mod guard;

@@ -87,6 +87,18 @@ impl Shard {
 pub struct GateInfo {
     pub id: String,
     pub rules: Vec<String>,
+    /// An external checker's argv, as the spec gives it (then `rules` is empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+}
+
+/// Comparisons an external checker crashed on (exit-code mode), per gate and class (the
+/// control included); only non-zero counts are listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrashCount {
+    pub gate: String,
+    pub mutation: String,
+    pub crashed: u64,
 }
 
 /// Everything a chart, a report or a reader needs from a finished study.
@@ -116,6 +128,9 @@ pub struct Summary {
     /// Per gate, detection judged against the labels.
     #[serde(default)]
     pub metrics: Vec<GateMetrics>,
+    /// External checkers' crashes; absent when there were none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crashes: Vec<CrashCount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -144,7 +144,8 @@ fn rows_missed_holds_exactly_the_undetected_rows_and_none_writes_no_rows() {
         fs::read(dir.path().join("all/summary.json")).unwrap(),
         fs::read(dir.path().join("missed/summary.json")).unwrap()
     );
-    study(dir.path(), &["--out", "all", "--rows", "none"]);
+    // Fewer rows over a complete result needs --force (tests/results_folder.rs).
+    study(dir.path(), &["--out", "all", "--rows", "none", "--force"]);
     assert!(
         !dir.path().join("all/rows.csv").exists(),
         "a stale rows.csv must not survive --rows none"
@@ -230,7 +231,7 @@ fn two_writers_of_one_folder_are_serialised_by_its_lock() {
     let out = dir.path().join("r");
     fs::create_dir(&out).unwrap();
     // Hold the folder's lock as a running study would.
-    let _held = driftlab::output::lock_folder(&out).unwrap();
+    let _held = driftlab::output::folder::lock(&out).unwrap();
     let output = run_in(
         dir.path(),
         &["study", "--quiet", "--surfaces", "5", "--out", "r"],

@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let mut rules = of_kind(RuleKind::Payload);
     rules.extend(of_kind(RuleKind::Diff));
     rules.extend(of_kind(RuleKind::Study));
-    let outcome = evaluate(&rules, &approved, &candidate, &ResolvedPolicy::default(), FailOn::Breaking);
+    let outcome = evaluate(&rules, &approved, &candidate, Some(&approved), &ResolvedPolicy::default(), FailOn::Breaking);
     let r = GateReport { command: "check", approved: Some("old"), candidate: "new", outcome: &outcome };
     let _ = report::text::render(&r, true);
     let _ = report::json::render(&r);

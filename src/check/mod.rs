@@ -4,6 +4,7 @@
 //! never knows whether it runs inside a study or in the CI gate, nor where the payloads came from.
 
 pub mod diff;
+pub mod external;
 pub mod rules;
 
 use std::sync::OnceLock;
@@ -237,6 +238,8 @@ pub struct Gate {
     pub id: String,
     pub rules: Vec<&'static dyn Rule>,
     pub fail_on: crate::verdict::FailOn,
+    /// Set for a gate judged by an external checker instead of `rules`.
+    pub checker: Option<external::CheckerSpec>,
 }
 
 impl std::fmt::Debug for Gate {

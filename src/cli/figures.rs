@@ -18,6 +18,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    // A study writing the folder now would swap it away under us.
+    let _lock = output::folder::lock(&args.dir).map_err(|e| anyhow!(e))?;
     // Figures drawn from an edited summary would launder it: refuse one the manifest disowns.
     if Manifest::load(&args.dir).is_ok() {
         if let Some(m) = output::verify(&args.dir, Some(&[output::SUMMARY_JSON]))

@@ -23,8 +23,12 @@ pub struct Args {
     #[command(flatten)]
     overrides: Overrides,
     /// Also write every mutated candidate.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "checker_requests")]
     candidates: bool,
+    /// Write instead the request lines a study sends an external checker (protocol 1, see
+    /// docs/checker-protocol.md): `generate --checker-requests | python3 checker.py`.
+    #[arg(long)]
+    checker_requests: bool,
     /// Output file (written atomically). Default: stdout.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -36,14 +40,14 @@ pub fn run(args: Args) -> Result<u8> {
         Some(path) => {
             let mut file = AtomicFile::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            write_lines(&study, args.candidates, &mut file)?;
+            write_any(&study, &args, &mut file)?;
             file.commit()
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         None => {
             let stdout = io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            match write_lines(&study, args.candidates, &mut out).and_then(|_| Ok(out.flush()?)) {
+            match write_any(&study, &args, &mut out).and_then(|_| Ok(out.flush()?)) {
                 // A closed pipe (`| head`) is a normal way to stop reading.
                 Err(e) if is_broken_pipe(&e) => {}
                 other => other?,
@@ -61,6 +65,35 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         };
         kind == Some(io::ErrorKind::BrokenPipe)
     })
+}
+
+fn write_any(study: &crate::study::Study, args: &Args, out: &mut dyn Write) -> Result<()> {
+    if args.checker_requests {
+        write_requests(study, out)
+    } else {
+        write_lines(study, args.candidates, out)
+    }
+}
+
+/// The request lines of every comparison, in the order a study sends them.
+fn write_requests(study: &crate::study::Study, out: &mut dyn Write) -> Result<()> {
+    use crate::check::external::{request_line, Request};
+    if !study.spec.live.is_empty() {
+        anyhow::bail!("a live study's candidates come from its servers: run the study instead");
+    }
+    for index in 0..study.spec.surfaces {
+        let (approved, candidates) = crate::study::runner::checker_comparisons(study, index);
+        for (id, candidate) in &candidates {
+            let request = Request {
+                id: *id,
+                approved: &approved,
+                candidate,
+            };
+            out.write_all(&request_line(&request))?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
 }
 
 fn write_lines(study: &crate::study::Study, candidates: bool, out: &mut dyn Write) -> Result<()> {

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 
 use crate::guard::study::{self, GuardStudy};
+use crate::output::{self, StagedFolder};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
 /// are valid under the server's real (pinned) contract to the server drifted by `driftlab wrap
@@ -25,6 +26,9 @@ pub struct Args {
     /// The results folder [default: results/<id of the spec>].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Overwrite a folder that holds anything but a guard study's files.
+    #[arg(long)]
+    force: bool,
     /// Sessions run in parallel (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
@@ -34,7 +38,25 @@ pub fn run(args: Args) -> Result<u8> {
     let study = GuardStudy::load(&args.spec).map_err(|e| anyhow!(e))?;
     let driftlab = std::env::current_exe()
         .map_err(|e| anyhow!("cannot find the driftlab binary to run wrap and guard: {e}"))?;
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
+    // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
+    let staged = StagedFolder::begin(&out).map_err(|e| anyhow!(e))?;
+    let ours = study::file_names();
+    let foreign: Vec<String> = output::folder::entry_names(&out)
+        .into_iter()
+        .filter(|name| !ours.contains(name))
+        .collect();
+    if !foreign.is_empty() && !args.force {
+        bail!(
+            "{} holds files a guard study does not write ({}): choose another folder with --out or overwrite with --force",
+            out.display(),
+            foreign.join(", ")
+        );
+    }
     let work = std::env::temp_dir().join(format!("driftlab-guard-study-{}", std::process::id()));
+    let _remove_work = crate::cleanup::remove_on_signal(work.clone());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .build()
@@ -55,10 +77,8 @@ pub fn run(args: Args) -> Result<u8> {
         args.spec.display(),
         study.spec.id
     );
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
-    let files = study::write(&results, &out, &reproduce).map_err(|e| anyhow!(e))?;
+    let files = study::write(&results, staged.path(), &reproduce).map_err(|e| anyhow!(e))?;
+    staged.commit().map_err(|e| anyhow!(e))?;
     eprintln!(
         "driftlab guard-study: {} calls in {:.1} s; wrote {} to {}",
         results.rows.len(),

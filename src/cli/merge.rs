@@ -1,8 +1,8 @@
 //! `driftlab merge`: combine shard results into the folder an unsharded run would have written,
 //! byte for byte (only the manifest's `run` section differs).
 
-use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -69,23 +69,15 @@ pub fn run(args: Args) -> Result<u8> {
     check_complete(&mut shards)?;
     let first = &shards[0];
     let spec = first.manifest.spec.clone();
-    let rows = match first.manifest.rows.as_str() {
-        "all" => RowsMode::All,
-        "missed" => RowsMode::Missed,
-        _ => RowsMode::None,
-    };
-    fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let _lock = output::lock_folder(&args.out).map_err(|e| anyhow!(e))?;
-    guard_existing(&args.out, &spec, None, args.force)?;
+    let rows = RowsMode::parse(&first.manifest.rows);
+    let staged = output::StagedFolder::begin(&args.out).map_err(|e| anyhow!(e))?;
+    guard_existing(&args.out, &spec, None, rows, args.force)?;
     if rows != RowsMode::None {
-        concatenate_rows(&shards, &args.out.join(output::ROWS))?;
-    } else {
-        let _ = fs::remove_file(args.out.join(output::ROWS));
+        concatenate_rows(&shards, &staged.path().join(output::ROWS))?;
     }
     let summary = sum(&shards)?;
     let finish = Finish {
-        out: &args.out,
+        out: staged.path(),
         spec: &spec,
         command: first.manifest.command.clone(),
         research: first.manifest.research.clone(),
@@ -94,6 +86,7 @@ pub fn run(args: Args) -> Result<u8> {
         started,
     };
     let files = finish.write(&summary)?;
+    staged.commit().map_err(|e| anyhow!(e))?;
     if !args.quiet {
         out!("{}", table::headline(&summary));
         outln!(
@@ -158,12 +151,23 @@ fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
         if header.is_empty() {
             continue;
         }
+        let cannot_write = || format!("cannot write {}", dest.display());
         if !header_written {
-            out.write_all(&header)?;
+            out.write_all(&header).with_context(cannot_write)?;
             header_written = true;
         }
-        io::copy(&mut reader, &mut out)
-            .with_context(|| format!("{}: cannot read", path.display()))?;
+        // Copied by hand, so a full disk is reported as a write error and a bad shard as a read.
+        loop {
+            let block = reader
+                .fill_buf()
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            if block.is_empty() {
+                break;
+            }
+            let n = block.len();
+            out.write_all(block).with_context(cannot_write)?;
+            reader.consume(n);
+        }
     }
     out.commit()
         .with_context(|| format!("cannot write {}", dest.display()))
@@ -228,7 +232,25 @@ fn sum(shards: &[ShardResult]) -> Result<Summary> {
             add(&mut m.false_positives, o.false_positives)?;
             add(&mut m.total, o.total)?;
         }
+        for o in &other.crashes {
+            match merged
+                .crashes
+                .iter_mut()
+                .find(|m| m.gate == o.gate && m.mutation == o.mutation)
+            {
+                Some(m) => add(&mut m.crashed, o.crashed)?,
+                None => merged.crashes.push(o.clone()),
+            }
+        }
     }
+    // In the order an unsharded run lists them: by gate, then class (the control first).
+    let gate_at = |g: &str| merged.gates.iter().position(|x| x.id == g);
+    let class_at = |c: &str| {
+        (c != crate::mutate::CONTROL.id()).then(|| merged.mutations.iter().position(|x| x == c))
+    };
+    let mut crashes = std::mem::take(&mut merged.crashes);
+    crashes.sort_by_key(|c| (gate_at(&c.gate), class_at(&c.mutation)));
+    merged.crashes = crashes;
     for c in &mut merged.cells {
         c.rate = rate(c.detected, c.total);
     }

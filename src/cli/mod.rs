@@ -108,7 +108,17 @@ enum Command {
 
 /// Parses the command line, runs the command and returns its exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    ExitCode::from(run_from(std::env::args_os()))
+}
+
+/// Runs driftlab with `args` (the first is the program name) and returns the exit code; a usage
+/// error prints clap's message and exits as clap does. The fuzz targets call this in-process.
+pub fn run_from<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Capture(args) => capture::run(args),
         Command::Check(args) => gate::check(args),
@@ -128,7 +138,7 @@ pub fn main() -> ExitCode {
         Command::Mutations(args) => listings::mutations(args),
     });
     match result {
-        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Ok(code)) => code,
         Ok(Err(error)) => {
             eprintln!("driftlab: {error:#}");
             let internal = error.chain().any(|cause| {
@@ -137,13 +147,13 @@ pub fn main() -> ExitCode {
                         .downcast_ref::<crate::study::runner::RunError>()
                         .is_some_and(crate::study::runner::RunError::is_defect)
             });
-            ExitCode::from(if internal {
+            if internal {
                 exit::INTERNAL
             } else {
                 exit::USAGE
-            })
+            }
         }
         // The panic message has already been printed by the default hook.
-        Err(_) => ExitCode::from(exit::INTERNAL),
+        Err(_) => exit::INTERNAL,
     }
 }

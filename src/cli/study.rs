@@ -1,6 +1,5 @@
 //! `driftlab study`: run a study (or one shard of it) and write its results folder.
 
-use std::fs;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -104,25 +103,16 @@ pub fn run(args: Args) -> Result<u8> {
         };
         Path::new("results").join(name)
     });
-    let fresh = !out.exists();
-    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let _lock = output::lock_folder(&out).map_err(|e| anyhow::anyhow!(e))?;
-    if let Err(e) = guard_existing(&out, &study.spec, shard, args.force) {
-        if fresh {
-            let _ = fs::remove_dir_all(&out);
-        }
-        return Err(e);
-    }
+    // Everything is written into a staging folder beside `out` and swapped in at the end.
+    let staged = output::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
+    guard_existing(&out, &study.spec, shard, args.rows, args.force)?;
+    let dir = staged.path().to_path_buf();
 
     let range = shard.map_or(0..study.spec.surfaces, |s| s.first..s.end);
     let progress = progress_bar(range.end - range.start, args.quiet);
-    let rows_path = out.join(output::ROWS);
+    let rows_path = dir.join(output::ROWS);
     let mut rows = match args.rows {
-        RowsMode::None => {
-            // A stale rows.csv from an earlier run would contradict this run's manifest.
-            remove_if_present(&rows_path)?;
-            None
-        }
+        RowsMode::None => None,
         _ => Some(csv::Writer::from_writer(
             AtomicFile::create(&rows_path)
                 .with_context(|| format!("cannot write {}", rows_path.display()))?,
@@ -135,26 +125,27 @@ pub fn run(args: Args) -> Result<u8> {
         |chunk: &[Row]| -> Result<()> {
             if let Some(writer) = rows.as_mut() {
                 for row in chunk {
-                    writer.serialize(row)?;
+                    writer.serialize(row).with_context(|| {
+                        format!("cannot write {}", out.join(output::ROWS).display())
+                    })?;
                 }
             }
             Ok(())
         },
         &|done| progress.inc(done),
-    )
-    .with_context(|| format!("while writing {}", rows_path.display()))?;
+    )?;
     progress.finish_and_clear();
     if let Some(writer) = rows {
         writer
             .into_inner()
             .map_err(|e| e.into_error())
             .and_then(AtomicFile::commit)
-            .with_context(|| format!("cannot write {}", rows_path.display()))?;
+            .with_context(|| format!("cannot write {}", out.join(output::ROWS).display()))?;
     }
     summary.shard = shard;
 
     let finished = Finish {
-        out: &out,
+        out: &dir,
         spec: &study.spec,
         command: reproduce_command(&args),
         research: artifacts::research_dir(args.spec.as_deref()),
@@ -163,6 +154,7 @@ pub fn run(args: Args) -> Result<u8> {
         started,
     };
     let files = finished.write(&summary)?;
+    staged.commit().map_err(anyhow::Error::msg)?;
     if !args.quiet {
         if let Some(s) = shard {
             outln!(
@@ -249,20 +241,13 @@ impl Finish<'_> {
     }
 }
 
-fn remove_if_present(path: &Path) -> Result<()> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("cannot remove stale {}", path.display()))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Refuses to overwrite another study's results (or a folder that holds other files).
+/// Refuses to overwrite another study's results (or a folder that holds other files), and to
+/// replace a result with one that keeps fewer rows (`--rows none` over `--rows all`).
 pub(super) fn guard_existing(
     out: &Path,
     spec: &StudySpec,
     shard: Option<Shard>,
+    rows: RowsMode,
     force: bool,
 ) -> Result<()> {
     if force || !out.exists() {
@@ -271,11 +256,22 @@ pub(super) fn guard_existing(
     if !out.is_dir() {
         bail!("{} exists and is not a folder", out.display());
     }
+    let overwrite = "choose another folder with --out or overwrite with --force";
     match Manifest::read(out) {
-        Some(m) if m.spec == *spec && m.shard == shard => Ok(()),
+        Some(m) if m.spec == *spec && m.shard == shard => {
+            let kept = RowsMode::parse(&m.rows);
+            if rows.evidence() < kept.evidence() {
+                bail!(
+                    "{} holds rows.csv with {} rows; --rows {} would discard them: {overwrite}",
+                    out.display(),
+                    kept.as_str(),
+                    rows.as_str()
+                );
+            }
+            Ok(())
+        }
         Some(m) => bail!(
-            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); \
-             choose another folder with --out or overwrite with --force",
+            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); {overwrite}",
             out.display(),
             m.spec.id,
             m.spec.seed,
@@ -283,17 +279,9 @@ pub(super) fn guard_existing(
             m.spec.tools,
             m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
         ),
-        // Empty but for our own lock file: a fresh folder.
-        None if fs::read_dir(out).map_or(true, |d| {
-            d.filter_map(Result::ok)
-                .all(|e| e.file_name() == output::LOCK)
-        }) =>
-        {
-            Ok(())
-        }
+        None if output::folder::entry_names(out).is_empty() => Ok(()),
         None => bail!(
-            "{} is not empty and has no {}: not a driftlab results folder; \
-             choose another folder with --out or overwrite with --force",
+            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
             out.display(),
             output::MANIFEST
         ),

@@ -1,10 +1,9 @@
 //! `driftlab sweep`: run a spec at every seed × surface count of its `[sweep]` section.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::artifacts::write;
@@ -24,6 +23,9 @@ pub struct Args {
     /// Output folder. Default: results/<study-id>-sweep/.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Overwrite a folder that holds anything but this spec's sweep.
+    #[arg(long)]
+    force: bool,
     /// No table; errors only.
     #[arg(long, short)]
     quiet: bool,
@@ -38,8 +40,10 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args
         .out
         .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", study.spec.id)));
-    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let _lock = crate::output::lock_folder(&out).map_err(|e| anyhow::anyhow!(e))?;
+    let staged = output::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
+    if !args.force {
+        guard_existing(&out, &study.spec)?;
+    }
     let total: u64 = sweep::configurations(&study).iter().map(|(_, n)| n).sum();
     let progress = progress_bar(total, args.quiet);
     let summaries = sweep::run(&study, &|done| progress.inc(done))?;
@@ -47,9 +51,10 @@ pub fn run(args: Args) -> Result<u8> {
     let rows = sweep::rows(&summaries);
     let spreads = sweep::spreads(&rows);
 
-    write(&out, "sweep.csv", &output::csv_bytes(&rows)?)?;
-    write(&out, "sweep-summary.csv", &output::csv_bytes(&spreads)?)?;
-    write(&out, "sweep-summary.json", &json_bytes(&spreads)?)?;
+    let dir = staged.path();
+    write(dir, "sweep.csv", &output::csv_bytes(&rows)?)?;
+    write(dir, "sweep-summary.csv", &output::csv_bytes(&spreads)?)?;
+    write(dir, "sweep-summary.json", &json_bytes(&spreads)?)?;
     let names = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
     let manifest = json!({
         "driftlab_version": env!("CARGO_PKG_VERSION"),
@@ -57,10 +62,11 @@ pub fn run(args: Args) -> Result<u8> {
         "rng": crate::rng::ALGORITHM,
         "command": format!("driftlab sweep {}", args.spec.display()),
         "configurations": sweep::configurations(&study),
-        "files": output::hash_files(&out, &names)?,
+        "files": output::hash_files(dir, &names)?,
         "run": RunInfo::now(started),
     });
-    write(&out, output::MANIFEST, &json_bytes(&manifest)?)?;
+    write(dir, output::MANIFEST, &json_bytes(&manifest)?)?;
+    staged.commit().map_err(anyhow::Error::msg)?;
     if !args.quiet {
         outln!(
             "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
@@ -90,4 +96,34 @@ pub fn run(args: Args) -> Result<u8> {
         );
     }
     Ok(super::exit::PASS)
+}
+
+/// A sweep replaces only an empty folder or an earlier sweep of the same spec: never a study's
+/// results (its rows are evidence) nor a folder of other files.
+fn guard_existing(out: &Path, spec: &crate::study::StudySpec) -> Result<()> {
+    if output::folder::entry_names(out).is_empty() {
+        return Ok(());
+    }
+    let overwrite = "choose another folder with --out or overwrite with --force";
+    let manifest: Option<serde_json::Value> = output::read_json(&out.join(output::MANIFEST)).ok();
+    let Some(manifest) = manifest else {
+        bail!(
+            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
+            out.display(),
+            output::MANIFEST
+        );
+    };
+    if manifest.get("configurations").is_none() {
+        bail!(
+            "{} holds a study's results, not a sweep: {overwrite}",
+            out.display()
+        );
+    }
+    if manifest.get("spec") != Some(&serde_json::to_value(spec)?) {
+        bail!(
+            "{} holds a sweep of a different spec: {overwrite}",
+            out.display()
+        );
+    }
+    Ok(())
 }

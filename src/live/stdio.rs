@@ -46,6 +46,7 @@ pub struct ServerProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     closed: bool,
+    _cleanup: crate::cleanup::Registration,
 }
 
 impl ServerProcess {
@@ -89,10 +90,13 @@ impl ServerProcess {
             unreachable!("stdin and stdout were requested as pipes")
         };
         let stderr = child.stderr.take();
+        // On Ctrl-C or SIGTERM the group goes too: it does not share our process group.
+        let cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
         let process = ServerProcess {
             child,
             stdin: Some(stdin),
             closed: false,
+            _cleanup: cleanup,
         };
         Ok((process, stdout, stderr))
     }
@@ -125,14 +129,24 @@ impl ServerProcess {
         }
     }
 
-    /// Kills the whole process group now and reaps the child.
-    pub fn kill(&mut self) {
-        let group = self.child.id() as libc::pid_t;
+    /// The process id, which is also its process group's id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills process group `group` (a [`ServerProcess::id`]) without waiting: usable while
+    /// another thread holds the process.
+    pub fn kill_group(group: u32) {
         // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
         // memory-safety preconditions.
         unsafe {
-            libc::kill(-group, libc::SIGKILL);
+            libc::kill(-(group as libc::pid_t), libc::SIGKILL);
         }
+    }
+
+    /// Kills the whole process group now and reaps the child.
+    pub fn kill(&mut self) {
+        Self::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 

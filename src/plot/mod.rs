@@ -130,6 +130,7 @@ pub fn sample_summary(gates: usize, classes: usize) -> Summary {
             .map(|g| GateInfo {
                 id: g.clone(),
                 rules: vec!["structural".into()],
+                command: None,
             })
             .collect(),
         mutations,
@@ -138,5 +139,6 @@ pub fn sample_summary(gates: usize, classes: usize) -> Summary {
         controls: Vec::new(),
         labels: Vec::new(),
         metrics: Vec::new(),
+        crashes: Vec::new(),
     }
 }

@@ -4,24 +4,57 @@
 //! "accepted": [… + "reason"],
 //! "counts": {"breaking", "unknown", "warning", "compatible", "info"}}`.
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::GateReport;
 use crate::check::Finding;
 
-pub fn finding(f: &Finding) -> Value {
-    json!({
-        "rule": f.rule,
-        "severity": f.severity.as_str(),
-        "tool": f.tool.as_ref().map(|t| t.name.clone()),
-        "pointer": f.pointer,
-        "old_pointer": f.old_pointer,
-        "old": f.old,
-        "new": f.new,
-        "message": f.message,
-        "fingerprint": f.fingerprint(),
-        "baseline_state": f.baseline.map(|b| b.as_str()),
-    })
+/// One finding as JSON. Serialised straight to text: a report with 100k findings never becomes
+/// a tree of `Value`s first.
+#[derive(Serialize)]
+pub struct FindingJson<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    tool: Option<&'a str>,
+    pointer: &'a str,
+    old_pointer: Option<&'a str>,
+    old: Option<&'a str>,
+    new: Option<&'a str>,
+    message: &'a str,
+    fingerprint: String,
+    baseline_state: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+}
+
+impl<'a> FindingJson<'a> {
+    pub fn of(f: &'a Finding) -> FindingJson<'a> {
+        FindingJson {
+            rule: f.rule,
+            severity: f.severity.as_str(),
+            tool: f.tool.as_ref().map(|t| t.name.as_str()),
+            pointer: &f.pointer,
+            old_pointer: f.old_pointer.as_deref(),
+            old: f.old.as_deref(),
+            new: f.new.as_deref(),
+            message: &f.message,
+            fingerprint: f.fingerprint(),
+            baseline_state: f.baseline.map(|b| b.as_str()),
+            reason: None,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    verdict: &'a str,
+    fail_on: &'a str,
+    approved: Option<&'a str>,
+    candidate: &'a str,
+    findings: Vec<FindingJson<'a>>,
+    accepted: Vec<FindingJson<'a>>,
+    counts: Map<String, Value>,
 }
 
 pub fn render(report: &GateReport<'_>) -> String {
@@ -30,24 +63,22 @@ pub fn render(report: &GateReport<'_>) -> String {
     for (severity, n) in outcome.counts() {
         counts.insert(severity.as_str().into(), n.into());
     }
-    let accepted: Vec<Value> = outcome
-        .accepted
-        .iter()
-        .map(|(f, reason)| {
-            let mut v = finding(f);
-            v["reason"] = reason.clone().into();
-            v
-        })
-        .collect();
-    let value = json!({
-        "verdict": outcome.verdict.as_str(),
-        "fail_on": outcome.fail_on.as_str(),
-        "approved": report.approved,
-        "candidate": report.candidate,
-        "findings": outcome.findings.iter().map(finding).collect::<Vec<_>>(),
-        "accepted": accepted,
-        "counts": counts,
-    });
+    let value = ReportJson {
+        verdict: outcome.verdict.as_str(),
+        fail_on: outcome.fail_on.as_str(),
+        approved: report.approved,
+        candidate: report.candidate,
+        findings: outcome.findings.iter().map(FindingJson::of).collect(),
+        accepted: outcome
+            .accepted
+            .iter()
+            .map(|(f, reason)| FindingJson {
+                reason: Some(reason.as_str()),
+                ..FindingJson::of(f)
+            })
+            .collect(),
+        counts,
+    };
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text

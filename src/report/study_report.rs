@@ -43,11 +43,24 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
              benign changes are negatives. Mutation score: the share of breaking and dangerous classes \
              a gate detects every time they apply.\n\n",
         );
-        out.push_str("| gate | TP | FN | FP | TN | precision | recall | F1 | FP rate | mutation score |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        // External checkers' crashes get a column of their own when there are any.
+        let crashes = !summary.crashes.is_empty();
+        out.push_str(
+            "| gate | TP | FN | FP | TN | precision | recall | F1 | FP rate | mutation score |",
+        );
+        out.push_str(if crashes { " crashes |\n" } else { "\n" });
+        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        out.push_str(if crashes { "---:|\n" } else { "\n" });
         let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
         for m in &summary.metrics {
+            let crashed: u64 = summary
+                .crashes
+                .iter()
+                .filter(|c| c.gate == m.gate)
+                .map(|c| c.crashed)
+                .sum();
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 m.gate,
                 m.true_positives,
                 m.false_negatives,
@@ -58,6 +71,25 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
                 show(m.f1),
                 show(m.false_positive_rate),
                 show(m.mutation_score)
+            ));
+            if crashes {
+                out.push_str(&format!(" {crashed} |"));
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    if !summary.crashes.is_empty() {
+        out.push_str("## Checker crashes\n\n");
+        out.push_str(
+            "Comparisons an external checker failed on (an error answer, an exit code outside its \
+             mapping, or a signal). They count as not detected above; they are listed here so a \
+             crash is never mistaken for a verdict.\n\n| gate | class | crashed |\n|---|---|---:|\n",
+        );
+        for c in &summary.crashes {
+            out.push_str(&format!(
+                "| `{}` | `{}` | {} |\n",
+                c.gate, c.mutation, c.crashed
             ));
         }
         out.push('\n');
@@ -91,15 +123,19 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     ));
     out.push_str("- Gates (a gate detects a candidate when any of its rules reports a finding):\n");
     for gate in &summary.gates {
-        out.push_str(&format!(
-            "  - `{}` = {}\n",
-            gate.id,
-            gate.rules
+        let what = match &gate.command {
+            Some(command) => format!(
+                "external checker `{}` (see docs/checker-protocol.md)",
+                crate::report::escape::visible(&command.join(" "))
+            ),
+            None => gate
+                .rules
                 .iter()
                 .map(|r| format!("`{r}`"))
                 .collect::<Vec<_>>()
-                .join(" + ")
-        ));
+                .join(" + "),
+        };
+        out.push_str(&format!("  - `{}` = {what}\n", gate.id));
     }
     out.push_str("- Rules:\n");
     let mut seen: Vec<&str> = Vec::new();

@@ -63,6 +63,20 @@ pub fn headline(summary: &Summary) -> String {
     }
     grid.push(total);
     grid.push(control);
+    if !summary.crashes.is_empty() {
+        // An external checker's crashes count as not detected above; say how many there were.
+        let mut crashes = vec!["checker crashes (not detected)".to_string()];
+        for gate in &summary.gates {
+            let n: u64 = summary
+                .crashes
+                .iter()
+                .filter(|c| c.gate == gate.id)
+                .map(|c| c.crashed)
+                .sum();
+            crashes.push(n.to_string());
+        }
+        grid.push(crashes);
+    }
     let widths: Vec<usize> = (0..grid[0].len())
         .map(|col| {
             grid.iter()

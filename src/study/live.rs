@@ -26,11 +26,18 @@ fn server(study: &Study, index: u64) -> &LiveServerSpec {
 
 /// argv with the program resolved against the spec's folder when it is a relative path.
 fn resolve(study: &Study, argv: &[String]) -> Vec<String> {
+    resolve_argv(&study.live_dir, argv)
+}
+
+/// argv with a relative program path (`./server.py`, `bin/x`) resolved against `dir`: a child's
+/// relative program is otherwise looked up from driftlab's folder, not the one it runs in.
+pub fn resolve_argv(dir: &std::path::Path, argv: &[String]) -> Vec<String> {
     let mut argv = argv.to_vec();
     if let Some(program) = argv.first_mut() {
         if program.contains('/') && !program.starts_with('/') {
-            let path: PathBuf = study.live_dir.join(&*program);
-            *program = std::fs::canonicalize(&path)
+            // Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
+            let path: PathBuf = dir.join(&*program);
+            *program = std::path::absolute(&path)
                 .unwrap_or(path)
                 .display()
                 .to_string();

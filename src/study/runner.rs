@@ -7,13 +7,14 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::checkers::{Checkers, Pending};
 use super::live;
 use crate::check::{Comparison, Finding};
 use crate::generate;
 use crate::mutate;
 use crate::payload::{self, Limits, PayloadError};
 use crate::record::{
-    metrics, rate, Cell, ClassLabel, Control, GateInfo, Row, Shard, Summary, Total,
+    metrics, rate, Cell, ClassLabel, Control, CrashCount, GateInfo, Row, Shard, Summary, Total,
 };
 use crate::study::spec::Study;
 
@@ -40,7 +41,25 @@ impl RowsMode {
         }
     }
 
-    fn keeps(self, class: usize, applicable: bool, detected: bool) -> bool {
+    /// The mode a manifest names (`all`, `missed`, `none`; anything else reads as `none`).
+    pub fn parse(text: &str) -> RowsMode {
+        match text {
+            "all" => RowsMode::All,
+            "missed" => RowsMode::Missed,
+            _ => RowsMode::None,
+        }
+    }
+
+    /// How much evidence the mode keeps: every row ⊃ missed rows ⊃ none.
+    pub fn evidence(self) -> u8 {
+        match self {
+            RowsMode::All => 2,
+            RowsMode::Missed => 1,
+            RowsMode::None => 0,
+        }
+    }
+
+    pub(super) fn keeps(self, class: usize, applicable: bool, detected: bool) -> bool {
         match self {
             RowsMode::All => true,
             // Class 0 is the identity control, where "not detected" is the right answer.
@@ -57,7 +76,7 @@ impl RowsMode {
 pub struct RunError {
     pub surface: u64,
     pub mutation: &'static str,
-    #[source]
+    /// Shown in the message above, so not chained as a `#[source]` (it would print twice).
     pub source: RunFailure,
 }
 
@@ -67,6 +86,8 @@ pub enum RunFailure {
     Payload(#[from] PayloadError),
     #[error("{0}")]
     Live(String),
+    #[error("{0}")]
+    Checker(String),
 }
 
 impl RunError {
@@ -78,17 +99,25 @@ impl RunError {
 
 /// What one gate decided on one candidate.
 #[derive(Debug, Clone, Copy)]
-struct Decision {
-    class: usize,
-    gate: usize,
-    applicable: bool,
-    detected: bool,
+pub(super) struct Decision {
+    pub class: usize,
+    pub gate: usize,
+    pub applicable: bool,
+    pub detected: bool,
+    /// An external checker crashed on this candidate (counted apart, never as detected).
+    pub crashed: bool,
 }
 
-struct SurfaceResult {
-    decisions: Vec<Decision>,
-    /// Only the rows `RowsMode` keeps.
-    rows: Vec<Row>,
+pub(super) struct SurfaceResult {
+    pub decisions: Vec<Decision>,
+    /// The rows `RowsMode` keeps (and, until their checker answers, every row of an external
+    /// gate: see [`super::checkers`]).
+    pub rows: Vec<Row>,
+    /// The approved bytes and each candidate's bytes, kept only for external checkers.
+    pub approved: Vec<u8>,
+    pub candidates: Vec<Vec<u8>>,
+    /// Decisions waiting for an external checker's answer.
+    pub pending: Vec<Pending>,
 }
 
 /// Runs the whole study; see [`run_range`].
@@ -119,6 +148,12 @@ where
 {
     let classes = study.classes().count();
     let mut tally = Tally::new(classes, study.gates.len());
+    let checker_failed = |surface, message| RunError {
+        surface,
+        mutation: "(checker)",
+        source: RunFailure::Checker(message),
+    };
+    let mut checkers = Checkers::start(study).map_err(|m| checker_failed(range.start, m))?;
     let mut start = range.start;
     while start < range.end {
         let end = start.saturating_add(CHUNK).min(range.end);
@@ -126,9 +161,13 @@ where
             .into_par_iter()
             .map(|index| evaluate_surface(study, index, mode))
             .collect();
+        let mut chunk: Vec<SurfaceResult> = chunk.into_iter().collect::<Result<_, _>>()?;
+        // External checkers judge the whole chunk in surface order, then the rows are final.
+        checkers
+            .judge(&mut chunk, mode)
+            .map_err(|m| checker_failed(start, m))?;
         let mut rows = Vec::new();
         for result in chunk {
-            let result = result?;
             tally.add(&result.decisions);
             rows.extend(result.rows);
         }
@@ -168,10 +207,19 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
     let approved = payload::read(&base_bytes, "approved", Limits::default())
         .map_err(|e| reject("(approved)", e))?;
     let gates = study.gates.len();
+    let external = study.gates.iter().any(|g| g.checker.is_some());
     let mut result = SurfaceResult {
         decisions: Vec::with_capacity((1 + study.mutations.len()) * gates),
         rows: Vec::new(),
+        approved: if external {
+            base_bytes.clone()
+        } else {
+            Vec::new()
+        },
+        candidates: Vec::new(),
+        pending: Vec::new(),
     };
+    let classes = 1 + study.mutations.len() as u64;
     let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); study.rules.len()];
     let mut bytes;
     for (class_index, class) in study.classes().enumerate() {
@@ -191,6 +239,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                         gate,
                         applicable: false,
                         detected: false,
+                        crashed: false,
                     });
                 }
                 if mode.keeps(class_index, false, false) {
@@ -246,7 +295,44 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             out.clear();
             rule.check(&comparison, out);
         }
+        if external {
+            result.candidates.push(candidate_bytes.to_vec());
+        }
         for (gate_index, gate) in study.gates.iter().enumerate() {
+            if gate.checker.is_some() {
+                // Judged later, with the whole chunk; the row waits for the answer.
+                result.pending.push(Pending {
+                    id: index.saturating_mul(classes) + class_index as u64,
+                    gate: gate_index,
+                    class: class_index,
+                    decision: result.decisions.len(),
+                    row: (mode != RowsMode::None).then_some(result.rows.len()),
+                    candidate: result.candidates.len() - 1,
+                });
+                result.decisions.push(Decision {
+                    class: class_index,
+                    gate: gate_index,
+                    applicable: true,
+                    detected: false,
+                    crashed: false,
+                });
+                if mode != RowsMode::None {
+                    result.rows.push(Row {
+                        surface: index,
+                        base: base_name.into(),
+                        mutation: class.id().into(),
+                        applicable: true,
+                        tool_index: applied.tool_index,
+                        detail: applied.detail.clone(),
+                        gate: gate.id.clone(),
+                        detected: false,
+                        rules_fired: String::new(),
+                        findings: 0,
+                        first_pointer: String::new(),
+                    });
+                }
+                continue;
+            }
             // The findings of this gate's rules that reach its threshold, rule by rule.
             let counted = |rule: &&dyn crate::check::Rule| {
                 let at = study.rules.iter().position(|r| r.id() == rule.id())?;
@@ -267,6 +353,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 gate: gate_index,
                 applicable: true,
                 detected,
+                crashed: false,
             });
             if !mode.keeps(class_index, true, detected) {
                 continue;
@@ -303,6 +390,29 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
     Ok(result)
 }
 
+/// What a study sends its external checkers for surface `index` (generated or real bases, not
+/// live servers): the approved bytes and, for the control and each applicable class, the
+/// request id and the candidate bytes. `driftlab generate --checker-requests` writes these.
+pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
+    let (_, base) = base_surface(study, index);
+    let approved = serde_json::to_vec(&base).unwrap_or_default();
+    let classes = 1 + study.mutations.len() as u64;
+    let mut candidates = Vec::new();
+    for (class_index, class) in study.classes().enumerate() {
+        let id = index.saturating_mul(classes) + class_index as u64;
+        if class_index == 0 {
+            candidates.push((id, approved.clone()));
+            continue;
+        }
+        let mut candidate = base.clone();
+        let stream = &mut mutate::stream(study.spec.seed, class, index);
+        if class.apply(&mut candidate, stream).is_ok() {
+            candidates.push((id, class.serialize(&candidate)));
+        }
+    }
+    (approved, candidates)
+}
+
 /// Surface `index`'s base: generated, or a real payload drawn with `below(bases)` from the
 /// stream `(seed, "base", index)`.
 pub fn base_surface(study: &Study, index: u64) -> (&str, Value) {
@@ -317,17 +427,17 @@ pub fn base_surface(study: &Study, index: u64) -> (&str, Value) {
     (name.as_str(), value.clone())
 }
 
-/// Running counts per (class, gate): detected, applicable, not applicable.
+/// Running counts per (class, gate): detected, applicable, not applicable, checker crashes.
 struct Tally {
     gates: usize,
-    counts: Vec<[u64; 3]>,
+    counts: Vec<[u64; 4]>,
 }
 
 impl Tally {
     fn new(classes: usize, gates: usize) -> Tally {
         Tally {
             gates,
-            counts: vec![[0; 3]; classes * gates],
+            counts: vec![[0; 4]; classes * gates],
         }
     }
 
@@ -337,6 +447,7 @@ impl Tally {
             if d.applicable {
                 counts[0] += u64::from(d.detected);
                 counts[1] += 1;
+                counts[3] += u64::from(d.crashed);
             } else {
                 counts[2] += 1;
             }
@@ -348,11 +459,22 @@ impl Tally {
         let mut cells = Vec::new();
         let mut totals = Vec::new();
         let mut controls = Vec::new();
+        let mut crashes = Vec::new();
         for (g, gate) in study.gates.iter().enumerate() {
             let mut sum = [0u64; 3];
             // Class 0 is the control; the spec's classes follow in order.
+            for (c, class) in study.classes().enumerate() {
+                let crashed = self.counts[c * self.gates + g][3];
+                if crashed > 0 {
+                    crashes.push(CrashCount {
+                        gate: gate.id.clone(),
+                        mutation: class.id().into(),
+                        crashed,
+                    });
+                }
+            }
             for (c, class) in study.mutations.iter().enumerate() {
-                let [detected, total, not_applicable] = self.counts[(c + 1) * self.gates + g];
+                let [detected, total, not_applicable, _] = self.counts[(c + 1) * self.gates + g];
                 sum = [sum[0] + detected, sum[1] + total, sum[2] + not_applicable];
                 cells.push(Cell {
                     gate: gate.id.clone(),
@@ -370,7 +492,7 @@ impl Tally {
                 not_applicable: sum[2],
                 rate: rate(sum[0], sum[1]),
             });
-            let [false_positives, total, _] = self.counts[g];
+            let [false_positives, total, _, _] = self.counts[g];
             controls.push(Control {
                 gate: gate.id.clone(),
                 false_positives,
@@ -383,6 +505,12 @@ impl Tally {
             .map(|g| GateInfo {
                 id: g.id.clone(),
                 rules: g.rules.iter().map(|r| r.id().to_string()).collect(),
+                // As the spec wrote it: the resolved path is this machine's.
+                command: spec
+                    .gates
+                    .iter()
+                    .find(|s| s.id == g.id)
+                    .and_then(|s| s.command.clone()),
             })
             .collect();
         let labels: Vec<ClassLabel> = study
@@ -395,6 +523,7 @@ impl Tally {
             .collect();
         Summary {
             metrics: metrics(&gates, &cells, &labels),
+            crashes,
             labels,
             study: spec.id.clone(),
             title: spec.title.clone(),

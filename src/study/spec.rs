@@ -67,11 +67,39 @@ pub struct SweepSpec {
 #[serde(deny_unknown_fields)]
 pub struct GateSpec {
     pub id: String,
-    /// Rule ids; `@payload` and `@diff` stand for every rule of that kind.
+    /// Rule ids; `@payload` and `@diff` stand for every rule of that kind. Empty for an
+    /// external checker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
     /// `any` (default: any finding detects), `warning` or `breaking` (see `--fail-on`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fail_on: Option<String>,
+    /// An external checker's argv (no shell), instead of `rules`; see docs/checker-protocol.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// `jsonl` (default) or `exit-code`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Checker processes run side by side (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<usize>,
+    /// Whole seconds to wait for one answer or one run (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    /// Exit codes meaning "detected" (exit-code mode; default [1]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detected_exit_codes: Option<Vec<i32>>,
+    /// Exit codes meaning "not detected" (exit-code mode; default [0]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_detected_exit_codes: Option<Vec<i32>>,
+}
+
+/// The folder of the spec file: live servers and checkers run there.
+fn spec_dir(path: &str) -> std::path::PathBuf {
+    match std::path::Path::new(path).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
 }
 
 fn default_tools() -> usize {
@@ -223,10 +251,13 @@ impl StudySpec {
                     format!("{:?} is used twice", gate.id),
                 ));
             }
-            if gate.rules.is_empty() {
+            let live_dir = spec_dir(path);
+            let checker = super::checker_gate::resolve(gate, &live_dir)
+                .map_err(|(key, message)| invalid(format!("gates[{g}].{key}"), message))?;
+            if checker.is_none() && gate.rules.is_empty() {
                 return Err(invalid(
                     format!("gates[{g}].rules"),
-                    "list at least one rule".into(),
+                    "list at least one rule, or give an external checker's `command`".into(),
                 ));
             }
             let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
@@ -272,6 +303,7 @@ impl StudySpec {
                 id: gate.id.clone(),
                 rules: gate_rules,
                 fail_on,
+                checker,
             });
         }
         for (i, server) in self.live.iter().enumerate() {
@@ -296,10 +328,7 @@ impl StudySpec {
                 "a study takes its surfaces from `bases` or `live`, not both".into(),
             ));
         }
-        let live_dir = match std::path::Path::new(path).parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => std::path::PathBuf::from("."),
-        };
+        let live_dir = spec_dir(path);
         let bases = match &self.bases {
             Some(folder) => {
                 load_bases(path, folder).map_err(|message| invalid("bases".into(), message))?

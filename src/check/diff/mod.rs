@@ -2,7 +2,9 @@
 //! tagged with the [`ChangeKind`] whose rule reports it. Computed once per comparison and shared by
 //! all diff rules (see `check::rules::diff_rules`).
 
+mod canonical;
 mod pairing;
+mod property_renames;
 mod schema;
 mod tool;
 mod words;

@@ -11,8 +11,10 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::canonical;
+use super::pairing::MAX_RENAME_COMPARISONS;
+use super::property_renames::{list_values, PropertyRenames};
 use super::tool::ToolDiff;
-use super::words::{jaccard, words};
 use super::ChangeKind as K;
 use crate::pointer;
 use crate::surface::required_names;
@@ -395,14 +397,19 @@ impl<'a> Walker<'_, 'a, '_> {
                 format!("{subject}: {keyword} removed (any value allowed)"),
             ),
             (Some(old), Some(new)) => {
-                let removed: Vec<&Value> = old.iter().filter(|v| !new.contains(v)).collect();
-                let added: Vec<&Value> = new.iter().filter(|v| !old.contains(v)).collect();
-                let list = |vs: &[&Value]| {
-                    vs.iter()
-                        .map(|v| v.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
+                // Hashed, so 100k-value enums are compared in one pass each.
+                let keys =
+                    |vs: &[Value]| -> HashSet<String> { vs.iter().map(canonical::key).collect() };
+                let (old_keys, new_keys) = (keys(&old), keys(&new));
+                let removed: Vec<&Value> = old
+                    .iter()
+                    .filter(|v| !new_keys.contains(&canonical::key(v)))
+                    .collect();
+                let added: Vec<&Value> = new
+                    .iter()
+                    .filter(|v| !old_keys.contains(&canonical::key(v)))
+                    .collect();
+                let list = |vs: &[&Value]| list_values(vs);
                 if !removed.is_empty() {
                     let kind = self.judged(K::EnumValueRemoved, K::OutputCompatibleChange);
                     let message =
@@ -653,28 +660,17 @@ impl<'a> Walker<'_, 'a, '_> {
             .keys()
             .filter(|k| !new_props.contains_key(*k))
             .collect();
-        let mut added: Vec<&String> = new_props
+        let added: Vec<&String> = new_props
             .keys()
             .filter(|k| !old_props.contains_key(*k))
             .collect();
+        let mut renames = PropertyRenames::new(&added, new_props);
         for key in removed {
-            // A removed and an added property with the same shape and some evidence of being the
-            // same (a shared name word, or the same description) is a likely rename; shape alone
-            // would pair `path` with an unrelated new `query`.
-            let rename = added
-                .iter()
-                .filter(|a| {
-                    let (o, n) = (&old_props[key.as_str()], &new_props[a.as_str()]);
-                    same_shape(o, n) && related(key, a, o, n)
-                })
-                .max_by(|a, b| {
-                    jaccard(&words(key), &words(a)).total_cmp(&jaccard(&words(key), &words(b)))
-                })
-                .copied();
+            let rename = renames.best(key, &old_props[key.as_str()]);
             let old_at = pointer::push(&pointer::push(&at.old, "properties"), key);
             match (rename, self.direction) {
                 (Some(new_key), Direction::Request) => {
-                    added.retain(|a| *a != new_key);
+                    let new_key = renames.take(new_key);
                     let new_at = pointer::push(&pointer::push(&at.new, "properties"), new_key);
                     let message = format!(
                         "parameter {:?} was likely renamed to {:?}",
@@ -706,7 +702,14 @@ impl<'a> Walker<'_, 'a, '_> {
                 }
             }
         }
-        for key in added {
+        if renames.capped {
+            let why = format!(
+                "{}: more than {MAX_RENAME_COMPARISONS} property pairs to compare; the rename search stopped and the rest are reported as removed and added",
+                self.subject(at)
+            );
+            self.unjudged(at.keyword("properties"), None, None, why);
+        }
+        for key in renames.untaken() {
             let new_at = pointer::push(&pointer::push(&at.new, "properties"), key);
             let (kind, message) = match (self.direction, new_req.contains(key.as_str())) {
                 (Direction::Request, true) => (
@@ -856,27 +859,24 @@ impl<'a> Walker<'_, 'a, '_> {
                 self.unjudged(at.keyword(keyword), raw.0, raw.1, why);
                 continue;
             };
+            // Each old branch pairs with the first untaken equal new branch, else with the first
+            // untaken one of the same types; both lookups hashed (unions can be huge).
+            let signature = |b: &Value| format!("{:?}", type_set(b.get("type")));
+            let mut equal = canonical::FirstUnclaimed::new(new.iter().map(canonical::key));
+            let mut same_types = canonical::FirstUnclaimed::new(new.iter().map(signature));
             let mut new_taken = vec![false; new.len()];
             let mut pairs: Vec<(usize, usize)> = Vec::new();
             let mut unpaired_old = Vec::new();
             for (i, branch) in old.iter().enumerate() {
-                if let Some(j) = (0..new.len()).find(|&j| !new_taken[j] && new[j] == *branch) {
-                    new_taken[j] = true;
-                    pairs.push((i, j));
-                } else {
-                    unpaired_old.push(i);
+                match equal.claim(&canonical::key(branch), &mut new_taken) {
+                    Some(j) => pairs.push((i, j)),
+                    None => unpaired_old.push(i),
                 }
             }
             let mut removed = Vec::new();
             for i in unpaired_old {
-                let signature = type_set(old[i].get("type"));
-                match (0..new.len())
-                    .find(|&j| !new_taken[j] && type_set(new[j].get("type")) == signature)
-                {
-                    Some(j) => {
-                        new_taken[j] = true;
-                        pairs.push((i, j));
-                    }
+                match same_types.claim(&signature(&old[i]), &mut new_taken) {
+                    Some(j) => pairs.push((i, j)),
                     None => removed.push(i),
                 }
             }
@@ -1014,14 +1014,11 @@ impl<'a> Walker<'_, 'a, '_> {
     }
 
     fn others(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
-        let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
-        keys.dedup();
-        let mut seen: Vec<&String> = Vec::new();
-        for key in keys {
-            if HANDLED.contains(&key.as_str()) || seen.contains(&key) {
+        let mut seen: HashSet<&String> = HashSet::new();
+        for key in o.keys().chain(n.keys()) {
+            if HANDLED.contains(&key.as_str()) || !seen.insert(key) {
                 continue;
             }
-            seen.push(key);
             let raw = (o.get(key), n.get(key));
             if raw.0 == raw.1 {
                 continue;
@@ -1134,18 +1131,6 @@ fn bound(
 /// 2^53 − 1: bounds at or beyond it (in either direction) count as no bound.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
-/// A schema as an object: `true` is the empty schema; `false` and non-objects are not.
-/// A shared word in the names, or the same non-empty description.
-fn related(old_name: &str, new_name: &str, old: &Value, new: &Value) -> bool {
-    fn description(v: &Value) -> Option<&str> {
-        v.get("description")
-            .and_then(Value::as_str)
-            .filter(|d| !d.is_empty())
-    }
-    jaccard(&words(old_name), &words(new_name)) > 0.0
-        || description(old).is_some_and(|d| description(new) == Some(d))
-}
-
 fn union_of<'v>(schema: &'v Map<String, Value>, keyword: &str) -> Option<&'v Vec<Value>> {
     schema
         .get(keyword)
@@ -1257,11 +1242,4 @@ fn show_types(set: &BTreeSet<String>) -> String {
         return "any".into();
     }
     set.iter().cloned().collect::<Vec<_>>().join("|")
-}
-
-/// Same type, enum and format: a removed and an added property that could be one renamed.
-fn same_shape(a: &Value, b: &Value) -> bool {
-    ["type", "enum", "format", "items", "$ref"]
-        .iter()
-        .all(|k| a.get(k) == b.get(k))
 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::mutate::{self, Label, MutationClass};
 use crate::rng::Stream;
 use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
-pub use write::write;
+pub use write::{file_names, write};
 
 /// The placeholder for a session's own empty folder in a server's `command` and `env`.
 pub const SESSION_PLACEHOLDER: &str = "{session}";

@@ -19,6 +19,15 @@ pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT: &str = "report.md";
 pub const FIGURE_STEM: &str = "silent-failures";
 
+/// Every file [`write`] writes: a folder holding only these is an earlier guard study's.
+pub fn file_names() -> Vec<String> {
+    let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
+        .map(String::from)
+        .to_vec();
+    names.extend(["svg", "png"].map(|ext| format!("{FIGURE_STEM}.{ext}")));
+    names
+}
+
 /// Verdict colours (Okabe–Ito), in `Verdict::ALL` order.
 const SEGMENTS: [(&str, RGBColor); 5] = [
     ("accepted, correct", RGBColor(0, 158, 115)),

@@ -11,6 +11,10 @@ use crate::record::Shard;
 use crate::study::StudySpec;
 use crate::surface::hex;
 
+pub mod folder;
+
+pub use folder::StagedFolder;
+
 pub const ROWS: &str = "rows.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
@@ -33,6 +37,7 @@ enum Target {
     Temp {
         writer: BufWriter<tempfile::NamedTempFile>,
         dest: PathBuf,
+        _cleanup: crate::cleanup::Registration,
     },
     Direct(BufWriter<File>),
     Done,
@@ -65,10 +70,12 @@ impl AtomicFile {
             temp.as_file()
                 .set_permissions(fs::Permissions::from_mode(0o644))?;
         }
+        let cleanup = crate::cleanup::remove_on_signal(temp.path().to_path_buf());
         Ok(AtomicFile {
             target: Target::Temp {
                 writer: BufWriter::with_capacity(1 << 16, temp),
                 dest: dest.to_path_buf(),
+                _cleanup: cleanup,
             },
         })
     }
@@ -76,7 +83,7 @@ impl AtomicFile {
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> io::Result<()> {
         match std::mem::replace(&mut self.target, Target::Done) {
-            Target::Temp { writer, dest } => {
+            Target::Temp { writer, dest, .. } => {
                 let temp = writer.into_inner().map_err(|e| e.into_error())?;
                 temp.as_file().sync_all()?;
                 temp.persist(&dest).map_err(|e| e.error)?;
@@ -103,40 +110,6 @@ impl Write for AtomicFile {
             Target::Done => Ok(()),
         }
     }
-}
-
-/// The lock file every writer of a results folder holds while it writes.
-pub const LOCK: &str = ".driftlab.lock";
-
-/// An exclusive lock on a results folder, released when dropped (or when the process dies, even
-/// by `kill -9`: the kernel drops `flock` locks with the process).
-pub struct FolderLock {
-    _file: File,
-}
-
-/// Takes the folder's lock, or refuses at once when another driftlab holds it: two runs writing
-/// one folder would interleave their files.
-pub fn lock_folder(dir: &Path) -> Result<FolderLock, String> {
-    let path = dir.join(LOCK);
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("{}: cannot create the lock file: {e}", path.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: flock on a file descriptor this function owns; no memory is shared.
-        let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
-        if !taken {
-            return Err(format!(
-                "{}: another driftlab is writing this folder (it holds {LOCK}); wait for it or choose another --out",
-                dir.display()
-            ));
-        }
-    }
-    Ok(FolderLock { _file: file })
 }
 
 /// Rows serialized as CSV (a header from the first row's field names), in memory.

@@ -1,0 +1,147 @@
+//! The rename search among a schema's removed and added properties: a removed property pairs
+//! with the added one of the same shape that shares a name word or its description, the one
+//! with the most name words in common. Only pairs that share a word or a description are ever
+//! compared (found through an index), and at most [`MAX_RENAME_COMPARISONS`] of them.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{Map, Value};
+
+use super::pairing::MAX_RENAME_COMPARISONS;
+use super::words::{jaccard, words};
+
+/// The added properties of one schema, indexed for the rename search.
+pub struct PropertyRenames<'a> {
+    added: Vec<&'a String>,
+    schemas: Vec<&'a Value>,
+    words: Vec<BTreeSet<String>>,
+    taken: Vec<bool>,
+    /// Added positions by `w:<name word>` and `d:<description>`.
+    index: HashMap<String, Vec<usize>>,
+    compared: usize,
+    /// The search stopped at [`MAX_RENAME_COMPARISONS`]; later removed properties get no rename.
+    pub capped: bool,
+}
+
+impl<'a> PropertyRenames<'a> {
+    pub fn new(added: &[&'a String], props: &'a Map<String, Value>) -> PropertyRenames<'a> {
+        let schemas: Vec<&Value> = added.iter().map(|k| &props[k.as_str()]).collect();
+        let words: Vec<BTreeSet<String>> = added.iter().map(|k| words(k)).collect();
+        let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (w, schema)) in words.iter().zip(&schemas).enumerate() {
+            for key in keys(w, schema) {
+                index.entry(key).or_default().push(i);
+            }
+        }
+        PropertyRenames {
+            added: added.to_vec(),
+            schemas,
+            words,
+            taken: vec![false; added.len()],
+            index,
+            compared: 0,
+            capped: false,
+        }
+    }
+
+    /// The untaken added property that `removed` (with schema `old`) was most likely renamed
+    /// to: same shape, and related (a shared name word or description); among several, the most
+    /// name words in common, the last in schema order on a tie.
+    pub fn best(&mut self, removed: &str, old: &Value) -> Option<usize> {
+        if self.capped {
+            return None;
+        }
+        let old_words = words(removed);
+        let mut candidates: Vec<usize> = keys(&old_words, old)
+            .filter_map(|key| self.index.get(&key))
+            .flatten()
+            .copied()
+            .filter(|&i| !self.taken[i])
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        self.compared += candidates.len();
+        if self.compared > MAX_RENAME_COMPARISONS {
+            self.capped = true;
+            return None;
+        }
+        let mut best: Option<(f64, usize)> = None;
+        for i in candidates {
+            let new = self.schemas[i];
+            if !same_shape(old, new) || !related(&old_words, &self.words[i], old, new) {
+                continue;
+            }
+            let score = jaccard(&old_words, &self.words[i]);
+            if best.is_none_or(|(top, _)| score >= top) {
+                best = Some((score, i));
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+
+    /// Marks added property `i` as paired and returns its name.
+    pub fn take(&mut self, i: usize) -> &'a String {
+        self.taken[i] = true;
+        self.added[i]
+    }
+
+    /// The added properties not paired with a removed one, in schema order.
+    pub fn untaken(&self) -> impl Iterator<Item = &'a String> + '_ {
+        self.added
+            .iter()
+            .zip(&self.taken)
+            .filter(|(_, taken)| !**taken)
+            .map(|(a, _)| *a)
+    }
+}
+
+/// The index keys under which a property can meet its rename: its name words and description
+/// (and "no words": two names without words count as sharing them, see `jaccard`).
+fn keys<'k>(words: &'k BTreeSet<String>, schema: &'k Value) -> impl Iterator<Item = String> + 'k {
+    let none = words.is_empty().then(|| "\0no-words".to_string());
+    words
+        .iter()
+        .map(|w| format!("w:{w}"))
+        .chain(none)
+        .chain(description(schema).map(|d| format!("d:{d}")))
+}
+
+fn description(v: &Value) -> Option<&str> {
+    v.get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+}
+
+/// A shared word in the names, or the same non-empty description.
+fn related(
+    old_words: &BTreeSet<String>,
+    new_words: &BTreeSet<String>,
+    old: &Value,
+    new: &Value,
+) -> bool {
+    jaccard(old_words, new_words) > 0.0
+        || description(old).is_some_and(|d| description(new) == Some(d))
+}
+
+/// Same type, enum and format: a removed and an added property that could be one renamed.
+fn same_shape(a: &Value, b: &Value) -> bool {
+    ["type", "enum", "format", "items", "$ref"]
+        .iter()
+        .all(|k| a.get(k) == b.get(k))
+}
+
+/// Values for a message: the first ten, then how many more (a 100k-value enum must not make a
+/// 100k-value message).
+pub fn list_values(values: &[&Value]) -> String {
+    const SHOWN: usize = 10;
+    let mut text = values
+        .iter()
+        .take(SHOWN)
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if values.len() > SHOWN {
+        text.push_str(&format!(" and {} more", values.len() - SHOWN));
+    }
+    text
+}

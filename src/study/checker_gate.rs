@@ -1,0 +1,104 @@
+//! A `[[gates]]` entry with a `command`: an external checker, checked and resolved.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::spec::GateSpec;
+use crate::check::external::{CheckerSpec, Mode};
+
+/// The checker of `gate`, or `None` for a gate of rules. Errors name the key (under the gate)
+/// and what is wrong with it.
+pub fn resolve(gate: &GateSpec, dir: &Path) -> Result<Option<CheckerSpec>, (String, String)> {
+    let err = |key: &str, message: String| Err((key.to_string(), message));
+    let Some(command) = &gate.command else {
+        for (key, set) in [
+            ("mode", gate.mode.is_some()),
+            ("processes", gate.processes.is_some()),
+            ("timeout", gate.timeout.is_some()),
+            ("detected_exit_codes", gate.detected_exit_codes.is_some()),
+            (
+                "not_detected_exit_codes",
+                gate.not_detected_exit_codes.is_some(),
+            ),
+        ] {
+            if set {
+                return err(
+                    key,
+                    "applies to an external checker only: give its `command`".into(),
+                );
+            }
+        }
+        return Ok(None);
+    };
+    if !gate.rules.is_empty() {
+        return err(
+            "rules",
+            "a gate runs either rules or an external `command`, not both".into(),
+        );
+    }
+    if gate.fail_on.is_some() {
+        return err(
+            "fail_on",
+            "an external checker decides detection itself; remove `fail_on`".into(),
+        );
+    }
+    if command.is_empty() || command[0].is_empty() {
+        return err(
+            "command",
+            "give the checker's argv, e.g. [\"python3\", \"checker.py\"]".into(),
+        );
+    }
+    let mode = match gate.mode.as_deref() {
+        None | Some("jsonl") => Mode::Jsonl,
+        Some("exit-code") => Mode::ExitCode,
+        Some(other) => return err("mode", format!("{other:?} is not one of jsonl, exit-code")),
+    };
+    if mode == Mode::ExitCode {
+        for placeholder in ["{approved}", "{candidate}"] {
+            if !command.iter().any(|a| a.contains(placeholder)) {
+                return err("command", format!("exit-code mode needs {placeholder} in the argv (replaced by the payload's path)"));
+            }
+        }
+    } else if gate.detected_exit_codes.is_some() || gate.not_detected_exit_codes.is_some() {
+        return err(
+            "mode",
+            "exit codes are mapped in mode = \"exit-code\" only".into(),
+        );
+    }
+    let processes = gate.processes.unwrap_or(1);
+    if !(1..=64).contains(&processes) {
+        return err("processes", format!("{processes}: expected 1 to 64"));
+    }
+    let seconds = gate.timeout.unwrap_or(30);
+    if !(1..=86_400).contains(&seconds) {
+        return err(
+            "timeout",
+            format!("{seconds}: expected whole seconds from 1 to 86400"),
+        );
+    }
+    let timeout = Duration::from_secs(seconds);
+    let detected_codes = gate.detected_exit_codes.clone().unwrap_or_else(|| vec![1]);
+    let not_detected_codes = gate
+        .not_detected_exit_codes
+        .clone()
+        .unwrap_or_else(|| vec![0]);
+    if let Some(code) = detected_codes
+        .iter()
+        .find(|c| not_detected_codes.contains(c))
+    {
+        return err(
+            "detected_exit_codes",
+            format!("exit code {code} cannot mean both detected and not detected"),
+        );
+    }
+    Ok(Some(CheckerSpec {
+        gate: gate.id.clone(),
+        command: super::live::resolve_argv(dir, command),
+        mode,
+        processes,
+        timeout,
+        dir: dir.to_path_buf(),
+        detected_codes,
+        not_detected_codes,
+    }))
+}
