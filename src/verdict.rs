@@ -149,10 +149,19 @@ pub struct Outcome {
     /// Findings a policy accepted, with the reason given.
     pub accepted: Vec<(Finding, String)>,
     pub fail_on: FailOn,
+    /// Pre-existing findings fail the gate too (see [`Outcome::fails_gate`]).
+    pub fail_on_existing: bool,
     pub verdict: Verdict,
 }
 
 impl Outcome {
+    /// Whether `finding` is one that makes the gate fail: at or above `fail_on`, and new unless
+    /// pre-existing findings count.
+    pub fn fails_gate(&self, finding: &Finding) -> bool {
+        self.fail_on.fails(finding.severity)
+            && (self.fail_on_existing || finding.baseline != Some(Baseline::Unchanged))
+    }
+
     /// Findings per severity, every severity present (zero included), most severe first.
     pub fn counts(&self) -> Vec<(Severity, usize)> {
         Severity::ALL
@@ -202,21 +211,17 @@ pub fn evaluate(
         }
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let counts = |f: &Finding| policy.fail_on_existing || f.baseline != Some(Baseline::Unchanged);
-    let verdict = if findings
-        .iter()
-        .any(|f| fail_on.fails(f.severity) && counts(f))
-    {
-        Verdict::Drift
-    } else {
-        Verdict::Pass
-    };
-    Outcome {
+    let mut outcome = Outcome {
         findings,
         accepted,
         fail_on,
-        verdict,
+        fail_on_existing: policy.fail_on_existing,
+        verdict: Verdict::Pass,
+    };
+    if outcome.findings.iter().any(|f| outcome.fails_gate(f)) {
+        outcome.verdict = Verdict::Drift;
     }
+    outcome
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@ fn the_default_study_writes_figures_and_a_report() {
         "240/240",
         "0/240",
         "tools-reordered",
-        "mcp-contract-drift-2026-08-22",
+        // The spec's title, under the chart's own.
+        "MCP contract drift: structural check vs. structural check + ordered tool-name snapshot",
     ] {
         assert!(chart.contains(text), "detection chart lacks {text:?}");
     }

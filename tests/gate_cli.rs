@@ -221,16 +221,23 @@ fn check_without_a_snapshot_runs_payload_rules_only() {
         .iter()
         .map(|f| f["rule"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(
-        rules,
-        [
-            "duplicate-tool-name",
-            "input-schema-null",
-            "tool-name-invalid"
-        ]
-        .map(String::from)
-        .into()
-    );
+    // Only payload rules run (whichever the registry holds: a new payload rule may fire too),
+    // and these three must.
+    let payload: BTreeSetOf = driftlab::check::rules::of_kind(driftlab::check::RuleKind::Payload)
+        .iter()
+        .map(|r| r.id().to_string())
+        .collect();
+    assert!(rules.is_subset(&payload), "{rules:?}");
+    for expected in [
+        "duplicate-tool-name",
+        "input-schema-null",
+        "tool-name-invalid",
+    ] {
+        assert!(
+            rules.contains(expected),
+            "{expected} missing from {rules:?}"
+        );
+    }
 }
 
 type BTreeSetOf = std::collections::BTreeSet<String>;
@@ -392,7 +399,12 @@ fn the_readme_json_example_is_real_output() {
     let marker = "<!-- example: examples/gate -->\n```json\n";
     let start = readme.find(marker).unwrap() + marker.len();
     let end = start + readme[start..].find("```").unwrap();
-    assert_eq!(&readme[start..end], stdout(&output));
+    assert_eq!(
+        &readme[start..end],
+        stdout(&output),
+        "README's JSON example is stale: paste the output of `driftlab check --approved \
+         approved.json candidate.json --format json` run in examples/gate"
+    );
 }
 
 #[test]
@@ -610,5 +622,51 @@ fn a_byte_order_mark_is_skipped_and_two_stdins_are_refused() {
         stderr(&output).contains("stdin can be read once"),
         "{}",
         stderr(&output)
+    );
+}
+
+#[test]
+fn junit_has_a_failed_case_per_failing_finding_and_escapes_server_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let gate = repo().join("examples/gate");
+    let output = run(&[
+        "check",
+        "--approved",
+        gate.join("approved.json").to_str().unwrap(),
+        gate.join("candidate.json").to_str().unwrap(),
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let xml = stdout(&output);
+    let json = run(&[
+        "check",
+        "--approved",
+        gate.join("approved.json").to_str().unwrap(),
+        gate.join("candidate.json").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let failing = findings
+        .iter()
+        .filter(|f| matches!(f["severity"].as_str(), Some("breaking" | "unknown")))
+        .count();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    assert_eq!(xml.matches("<testcase ").count(), findings.len());
+    assert_eq!(xml.matches("<failure ").count(), failing);
+    assert!(xml.contains(&format!("failures=\"{failing}\"")));
+
+    // A hostile tool name cannot close a tag or smuggle control characters.
+    let hostile = json!({"tools": [{"name": "x\"/><evil a='1'>\u{1b}[2K", "inputSchema": null}]});
+    let c = write(dir.path(), "c.json", &hostile);
+    let output = run(&["check", &c, "--format", "junit"]);
+    let xml = stdout(&output);
+    assert!(!xml.contains("<evil"), "{xml}");
+    assert!(!xml.contains('\u{1b}'), "{xml}");
+    assert!(
+        xml.contains("&lt;evil a=&apos;1&apos;&gt;\\u{1b}[2K"),
+        "{xml}"
     );
 }

@@ -73,7 +73,8 @@ fn merge_refuses_an_incomplete_or_mixed_set() {
     let output = run_in(dir.path(), &["merge", "a", "-o", "m"], None);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("need shards 1..=2 of 2 exactly once; got [1]"),
+        stderr(&output)
+            .contains("need each of shards 1/2 to 2/2 exactly once; got 1/2 (missing 2/2)"),
         "{}",
         stderr(&output)
     );

@@ -316,3 +316,72 @@ fn help_lists_every_command() {
     let output = run(&["study", "--nope"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn flags_name_themselves_in_errors_and_threads_do_not_change_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flags, expected) in [
+        (&["--surfaces", "0"][..], "--surfaces 0: must be at least 1"),
+        (&["--tools", "0"][..], "--tools 0: must be between 1 and"),
+        (&["-j", "0"][..], "--threads 0: give at least 1"),
+    ] {
+        let mut args = vec!["study", "--quiet"];
+        args.extend_from_slice(flags);
+        let output = run_in(dir.path(), &args, None);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        assert!(stderr(&output).contains(expected), "{}", stderr(&output));
+    }
+    for (out, threads) in [("one", "1"), ("two", "2")] {
+        let output = run_in(
+            dir.path(),
+            &[
+                "study",
+                "--quiet",
+                "--surfaces",
+                "50",
+                "-j",
+                threads,
+                "-o",
+                out,
+            ],
+            None,
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    for file in ["rows.csv", "summary.json"] {
+        assert_eq!(
+            fs::read(dir.path().join("one").join(file)).unwrap(),
+            fs::read(dir.path().join("two").join(file)).unwrap()
+        );
+    }
+    let manifest = read_json(&dir.path().join("one/manifest.json"));
+    assert_eq!(manifest["run"]["threads"], 1);
+    // Provenance: which code wrote the folder.
+    let code = &manifest["code"];
+    assert_eq!(code["version"], env!("CARGO_PKG_VERSION"));
+    let hex = |v: &Value, n: usize| {
+        v.as_str()
+            .is_some_and(|s| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    assert!(hex(&code["source_sha256"], 64), "{code}");
+    assert!(
+        code.get("git_commit").is_none() || hex(&code["git_commit"], 40),
+        "{code}"
+    );
+    // A shard's headline counts its own surfaces, and says which of how many.
+    let output = run_in(dir.path(), &["study", "--shard", "2/3", "-o", "s2"], None);
+    let text = stdout(&output);
+    assert!(text.contains("surfaces 80 to 159 of 0 to 239"), "{text}");
+    assert!(
+        text.contains(": 80 surfaces (shard 2/3 of 240) x 5 mutation classes = 400"),
+        "{text}"
+    );
+    // A merge with a shard twice names what is missing in shard terms.
+    let output = run_in(dir.path(), &["merge", "s2", "s2", "-o", "m"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("got 2/3, 2/3 (missing 1/3, 3/3)"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -29,4 +29,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = report::markdown::render(&r);
     let _ = report::sarif::render(&r);
     let _ = report::github::render(&r);
+    let _ = report::junit::render(&r);
 });

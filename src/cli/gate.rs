@@ -25,6 +25,8 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow annotations
     Github,
+    /// JUnit XML for GitLab, Jenkins and other CI test reports (a test case per finding)
+    Junit,
 }
 
 /// Options shared by check and diff.
@@ -174,6 +176,7 @@ fn gate(
     let text = match options.format {
         Format::Text => report::text::render(&report, colour),
         Format::Json => report::json::render(&report),
+        Format::Junit => report::junit::render(&report),
         Format::Markdown => report::markdown::render(&report),
         Format::Sarif => report::sarif::render(&report),
         Format::Github => report::github::render(&report),

@@ -24,7 +24,7 @@ pub struct Args {
     /// The study spec (TOML).
     spec: PathBuf,
     /// The results folder [default: results/<id of the spec>].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Overwrite a folder that holds anything but a guard study's files.
     #[arg(long)]

@@ -107,7 +107,7 @@ mod tests {
             assert_eq!(
                 &readme[start..end],
                 table,
-                "README section after {marker:?} is stale"
+                "README section after {marker:?} is stale: run scripts/update-readme-tables.sh"
             );
         }
     }

@@ -131,7 +131,20 @@ fn check_complete(shards: &mut [ShardResult]) -> Result<()> {
         .any(|s| s.manifest.shard.map(|x| x.count) != Some(count))
         || indices != expected
     {
-        bail!("need shards 1..={count} of {count} exactly once; got {indices:?}");
+        let got: Vec<String> = indices.iter().map(|k| format!("{k}/{count}")).collect();
+        let missing: Vec<String> = (1..=count)
+            .filter(|k| !indices.contains(k))
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        bail!(
+            "need each of shards 1/{count} to {count}/{count} exactly once; got {}{}",
+            got.join(", "),
+            if missing.is_empty() {
+                " (one repeated)".to_string()
+            } else {
+                format!(" (missing {})", missing.join(", "))
+            }
+        );
     }
     Ok(())
 }

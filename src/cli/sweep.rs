@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::artifacts::write;
-use super::study::{json_bytes, load, progress_bar, Overrides};
+use super::study::{json_bytes, load, progress_bar, set_threads, Overrides};
 use crate::output::{self, RunInfo};
 use crate::study::sweep;
 
@@ -21,8 +21,12 @@ pub struct Args {
     /// Study spec with a [sweep] section.
     spec: PathBuf,
     /// Output folder. Default: results/<study-id>-sweep/.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Worker threads (default: one per core, or RAYON_NUM_THREADS). The results are the same
+    /// at any count.
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
     /// Overwrite a folder that holds anything but this spec's sweep.
     #[arg(long)]
     force: bool,
@@ -33,6 +37,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     let started = Instant::now();
+    set_threads(args.threads)?;
     let (study, name) = load(Some(&args.spec), &Overrides::default())?;
     if study.spec.sweep.is_none() {
         bail!("{name}: no [sweep] section (seeds = [...], surfaces = [...])");
@@ -62,6 +67,7 @@ pub fn run(args: Args) -> Result<u8> {
         "rng": crate::rng::ALGORITHM,
         "command": format!("driftlab sweep {}", args.spec.display()),
         "configurations": sweep::configurations(&study),
+        "code": output::CodeVersion::current(),
         "files": output::hash_files(dir, &names)?,
         "run": RunInfo::now(started),
     });

@@ -145,10 +145,43 @@ pub struct Manifest {
     /// Set when these are one shard's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Which code wrote the folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeVersion>,
     /// sha256 of every other file in the folder, by file name.
     pub files: BTreeMap<String, String>,
     /// Time, host and thread count of this run: the only part that differs between reruns.
     pub run: RunInfo,
+}
+
+/// The code a binary was built from (see build.rs): the git commit and whether tracked code
+/// differed from it, when built in a checkout; a SHA-256 of the sources, always.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeVersion {
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+    /// Tracked sources differed from `git_commit` when the binary was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_dirty: Option<bool>,
+    pub source_sha256: String,
+}
+
+impl CodeVersion {
+    /// This binary's.
+    pub fn current() -> CodeVersion {
+        let commit = env!("DRIFTLAB_GIT_COMMIT");
+        CodeVersion {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+            git_dirty: match env!("DRIFTLAB_GIT_DIRTY") {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            },
+            source_sha256: env!("DRIFTLAB_SOURCE_SHA256").to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,5 +1,9 @@
-//! Grouped bar chart: one group per mutation class (plus all classes together), one bar per gate,
-//! bar height = detected / total, each bar labelled with its count.
+//! Grouped bar chart. For a small study: one group per mutation class (plus all classes
+//! together), one bar per gate, bar height = detected / total, each bar labelled with its count.
+//! When gates × classes would make more than [`MAX_BARS`] bars (the taxonomy's 9 × 25 made an
+//! 11,570-pixel-wide chart), one group per gate instead: for a labelled study its recall on the
+//! classes it should flag and its false-positive rate on the harmless ones, else its overall
+//! rate; the detection matrix carries the per-class detail.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -11,41 +15,93 @@ use crate::record::Summary;
 
 pub const FILE_STEM: &str = "detection-chart";
 
+/// The most bars the per-class chart draws before switching to one group per gate.
+pub const MAX_BARS: usize = 60;
+
+/// The widest canvas any detection chart gets.
+pub const MAX_WIDTH: u32 = 3200;
+
 /// One bar: label text and height.
 struct Bar {
     count: String,
     rate: Option<f64>,
 }
 
+/// What to draw: groups of bars along x, one bar per series in each group.
+struct Chart {
+    title: &'static str,
+    /// The study's title, on a line of its own under the chart's.
+    subtitle: String,
+    x_desc: &'static str,
+    y_desc: &'static str,
+    /// Legend entries with their colours, in bar order.
+    series: Vec<(String, RGBColor)>,
+    groups: Vec<(String, Vec<Bar>)>,
+}
+
 pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
-    let groups = groups(summary);
-    let width = (1600).max(220 + groups.len() as u32 * (40 + 46 * summary.gates.len() as u32));
+    let chart = chart(summary);
+    let bars = chart.groups.len() * chart.series.len();
+    let width = (1600)
+        .max(220 + chart.groups.len() as u32 * 40 + bars as u32 * 46)
+        .min(MAX_WIDTH);
     render_both(
         FILE_STEM,
         (width, 900),
-        &|root| draw(root, summary, &groups),
-        &|root| draw(root, summary, &groups),
+        &|root| draw(root, &chart),
+        &|root| draw(root, &chart),
     )
 }
 
-/// (group label, one bar per gate): every class, then "all classes".
-fn groups(summary: &Summary) -> Vec<(String, Vec<Bar>)> {
-    let mut out: Vec<(String, Vec<Bar>)> = summary
+fn title(summary: &Summary) -> &str {
+    if summary.title.is_empty() {
+        &summary.study
+    } else {
+        &summary.title
+    }
+}
+
+fn chart(summary: &Summary) -> Chart {
+    if summary.gates.len() * (summary.mutations.len() + 1) <= MAX_BARS {
+        return per_class(summary);
+    }
+    per_gate(summary)
+}
+
+fn bar(detected: u64, total: u64, rate: Option<f64>) -> Bar {
+    Bar {
+        count: format!("{detected}/{total}"),
+        rate,
+    }
+}
+
+/// A bar labelled with its percentage: wide enough to read where counts would be tiny.
+fn percent_bar(rate: Option<f64>) -> Bar {
+    Bar {
+        count: style::percent(rate),
+        rate,
+    }
+}
+
+fn missing() -> Bar {
+    Bar {
+        count: "-".into(),
+        rate: None,
+    }
+}
+
+fn per_class(summary: &Summary) -> Chart {
+    let mut groups: Vec<(String, Vec<Bar>)> = summary
         .mutations
         .iter()
         .map(|m| {
             let bars = summary
                 .gates
                 .iter()
-                .map(|g| match summary.cell(&g.id, m) {
-                    Some(c) => Bar {
-                        count: format!("{}/{}", c.detected, c.total),
-                        rate: c.rate,
-                    },
-                    None => Bar {
-                        count: "-".into(),
-                        rate: None,
-                    },
+                .map(|g| {
+                    summary
+                        .cell(&g.id, m)
+                        .map_or_else(missing, |c| bar(c.detected, c.total, c.rate))
                 })
                 .collect();
             (m.clone(), bars)
@@ -54,46 +110,105 @@ fn groups(summary: &Summary) -> Vec<(String, Vec<Bar>)> {
     let totals = summary
         .gates
         .iter()
-        .map(|g| match summary.total(&g.id) {
-            Some(t) => Bar {
-                count: format!("{}/{}", t.detected, t.total),
-                rate: t.rate,
-            },
-            None => Bar {
-                count: "-".into(),
-                rate: None,
-            },
+        .map(|g| {
+            summary
+                .total(&g.id)
+                .map_or_else(missing, |t| bar(t.detected, t.total, t.rate))
         })
         .collect();
-    out.push(("all classes".into(), totals));
-    out
+    groups.push(("all classes".into(), totals));
+    Chart {
+        title: "Detection of injected contract changes by gate",
+        subtitle: title(summary).to_string(),
+        x_desc: "Mutation class",
+        y_desc: "Share of injected changes detected",
+        series: summary
+            .gates
+            .iter()
+            .enumerate()
+            .map(|(g, gate)| (format!("gate: {}", gate.id), style::series_colour(g)))
+            .collect(),
+        groups,
+    }
 }
 
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    summary: &Summary,
-    groups: &[(String, Vec<Bar>)],
-) -> Result<(), String> {
+/// One group per gate. A labelled study with harmless classes: recall on should-flag classes
+/// and false-positive rate on harmless ones (from the metrics); otherwise the overall rate.
+fn per_gate(summary: &Summary) -> Chart {
+    let labelled = !summary.metrics.is_empty()
+        && summary
+            .metrics
+            .iter()
+            .any(|m| m.false_positives + m.true_negatives > 0);
+    let groups = summary
+        .gates
+        .iter()
+        .map(|g| {
+            let metric = summary.metrics.iter().find(|m| m.gate == g.id);
+            let bars = match (labelled, metric) {
+                (true, Some(m)) => vec![percent_bar(m.recall), percent_bar(m.false_positive_rate)],
+                (true, None) => vec![missing(), missing()],
+                (false, _) => vec![summary
+                    .total(&g.id)
+                    .map_or_else(missing, |t| percent_bar(t.rate))],
+            };
+            (g.id.clone(), bars)
+        })
+        .collect();
+    let series = if labelled {
+        vec![
+            (
+                "caught: breaking and dangerous changes detected (recall)".to_string(),
+                style::PALETTE[0],
+            ),
+            (
+                "cried wolf: compatible and benign changes flagged (false-positive rate)"
+                    .to_string(),
+                style::PALETTE[5],
+            ),
+        ]
+    } else {
+        vec![("all classes".to_string(), style::PALETTE[0])]
+    };
+    Chart {
+        title: "What each gate catches, and what it wrongly flags",
+        subtitle: title(summary).to_string(),
+        x_desc: "Gate (per class: see the detection matrix)",
+        y_desc: "Share of changes",
+        series,
+        groups,
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+    let groups = &chart.groups;
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
     let (width, _) = root.dim_in_pixel();
-    let title = format!(
-        "Detection of injected contract changes by gate: {}",
-        summary.study
-    );
     root.draw(&Text::new(
-        title,
-        (width as i32 / 2, 18),
+        chart.title,
+        (width as i32 / 2, 14),
         (FONT, 30, FontStyle::Bold)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top)),
     ))
     .map_err(err)?;
-    let legend_bottom = draw_legend(root, summary, 70)?;
+    root.draw(&Text::new(
+        chart.subtitle.clone(),
+        (width as i32 / 2, 54),
+        (FONT, 22)
+            .into_font()
+            .color(&style::MUTED)
+            .pos(Pos::new(HPos::Center, VPos::Top)),
+    ))
+    .map_err(err)?;
+    let legend_bottom = draw_legend(root, &chart.series, 96)?;
     let (_, body) = root.split_vertically(legend_bottom + 10);
 
-    let n_gates = summary.gates.len().max(1);
+    let n_series = chart.series.len().max(1);
+    let (x_desc, y_desc) = (chart.x_desc, chart.y_desc);
+    let series_colours: Vec<RGBColor> = chart.series.iter().map(|(_, c)| *c).collect();
     let mut chart = ChartBuilder::on(&body)
         .margin_left(20)
         .margin_right(30)
@@ -108,8 +223,8 @@ fn draw<DB: DrawingBackend>(
         .x_labels(0)
         .y_labels(6)
         .y_label_formatter(&|v| style::percent(Some(*v)))
-        .y_desc("Share of injected changes detected")
-        .x_desc("Mutation class")
+        .y_desc(y_desc)
+        .x_desc(x_desc)
         .axis_desc_style((FONT, 22))
         .label_style((FONT, 20))
         .light_line_style(TRANSPARENT)
@@ -117,22 +232,18 @@ fn draw<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
 
-    let slot = 0.76 / n_gates as f64;
+    let slot = 0.76 / n_series as f64;
     let bar_px = (chart.backend_coord(&(slot, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0).max(1);
-    for (g, gate) in summary.gates.iter().enumerate() {
-        let colour = style::series_colour(g);
+    for (g, colour) in series_colours.iter().enumerate() {
         let rects = groups.iter().enumerate().filter_map(|(i, (_, bars))| {
-            let rate = bars[g].rate?;
+            let rate = bars.get(g)?.rate?;
             let x0 = i as f64 + 0.12 + g as f64 * slot;
             Some(Rectangle::new(
                 [(x0, 0.0), (x0 + slot * 0.9, rate)],
                 colour.filled(),
             ))
         });
-        chart
-            .draw_series(rects)
-            .map_err(err)?
-            .label(gate.id.as_str());
+        chart.draw_series(rects).map_err(err)?;
     }
     // Count labels above bars, sized to the bar width so neighbours never overlap.
     let longest = groups
@@ -176,19 +287,18 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Draws "■ gate" entries left to right from `top`, wrapping; returns the bottom pixel row.
+/// Draws "■ series" entries left to right from `top`, wrapping; returns the bottom pixel row.
 fn draw_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    summary: &Summary,
+    series: &[(String, RGBColor)],
     top: i32,
 ) -> Result<u32, String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let font = (FONT, 22).into_font().color(&BLACK);
     let (width, _) = root.dim_in_pixel();
     let (mut x, mut y) = (120, top);
-    for (g, gate) in summary.gates.iter().enumerate() {
-        let label = format!("gate: {}", gate.id);
-        let (w, _) = root.estimate_text_size(&label, &font).map_err(err)?;
+    for (label, colour) in series {
+        let (w, _) = root.estimate_text_size(label, &font).map_err(err)?;
         let entry = 30 + w as i32 + 40;
         if x + entry > width as i32 - 20 && x > 120 {
             x = 120;
@@ -196,11 +306,11 @@ fn draw_legend<DB: DrawingBackend>(
         }
         root.draw(&Rectangle::new(
             [(x, y + 3), (x + 22, y + 25)],
-            style::series_colour(g).filled(),
+            colour.filled(),
         ))
         .map_err(err)?;
         root.draw(&Text::new(
-            label,
+            label.clone(),
             (x + 30, y + 2),
             font.pos(Pos::new(HPos::Left, VPos::Top)),
         ))
@@ -208,4 +318,27 @@ fn draw_legend<DB: DrawingBackend>(
         x += entry;
     }
     Ok((y + 30) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_study_gets_one_group_per_gate_on_a_bounded_canvas() {
+        let small = super::super::sample_summary(2, 5);
+        assert_eq!(chart(&small).groups.len(), 6, "per class, plus all classes");
+        for (gates, classes) in [(9, 24), (15, 25), (40, 60)] {
+            let summary = super::super::sample_summary(gates, classes);
+            let chart = chart(&summary);
+            assert_eq!(chart.groups.len(), gates);
+            let figure = render(&summary).unwrap();
+            assert!(
+                figure.width <= MAX_WIDTH,
+                "{gates} x {classes}: {}",
+                figure.width
+            );
+            assert!(figure.height <= 900);
+        }
+    }
 }

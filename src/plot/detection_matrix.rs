@@ -1,5 +1,8 @@
 //! Heatmap: gates (rows) × mutation classes (columns), the detection rate in each cell. Sized from
-//! the number of rows and columns, with vertical column labels, so it stays readable at ~15 × 25.
+//! the number of rows and columns (no wider than the grid and its title need), with vertical
+//! column labels, so it stays readable at ~15 × 25. In a labelled study a band over the columns
+//! names each run of classes with the same label (breaking, dangerous, compatible, benign): the
+//! columns a gate should flag, and those it should not. A colour bar reads the scale.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,6 +17,10 @@ pub const FILE_STEM: &str = "detection-matrix";
 const CELL_W: u32 = 76;
 const CELL_H: u32 = 44;
 const LABEL_FONT: f64 = 18.0;
+/// Height of the label band over the column labels.
+const BAND_H: u32 = 34;
+/// Width of the colour bar and its labels, right of the grid.
+const COLOUR_BAR_W: u32 = 150;
 
 struct Layout {
     left: u32,
@@ -36,7 +43,33 @@ pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
     )
 }
 
-/// Label areas are sized from the longest labels (about 0.6 em per character).
+/// Consecutive runs of classes with the same label: (label, first column, end column). Empty
+/// for a study without labels.
+pub fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize)> {
+    let mut bands: Vec<(crate::mutate::Label, usize, usize)> = Vec::new();
+    for (c, class) in summary.mutations.iter().enumerate() {
+        let Some(label) = summary.labels.iter().find(|l| &l.mutation == class) else {
+            return Vec::new();
+        };
+        match bands.last_mut() {
+            Some((last, _, end)) if *last == label.label && *end == c => *end = c + 1,
+            _ => bands.push((label.label, c, c + 1)),
+        }
+    }
+    bands
+}
+
+fn title(summary: &Summary) -> String {
+    let name = if summary.title.is_empty() {
+        &summary.study
+    } else {
+        &summary.title
+    };
+    format!("Detection rate, gate × mutation class: {name}")
+}
+
+/// Label areas are sized from the longest labels (about 0.6 em per character); the canvas is as
+/// wide as the grid, its labels and colour bar, or the title, whichever is wider.
 fn layout(summary: &Summary) -> Layout {
     let chars = |s: &str| s.chars().count() as u32;
     let longest_gate = summary
@@ -53,17 +86,24 @@ fn layout(summary: &Summary) -> Layout {
         .unwrap_or(4);
     let em = LABEL_FONT as u32;
     let left = 40 + longest_gate * em * 62 / 100;
-    let top = 110 + longest_class * em * 62 / 100;
+    let band = if label_bands(summary).is_empty() {
+        0
+    } else {
+        BAND_H + 8
+    };
+    let top = 110 + band + longest_class * em * 62 / 100;
     let cols = summary.mutations.len() as u32;
     let rows = summary.gates.len() as u32;
-    let natural = left + cols * CELL_W + 60;
-    let width = natural.max(1600);
+    let natural = left + cols * CELL_W + 30 + COLOUR_BAR_W;
+    // The title in 30 px bold: about 0.62 em per character, plus margins.
+    let title_width = chars(&title(summary)) * 30 * 62 / 100 + 80;
+    let width = natural.max(title_width);
     Layout {
-        // Centre the grid when the figure is wider than it needs to be.
+        // Centre the grid when the title is wider than it.
         left: left + (width - natural) / 2,
         top,
         width,
-        height: top + rows * CELL_H + 90,
+        height: top + (rows * CELL_H).max(260) + 90,
     }
 }
 
@@ -75,7 +115,7 @@ fn draw<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
     root.draw(&Text::new(
-        format!("Detection rate, gate × mutation class: {}", summary.study),
+        title(summary),
         (layout.width as i32 / 2, 18),
         (FONT, 30, FontStyle::Bold)
             .into_font()
@@ -131,13 +171,79 @@ fn draw<DB: DrawingBackend>(
             .map_err(err)?;
         }
     }
-    let note_y = top + summary.gates.len() as i32 * ch + 30;
+    for (label, first, end) in label_bands(summary) {
+        let (x0, x1) = (left + first as i32 * cw, left + end as i32 * cw);
+        let y0 = 70;
+        let colour = style::label_colour(label);
+        root.draw(&Rectangle::new(
+            [(x0 + 2, y0), (x1 - 2, y0 + BAND_H as i32)],
+            colour.filled(),
+        ))
+        .map_err(err)?;
+        // A band one column wide has room for an initial only.
+        let text = if end - first > 1 {
+            label.as_str().to_string()
+        } else {
+            label.as_str()[..1].to_uppercase()
+        };
+        root.draw(&Text::new(
+            text,
+            ((x0 + x1) / 2, y0 + BAND_H as i32 / 2),
+            (FONT, LABEL_FONT)
+                .into_font()
+                .color(&WHITE)
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
+    draw_colour_bar(
+        root,
+        left + summary.mutations.len() as i32 * cw + 30,
+        top,
+        (summary.gates.len() as i32 * ch).max(260),
+    )?;
+    let note_y = top + (summary.gates.len() as i32 * ch).max(260) + 30;
     root.draw(&Text::new(
         "Cell: share of injected changes of that class the gate detected (grey: class not applicable).",
         (left, note_y),
         (FONT, 18).into_font().color(&style::MUTED).pos(Pos::new(HPos::Left, VPos::Top)),
     ))
     .map_err(err)?;
+    Ok(())
+}
+
+/// A vertical viridis bar from 0% (bottom) to 100% (top), labelled every 25%.
+fn draw_colour_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    x: i32,
+    top: i32,
+    height: i32,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let steps = 50;
+    let step = (height as f64 / steps as f64).ceil() as i32;
+    for i in 0..steps {
+        let rate = 1.0 - i as f64 / (steps - 1) as f64;
+        let y = top + (height * i) / steps;
+        root.draw(&Rectangle::new(
+            [(x, y), (x + 28, y + step)],
+            style::viridis(rate).filled(),
+        ))
+        .map_err(err)?;
+    }
+    for quarter in 0..=4 {
+        let rate = f64::from(quarter) / 4.0;
+        let y = top + ((1.0 - rate) * f64::from(height)) as i32;
+        root.draw(&Text::new(
+            style::percent(Some(rate)),
+            (x + 36, y),
+            (FONT, 17)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(err)?;
+    }
     Ok(())
 }
 
@@ -173,5 +279,50 @@ mod tests {
         let cell_font = (FONT, 17).into_font().color(&BLACK);
         let (w, _) = area.estimate_text_size("66.7%", &cell_font).unwrap();
         assert!(w < CELL_W - 6);
+    }
+
+    #[test]
+    fn labelled_columns_get_bands_and_the_canvas_fits_the_grid() {
+        use crate::mutate::Label;
+        use crate::record::ClassLabel;
+        let mut summary = super::super::sample_summary(9, 24);
+        let labels = [
+            (14, Label::Breaking),
+            (3, Label::Dangerous),
+            (5, Label::Compatible),
+            (2, Label::Benign),
+        ];
+        let mut classes = summary.mutations.iter();
+        for (n, label) in labels {
+            for class in classes.by_ref().take(n) {
+                summary.labels.push(ClassLabel {
+                    mutation: class.clone(),
+                    label,
+                });
+            }
+        }
+        let bands = label_bands(&summary);
+        assert_eq!(
+            bands,
+            [
+                (Label::Breaking, 0, 14),
+                (Label::Dangerous, 14, 17),
+                (Label::Compatible, 17, 22),
+                (Label::Benign, 22, 24)
+            ]
+        );
+        let figure = render(&summary).unwrap();
+        for label in ["breaking", "dangerous", "compatible", "benign"] {
+            assert!(
+                figure.svg.contains(&format!("\n{label}\n")),
+                "band {label} drawn"
+            );
+        }
+        // No empty half: the canvas is the grid, its labels and the colour bar.
+        let layout = layout(&summary);
+        assert!(layout.width <= layout.left + 24 * CELL_W + 30 + COLOUR_BAR_W + 80);
+        // Without labels there are no bands.
+        summary.labels.clear();
+        assert!(label_bands(&summary).is_empty());
     }
 }

@@ -63,6 +63,12 @@ fn render_both(
         svg_draw(&root).map_err(fail)?;
         root.present().map_err(|e| fail(e.to_string()))?;
     }
+    // The PNG is drawn with the embedded DejaVu Sans; name it in the SVG too, then metrically
+    // close fallbacks (DejaVu derives from Bitstream Vera, as Verdana's metrics nearly match).
+    let svg = svg.replace(
+        &format!("font-family=\"{}\"", style::FONT),
+        "font-family=\"DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif\"",
+    );
     let mut pixels = vec![0u8; width as usize * height as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();

@@ -22,7 +22,9 @@ pub fn register_fonts() -> Result<(), String> {
     .clone()
 }
 
-/// Okabe–Ito: distinguishable with the common forms of colour blindness. Series cycle through it.
+/// Okabe–Ito (distinguishable with the common forms of colour blindness), its yellow replaced by
+/// a darker gold that reads on white, then five more from Paul Tol's muted scheme: twelve gates
+/// before a colour repeats.
 pub const PALETTE: &[RGBColor] = &[
     RGBColor(0, 114, 178),   // blue
     RGBColor(230, 159, 0),   // orange
@@ -30,12 +32,28 @@ pub const PALETTE: &[RGBColor] = &[
     RGBColor(204, 121, 167), // reddish purple
     RGBColor(86, 180, 233),  // sky blue
     RGBColor(213, 94, 0),    // vermillion
-    RGBColor(240, 228, 66),  // yellow
+    RGBColor(153, 136, 0),   // dark gold (Okabe–Ito yellow has too little contrast on white)
     RGBColor(0, 0, 0),       // black
+    RGBColor(51, 34, 136),   // indigo
+    RGBColor(136, 34, 85),   // wine
+    RGBColor(68, 170, 153),  // teal
+    RGBColor(153, 153, 153), // grey
 ];
 
 pub fn series_colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
+}
+
+/// The colour of each label's band in the matrix header.
+pub fn label_colour(label: crate::mutate::Label) -> RGBColor {
+    use crate::mutate::Label;
+    match label {
+        Label::Breaking => RGBColor(178, 34, 34),
+        Label::Dangerous => RGBColor(213, 94, 0),
+        Label::Compatible => RGBColor(0, 114, 178),
+        Label::Benign => RGBColor(0, 158, 115),
+        Label::Control => RGBColor(120, 120, 120),
+    }
 }
 
 pub const GRID: RGBColor = RGBColor(220, 220, 220);

@@ -3,6 +3,7 @@
 pub mod escape;
 pub mod github;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod sarif;
 pub mod study_report;

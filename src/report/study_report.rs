@@ -128,24 +128,31 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
                 "external checker `{}` (see docs/checker-protocol.md)",
                 crate::report::escape::visible(&command.join(" "))
             ),
-            None => gate
-                .rules
-                .iter()
-                .map(|r| format!("`{r}`"))
-                .collect::<Vec<_>>()
-                .join(" + "),
+            None => grouped(&gate.rules).join(" + "),
         };
         out.push_str(&format!("  - `{}` = {what}\n", gate.id));
     }
     out.push_str("- Rules:\n");
-    let mut seen: Vec<&str> = Vec::new();
-    for rule in summary.gates.iter().flat_map(|g| &g.rules) {
-        if seen.contains(&rule.as_str()) {
+    let mut seen: Vec<String> = Vec::new();
+    for rule in summary.gates.iter().flat_map(|g| grouped(&g.rules)) {
+        if seen.contains(&rule) {
             continue;
         }
+        let text = match rule.as_str() {
+            "`@payload`" => format!(
+                "every payload rule ({}; see `driftlab rules`)",
+                group_ids(crate::check::RuleKind::Payload).len()
+            ),
+            "`@diff`" => format!(
+                "every diff rule ({}; see `driftlab rules`)",
+                group_ids(crate::check::RuleKind::Diff).len()
+            ),
+            id => rules::by_id(id.trim_matches('`'))
+                .map_or("(not in this build's registry)", |r| r.summary())
+                .to_string(),
+        };
+        out.push_str(&format!("  - {rule}: {text}\n"));
         seen.push(rule);
-        let text = rules::by_id(rule).map_or("(not in this build's registry)", |r| r.summary());
-        out.push_str(&format!("  - `{rule}`: {text}\n"));
     }
     out.push_str("- Mutation classes:\n");
     for class in &summary.mutations {
@@ -194,7 +201,18 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     }
 
     out.push_str("## Limits\n\n");
+    // The command names the flags that overrode the spec; LIMITS.md was written for the spec.
+    let overrides: Vec<&str> = ["--seed", "--surfaces", "--tools"]
+        .into_iter()
+        .filter(|flag| context.command.split(' ').any(|w| w == *flag))
+        .collect();
     match context.limits {
+        Some(_) if !overrides.is_empty() => out.push_str(&format!(
+            "This run overrides the spec ({}: see Reproduce), so the study's LIMITS.md, written \
+             for the spec as committed, is not copied here; read it beside the spec, minding the \
+             overridden parameters.\n",
+            overrides.join(", ")
+        )),
         Some(text) => out.push_str(&strip_title(text)),
         None => out.push_str("No LIMITS.md was found for this study.\n"),
     }
@@ -214,6 +232,13 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
 
 /// One sentence: each gate's total, the classes it missed entirely, and the controls.
 pub fn headline(summary: &Summary) -> String {
+    if summary
+        .metrics
+        .iter()
+        .any(|m| m.false_positives + m.true_negatives > 0)
+    {
+        return labelled_headline(summary);
+    }
     let changes = summary.totals.first().map_or(0, |t| t.total);
     let per_gate: Vec<String> = summary
         .totals
@@ -270,14 +295,133 @@ pub fn headline(summary: &Summary) -> String {
     sentence
 }
 
+fn group_ids(kind: crate::check::RuleKind) -> Vec<&'static str> {
+    rules::of_kind(kind).iter().map(|r| r.id()).collect()
+}
+
+/// A gate's rules as code spans, every payload rule written as `@payload` and every diff rule
+/// as `@diff` when the gate has all of them (42 ids say less than two group names).
+fn grouped(ids: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest: Vec<&str> = ids.iter().map(String::as_str).collect();
+    for (name, kind) in [
+        ("@payload", crate::check::RuleKind::Payload),
+        ("@diff", crate::check::RuleKind::Diff),
+    ] {
+        let group = group_ids(kind);
+        if !group.is_empty() && group.iter().all(|g| rest.contains(g)) {
+            rest.retain(|r| !group.contains(r));
+            out.push(format!("`{name}`"));
+        }
+    }
+    out.extend(rest.iter().map(|r| format!("`{r}`")));
+    out
+}
+
+/// For a study with harmless classes: a few sentences that lead with recall on the changes a
+/// gate should flag and the false-positive rate on the harmless ones (adding the two, as "all
+/// classes" does, would let a gate that flags everything look good).
+fn labelled_headline(summary: &Summary) -> String {
+    let m = &summary.metrics;
+    let positives = m
+        .first()
+        .map_or(0, |m| m.true_positives + m.false_negatives);
+    let negatives = m
+        .first()
+        .map_or(0, |m| m.false_positives + m.true_negatives);
+    let pct = |v: Option<f64>| crate::plot::percent(v);
+    let recall = |x: &crate::record::GateMetrics| x.recall.unwrap_or(0.0);
+    let fpr = |x: &crate::record::GateMetrics| x.false_positive_rate.unwrap_or(1.0);
+    let gates = |pick: &dyn Fn(&&crate::record::GateMetrics) -> bool| -> String {
+        join_and(
+            &m.iter()
+                .filter(|x| pick(x))
+                .map(|x| format!("`{}`", x.gate))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let best_recall = m.iter().map(recall).fold(0.0, f64::max);
+    let mut out = format!(
+        "The study injected {positives} changes a gate should flag (breaking and dangerous) and \
+         {negatives} harmless ones (compatible and benign). Highest recall: {} ({}).",
+        gates(&|x| recall(x) == best_recall),
+        pct(Some(best_recall))
+    );
+    let clean = gates(&|x| x.false_positives == 0);
+    if clean.is_empty() {
+        out.push_str(" Every gate flagged some harmless change.");
+    } else {
+        out.push_str(&format!(" No false positive on harmless changes: {clean}."));
+    }
+    // The gates that catch the most without crying wolf, and those that cry wolf most.
+    let perfect = gates(&|x| recall(x) == 1.0 && x.false_positives == 0);
+    if !perfect.is_empty() {
+        out.push_str(&format!(
+            " Both at once (every should-flag change, no harmless one): {perfect}."
+        ));
+    }
+    let worst_fpr = m.iter().map(fpr).fold(0.0, f64::max);
+    if worst_fpr > 0.0 {
+        out.push_str(&format!(
+            " Most false positives: {} (flags {} of harmless changes).",
+            gates(&|x| fpr(x) == worst_fpr),
+            pct(Some(worst_fpr))
+        ));
+    }
+    let never: Vec<String> = summary
+        .mutations
+        .iter()
+        .filter(|class| {
+            let should = summary.labels.iter().any(|l| {
+                &l.mutation == *class
+                    && matches!(
+                        l.label,
+                        crate::mutate::Label::Breaking | crate::mutate::Label::Dangerous
+                    )
+            });
+            should
+                && summary
+                    .cells
+                    .iter()
+                    .filter(|c| &c.mutation == *class && c.total > 0)
+                    .all(|c| c.detected == 0)
+        })
+        .map(|c| format!("`{c}`"))
+        .collect();
+    if !never.is_empty() {
+        out.push_str(&format!(" No gate detects {}.", join_and(&never)));
+    }
+    out
+}
+
 fn summary_table(summary: &Summary) -> String {
-    let mut out = String::from("| mutation class |");
+    // Each class's label, when the study has labels: which rows a gate should flag.
+    let label_of = |class: &str| {
+        summary
+            .labels
+            .iter()
+            .find(|l| l.mutation == class)
+            .map(|l| l.label.as_str())
+    };
+    let labelled = summary.mutations.iter().all(|m| label_of(m).is_some());
+    let mut out = String::from(if labelled {
+        "| mutation class | label |"
+    } else {
+        "| mutation class |"
+    });
     for gate in &summary.gates {
         out.push_str(&format!(" `{}` |", gate.id));
     }
-    out.push_str(&format!("\n|---|{}\n", "---:|".repeat(summary.gates.len())));
+    out.push_str(&format!(
+        "\n|---|{}{}\n",
+        if labelled { "---|" } else { "" },
+        "---:|".repeat(summary.gates.len())
+    ));
     for class in &summary.mutations {
         out.push_str(&format!("| `{class}` |"));
+        if labelled {
+            out.push_str(&format!(" {} |", label_of(class).unwrap_or("")));
+        }
         for gate in &summary.gates {
             let text = summary.cell(&gate.id, class).map_or("-".into(), |c| {
                 let na = if c.not_applicable > 0 {
@@ -295,7 +439,8 @@ fn summary_table(summary: &Summary) -> String {
         }
         out.push('\n');
     }
-    out.push_str("| **all classes** |");
+    let pad = if labelled { " |" } else { "" };
+    out.push_str(&format!("| **all classes** |{pad}"));
     for gate in &summary.gates {
         let text = summary.total(&gate.id).map_or("-".into(), |t| {
             format!(
@@ -306,7 +451,7 @@ fn summary_table(summary: &Summary) -> String {
         });
         out.push_str(&format!(" {text} |"));
     }
-    out.push_str("\n| false positives on unchanged controls |");
+    out.push_str(&format!("\n| false positives on unchanged controls |{pad}"));
     for gate in &summary.gates {
         let text = summary
             .control(&gate.id)

@@ -18,10 +18,20 @@ pub fn headline(summary: &Summary) -> String {
     } else {
         format!("bases drawn from {} real payloads", summary.bases.len())
     };
+    // A shard counts its own slice of the surfaces.
+    let surfaces = match summary.shard {
+        Some(s) => format!(
+            "{} surfaces (shard {}/{} of {})",
+            s.end.saturating_sub(s.first),
+            s.index,
+            s.count,
+            summary.surfaces
+        ),
+        None => format!("{} surfaces", summary.surfaces),
+    };
     let mut out = format!(
-        "{}: {} surfaces x {} mutation classes = {} injected changes (seed {}, {bases})\n\n",
+        "{}: {surfaces} x {} mutation classes = {} injected changes (seed {}, {bases})\n\n",
         summary.study,
-        summary.surfaces,
         summary.mutations.len(),
         changes,
         summary.seed,
@@ -46,6 +56,37 @@ pub fn headline(summary: &Summary) -> String {
             });
         }
         grid.push(line);
+    }
+    // A labelled study with harmless classes leads with what matters: the share of changes a
+    // gate should flag that it did, and the share of harmless ones it flagged anyway ("total"
+    // adds the two kinds together, so a gate that flags everything would look good).
+    let harmless = summary
+        .metrics
+        .iter()
+        .any(|m| m.false_positives + m.true_negatives > 0);
+    if harmless {
+        let metric = |g: &str| summary.metrics.iter().find(|m| m.gate == g);
+        let mut caught = vec!["should flag: detected (breaking+dangerous)".to_string()];
+        let mut wolf = vec!["harmless: flagged (compatible+benign)".to_string()];
+        for gate in &summary.gates {
+            let m = metric(&gate.id);
+            caught.push(m.map_or("-".into(), |m| {
+                format!(
+                    "{}/{}",
+                    m.true_positives,
+                    m.true_positives + m.false_negatives
+                )
+            }));
+            wolf.push(m.map_or("-".into(), |m| {
+                format!(
+                    "{}/{}",
+                    m.false_positives,
+                    m.false_positives + m.true_negatives
+                )
+            }));
+        }
+        grid.push(caught);
+        grid.push(wolf);
     }
     let mut total = vec!["total".to_string()];
     let mut control = vec!["false positives (identity)".to_string()];
