@@ -227,6 +227,15 @@ pub fn rate(detected: u64, total: u64) -> Option<f64> {
 }
 
 impl Summary {
+    /// How many comparisons gate `gate`'s external checker crashed on, all classes together.
+    pub fn crashed(&self, gate: &str) -> u64 {
+        self.crashes
+            .iter()
+            .filter(|c| c.gate == gate)
+            .map(|c| c.crashed)
+            .sum()
+    }
+
     pub fn cell(&self, gate: &str, mutation: &str) -> Option<&Cell> {
         self.cells
             .iter()

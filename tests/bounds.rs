@@ -3,26 +3,12 @@
 
 mod common;
 
-use common::{run, stdout};
+use common::diff_json;
 use serde_json::{json, Value};
 
 fn diff(old: Value, new: Value) -> (Option<i32>, Value) {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     let wrap = |property: Value| json!({"tools": [{"name": "page", "inputSchema": {"type": "object", "properties": {"n": property}}}]});
-    std::fs::write(&a, wrap(old).to_string()).unwrap();
-    std::fs::write(&b, wrap(new).to_string()).unwrap();
-    let output = run(&[
-        "diff",
-        "--format",
-        "json",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ]);
-    (
-        output.status.code(),
-        serde_json::from_str(&stdout(&output)).unwrap(),
-    )
+    diff_json(&wrap(old), &wrap(new))
 }
 
 #[test]

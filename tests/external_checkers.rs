@@ -122,7 +122,7 @@ fn python_and_node_checkers_give_the_matrix_of_the_in_process_rule() {
         py = example("ordered_names.py"),
         node = example("ordered-names.mjs"),
     );
-    write_spec(dir.path(), 30, &gates);
+    write_spec(dir.path(), 15, &gates);
     let output = study(dir.path(), "one", 1);
     assert!(output.status.success(), "{}", stderr(&output));
     let summary = read_json(&dir.path().join("one/summary.json"));

@@ -163,8 +163,12 @@ fn regenerate(study: &str, spec: Option<&str>) {
     let regenerated = assert_regenerates(study, &args);
     assert!(regenerated.names.len() >= DETERMINISTIC_FILES.len());
     let fresh = &regenerated.fresh;
+    // `run` (time, host, threads) and `code` (the commit that built the binary) describe the
+    // run, not the results.
     let strip = |mut v: Value| {
-        v.as_object_mut().unwrap().remove("run");
+        let fields = v.as_object_mut().unwrap();
+        fields.remove("run");
+        fields.remove("code");
         v
     };
     assert_eq!(

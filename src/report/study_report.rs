@@ -53,12 +53,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
         out.push_str(if crashes { "---:|\n" } else { "\n" });
         let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
         for m in &summary.metrics {
-            let crashed: u64 = summary
-                .crashes
-                .iter()
-                .filter(|c| c.gate == m.gate)
-                .map(|c| c.crashed)
-                .sum();
+            let crashed = summary.crashed(&m.gate);
             out.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 m.gate,

@@ -108,13 +108,7 @@ pub fn headline(summary: &Summary) -> String {
         // An external checker's crashes count as not detected above; say how many there were.
         let mut crashes = vec!["checker crashes (not detected)".to_string()];
         for gate in &summary.gates {
-            let n: u64 = summary
-                .crashes
-                .iter()
-                .filter(|c| c.gate == gate.id)
-                .map(|c| c.crashed)
-                .sum();
-            crashes.push(n.to_string());
+            crashes.push(summary.crashed(&gate.id).to_string());
         }
         grid.push(crashes);
     }

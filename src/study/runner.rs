@@ -298,6 +298,21 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         if external {
             result.candidates.push(candidate_bytes.to_vec());
         }
+        // This candidate's row for a gate, before its verdict is filled in (below, or when an
+        // external checker answers).
+        let row_for = |gate: &crate::check::Gate| Row {
+            surface: index,
+            base: base_name.into(),
+            mutation: class.id().into(),
+            applicable: true,
+            tool_index: applied.tool_index,
+            detail: applied.detail.clone(),
+            gate: gate.id.clone(),
+            detected: false,
+            rules_fired: String::new(),
+            findings: 0,
+            first_pointer: String::new(),
+        };
         for (gate_index, gate) in study.gates.iter().enumerate() {
             if gate.checker.is_some() {
                 // Judged later, with the whole chunk; the row waits for the answer.
@@ -317,19 +332,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                     crashed: false,
                 });
                 if mode != RowsMode::None {
-                    result.rows.push(Row {
-                        surface: index,
-                        base: base_name.into(),
-                        mutation: class.id().into(),
-                        applicable: true,
-                        tool_index: applied.tool_index,
-                        detail: applied.detail.clone(),
-                        gate: gate.id.clone(),
-                        detected: false,
-                        rules_fired: String::new(),
-                        findings: 0,
-                        first_pointer: String::new(),
-                    });
+                    result.rows.push(row_for(gate));
                 }
                 continue;
             }
@@ -366,13 +369,6 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 .filter(|(_, hits)| !hits.is_empty())
                 .collect();
             result.rows.push(Row {
-                surface: index,
-                base: base_name.into(),
-                mutation: class.id().into(),
-                applicable: true,
-                tool_index: applied.tool_index,
-                detail: applied.detail.clone(),
-                gate: gate.id.clone(),
                 detected,
                 rules_fired: fired
                     .iter()
@@ -384,6 +380,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                     .first()
                     .map(|(_, hits)| hits[0].pointer.clone())
                     .unwrap_or_default(),
+                ..row_for(gate)
             });
         }
     }

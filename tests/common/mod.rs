@@ -39,6 +39,27 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 
 pub mod live;
 
+/// `driftlab diff --format json` of two payloads (written to files): exit code and report.
+pub fn diff_json(
+    old: &serde_json::Value,
+    new: &serde_json::Value,
+) -> (Option<i32>, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, old.to_string()).unwrap();
+    std::fs::write(&b, new.to_string()).unwrap();
+    let output = run(&[
+        "diff",
+        "--format",
+        "json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let report = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {}", stderr(&output)));
+    (output.status.code(), report)
+}
+
 /// A study rerun into a temporary folder by [`assert_regenerates`].
 pub struct Regenerated {
     /// The files compared, sorted.

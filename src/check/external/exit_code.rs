@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{slices, Answer, CheckerSpec, Request};
+use super::{join_in_order, slices, Answer, CheckerSpec, Request};
 use crate::live::stdio::describe_status;
 
 /// Runs the command per comparison, in `processes` parallel workers, each with its own folder.
@@ -39,7 +39,7 @@ impl Runner {
     pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, String> {
         let parts = slices(requests, self.spec.processes);
         let (spec, scratch) = (&self.spec, self.scratch.path());
-        let results: Vec<Result<Vec<Answer>, String>> = thread::scope(|scope| {
+        thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .into_iter()
                 .enumerate()
@@ -52,19 +52,8 @@ impl Runner {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err("checker worker panicked".into()))
-                })
-                .collect()
-        });
-        let mut answers = Vec::with_capacity(requests.len());
-        for result in results {
-            answers.extend(result?);
-        }
-        Ok(answers)
+            join_in_order(handles, requests.len())
+        })
     }
 }
 

@@ -5,7 +5,10 @@ use std::process::Stdio;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 
-use super::{parse_answer, request_line, slices, Answer, CheckerSpec, Request, MAX_ANSWER_LINE};
+use super::{
+    join_in_order, parse_answer, request_line, slices, Answer, CheckerSpec, Request,
+    MAX_ANSWER_LINE,
+};
 use crate::live::stdio::{describe_status, read_lines, Launch, ServerProcess, StdoutEvent};
 use std::time::Duration;
 
@@ -13,8 +16,6 @@ use std::time::Duration;
 pub struct Pool {
     spec: CheckerSpec,
     processes: Vec<Process>,
-    /// Answers received so far (names the line of an error).
-    answered: u64,
 }
 
 struct Process {
@@ -45,35 +46,21 @@ impl Pool {
         Ok(Pool {
             spec: spec.clone(),
             processes,
-            answered: 0,
         })
     }
 
     pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, String> {
         let parts = slices(requests, self.processes.len());
         let spec = &self.spec;
-        let answered = self.answered;
-        let results: Vec<Result<Vec<Answer>, String>> = thread::scope(|scope| {
+        thread::scope(|scope| {
             let handles: Vec<_> = self
                 .processes
                 .iter_mut()
                 .zip(parts)
                 .map(|(process, part)| scope.spawn(move || judge_on(spec, process, part)))
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err("checker thread panicked".into()))
-                })
-                .collect()
-        });
-        let mut answers = Vec::with_capacity(requests.len());
-        for result in results {
-            answers.extend(result?);
-        }
-        self.answered = answered + answers.len() as u64;
-        Ok(answers)
+            join_in_order(handles, requests.len())
+        })
     }
 }
 

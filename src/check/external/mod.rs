@@ -168,6 +168,22 @@ impl Checker {
     }
 }
 
+/// The answers of per-slice workers, joined in slice order (the first error wins; the scope
+/// joins the rest).
+fn join_in_order(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<Vec<Answer>, String>>>,
+    capacity: usize,
+) -> Result<Vec<Answer>, String> {
+    let mut answers = Vec::with_capacity(capacity);
+    for handle in handles {
+        let part = handle
+            .join()
+            .unwrap_or_else(|_| Err("a checker worker panicked".into()))?;
+        answers.extend(part);
+    }
+    Ok(answers)
+}
+
 /// `requests` cut into `parts` contiguous slices (the first ones one longer), for parallel
 /// checker processes; the answers are joined back in order.
 fn slices<'r, 'a>(requests: &'r [Request<'a>], parts: usize) -> Vec<&'r [Request<'a>]> {
