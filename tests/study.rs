@@ -372,6 +372,17 @@ fn flags_name_themselves_in_errors_and_threads_do_not_change_bytes() {
         code.get("git_commit").is_none() || hex(&code["git_commit"], 40),
         "{code}"
     );
+    // `generate` takes its spec as `study` does, positionally; the old flag still works.
+    let spec = repo().join("examples/sweep.toml");
+    let spec = spec.to_str().unwrap();
+    let positional = run_in(dir.path(), &["generate", spec, "--surfaces", "2"], None);
+    let flag = run_in(
+        dir.path(),
+        &["generate", "--spec", spec, "--surfaces", "2"],
+        None,
+    );
+    assert!(positional.status.success(), "{}", stderr(&positional));
+    assert_eq!(positional.stdout, flag.stdout);
     // A shard's headline counts its own surfaces, and says which of how many.
     let output = run_in(dir.path(), &["study", "--shard", "2/3", "-o", "s2"], None);
     let text = stdout(&output);

@@ -18,8 +18,11 @@ use crate::output::AtomicFile;
 #[derive(clap::Args)]
 pub struct Args {
     /// Study spec whose seed, sizes and classes to use. Default: the embedded published study.
-    #[arg(long)]
+    #[arg(value_name = "SPEC")]
     spec: Option<PathBuf>,
+    /// The same as SPEC (kept for scripts that pass it as a flag).
+    #[arg(long = "spec", value_name = "SPEC", conflicts_with = "spec")]
+    spec_flag: Option<PathBuf>,
     #[command(flatten)]
     overrides: Overrides,
     /// Also write every mutated candidate.
@@ -35,7 +38,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let (study, _) = load(args.spec.as_deref(), &args.overrides)?;
+    let (study, _) = load(
+        args.spec.as_deref().or(args.spec_flag.as_deref()),
+        &args.overrides,
+    )?;
     match &args.out {
         Some(path) => {
             let mut file = AtomicFile::create(path)

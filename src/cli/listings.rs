@@ -3,34 +3,73 @@
 use crate::check::rules::registry;
 use crate::mutate::REGISTRY as MUTATIONS;
 
+/// How a listing is printed.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// aligned columns
+    Text,
+    /// a Markdown table, as in the README
+    Markdown,
+    /// a JSON array of objects, one per entry, keyed by the column names
+    Json,
+}
+
+/// The format flags every listing takes.
+#[derive(clap::Args)]
+pub struct ListOptions {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    format: ListFormat,
+    /// Same as --format markdown (kept for scripts that use it).
+    #[arg(long, conflicts_with = "format")]
+    markdown: bool,
+}
+
+impl ListOptions {
+    fn format(&self) -> ListFormat {
+        if self.markdown {
+            ListFormat::Markdown
+        } else {
+            self.format
+        }
+    }
+}
+
 /// List every checker rule: id, kind (payload, diff, study), severity, what it reports.
 #[derive(clap::Args)]
 pub struct RulesArgs {
-    /// Print a Markdown table (as in the README) instead of plain text.
-    #[arg(long)]
-    markdown: bool,
+    #[command(flatten)]
+    options: ListOptions,
 }
 
 /// List every mutation class: id, expected label and what it changes.
 #[derive(clap::Args)]
 pub struct MutationsArgs {
-    /// Print a Markdown table (as in the README) instead of plain text.
-    #[arg(long)]
-    markdown: bool,
+    #[command(flatten)]
+    options: ListOptions,
 }
 
 pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
-    out!("{}", rules_table(args.markdown));
+    out!(
+        "{}",
+        listing(RULE_COLUMNS, &rule_rows(), args.options.format())
+    );
     Ok(super::exit::PASS)
 }
 
 pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
-    out!("{}", mutations_table(args.markdown));
+    out!(
+        "{}",
+        listing(MUTATION_COLUMNS, &mutation_rows(), args.options.format())
+    );
     Ok(super::exit::PASS)
 }
 
-pub fn rules_table(markdown: bool) -> String {
-    let rows: Vec<[&str; 4]> = registry()
+const RULE_COLUMNS: [&str; 4] = ["rule", "kind", "severity", "reports"];
+const MUTATION_COLUMNS: [&str; 3] = ["mutation", "label", "changes"];
+
+fn rule_rows() -> Vec<[&'static str; 4]> {
+    registry()
         .iter()
         .map(|r| {
             [
@@ -40,16 +79,36 @@ pub fn rules_table(markdown: bool) -> String {
                 r.summary(),
             ]
         })
-        .collect();
-    table(["rule", "kind", "severity", "reports"], &rows, markdown)
+        .collect()
 }
 
-pub fn mutations_table(markdown: bool) -> String {
-    let rows: Vec<[&str; 3]> = MUTATIONS
+fn mutation_rows() -> Vec<[&'static str; 3]> {
+    MUTATIONS
         .iter()
         .map(|m| [m.id(), m.label().as_str(), m.summary()])
-        .collect();
-    table(["mutation", "label", "changes"], &rows, markdown)
+        .collect()
+}
+
+fn listing<const N: usize>(header: [&str; N], rows: &[[&str; N]], format: ListFormat) -> String {
+    match format {
+        ListFormat::Text => table(header, rows, false),
+        ListFormat::Markdown => table(header, rows, true),
+        ListFormat::Json => {
+            let entries: Vec<serde_json::Map<String, serde_json::Value>> = rows
+                .iter()
+                .map(|row| {
+                    header
+                        .iter()
+                        .zip(row)
+                        .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+                        .collect()
+                })
+                .collect();
+            let mut text = serde_json::to_string_pretty(&entries).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    }
 }
 
 fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) -> String {
@@ -96,10 +155,13 @@ mod tests {
     fn readme_tables_match_the_registries() {
         let readme = include_str!("../../README.md");
         for (marker, table) in [
-            ("<!-- driftlab rules --markdown -->\n", rules_table(true)),
+            (
+                "<!-- driftlab rules --markdown -->\n",
+                listing(RULE_COLUMNS, &rule_rows(), ListFormat::Markdown),
+            ),
             (
                 "<!-- driftlab mutations --markdown -->\n",
-                mutations_table(true),
+                listing(MUTATION_COLUMNS, &mutation_rows(), ListFormat::Markdown),
             ),
         ] {
             let start = readme.find(marker).expect("marker in README") + marker.len();
@@ -110,5 +172,22 @@ mod tests {
                 "README section after {marker:?} is stale: run scripts/update-readme-tables.sh"
             );
         }
+    }
+
+    #[test]
+    fn json_listings_have_one_object_per_entry_keyed_by_column() {
+        let json: serde_json::Value =
+            serde_json::from_str(&listing(RULE_COLUMNS, &rule_rows(), ListFormat::Json)).unwrap();
+        let entries = json.as_array().unwrap();
+        assert_eq!(entries.len(), registry().len());
+        assert_eq!(entries[0]["rule"], registry()[0].id());
+        let json: serde_json::Value = serde_json::from_str(&listing(
+            MUTATION_COLUMNS,
+            &mutation_rows(),
+            ListFormat::Json,
+        ))
+        .unwrap();
+        assert_eq!(json.as_array().unwrap().len(), MUTATIONS.len());
+        assert!(json[0]["label"].is_string());
     }
 }
