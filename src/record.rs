@@ -227,6 +227,14 @@ pub fn rate(detected: u64, total: u64) -> Option<f64> {
 }
 
 impl Summary {
+    /// Whether the labels make some comparisons harmless (compatible or benign), so a gate can
+    /// be wrong by flagging: then recall and the false-positive rate say more than a total.
+    pub fn has_harmless_classes(&self) -> bool {
+        self.metrics
+            .iter()
+            .any(|m| m.false_positives + m.true_negatives > 0)
+    }
+
     /// How many comparisons gate `gate`'s external checker crashed on, all classes together.
     pub fn crashed(&self, gate: &str) -> u64 {
         self.crashes

@@ -629,25 +629,20 @@ fn a_byte_order_mark_is_skipped_and_two_stdins_are_refused() {
 fn junit_has_a_failed_case_per_failing_finding_and_escapes_server_text() {
     let dir = tempfile::tempdir().unwrap();
     let gate = repo().join("examples/gate");
-    let output = run(&[
-        "check",
-        "--approved",
-        gate.join("approved.json").to_str().unwrap(),
-        gate.join("candidate.json").to_str().unwrap(),
-        "--format",
-        "junit",
-    ]);
+    let check = |format: &str| {
+        run(&[
+            "check",
+            "--approved",
+            gate.join("approved.json").to_str().unwrap(),
+            gate.join("candidate.json").to_str().unwrap(),
+            "--format",
+            format,
+        ])
+    };
+    let output = check("junit");
     assert_eq!(output.status.code(), Some(1));
     let xml = stdout(&output);
-    let json = run(&[
-        "check",
-        "--approved",
-        gate.join("approved.json").to_str().unwrap(),
-        gate.join("candidate.json").to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let report: Value = serde_json::from_slice(&check("json").stdout).unwrap();
     let findings = report["findings"].as_array().unwrap();
     let failing = findings
         .iter()

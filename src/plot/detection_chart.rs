@@ -135,11 +135,7 @@ fn per_class(summary: &Summary) -> Chart {
 /// One group per gate. A labelled study with harmless classes: recall on should-flag classes
 /// and false-positive rate on harmless ones (from the metrics); otherwise the overall rate.
 fn per_gate(summary: &Summary) -> Chart {
-    let labelled = !summary.metrics.is_empty()
-        && summary
-            .metrics
-            .iter()
-            .any(|m| m.false_positives + m.true_negatives > 0);
+    let labelled = summary.has_harmless_classes();
     let groups = summary
         .gates
         .iter()

@@ -227,11 +227,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
 
 /// One sentence: each gate's total, the classes it missed entirely, and the controls.
 pub fn headline(summary: &Summary) -> String {
-    if summary
-        .metrics
-        .iter()
-        .any(|m| m.false_positives + m.true_negatives > 0)
-    {
+    if summary.has_harmless_classes() {
         return labelled_headline(summary);
     }
     let changes = summary.totals.first().map_or(0, |t| t.total);

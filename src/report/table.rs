@@ -60,11 +60,7 @@ pub fn headline(summary: &Summary) -> String {
     // A labelled study with harmless classes leads with what matters: the share of changes a
     // gate should flag that it did, and the share of harmless ones it flagged anyway ("total"
     // adds the two kinds together, so a gate that flags everything would look good).
-    let harmless = summary
-        .metrics
-        .iter()
-        .any(|m| m.false_positives + m.true_negatives > 0);
-    if harmless {
+    if summary.has_harmless_classes() {
         let metric = |g: &str| summary.metrics.iter().find(|m| m.gate == g);
         let mut caught = vec!["should flag: detected (breaking+dangerous)".to_string()];
         let mut wolf = vec!["harmless: flagged (compatible+benign)".to_string()];

@@ -219,7 +219,6 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         candidates: Vec::new(),
         pending: Vec::new(),
     };
-    let classes = 1 + study.mutations.len() as u64;
     let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); study.rules.len()];
     let mut bytes;
     for (class_index, class) in study.classes().enumerate() {
@@ -317,7 +316,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             if gate.checker.is_some() {
                 // Judged later, with the whole chunk; the row waits for the answer.
                 result.pending.push(Pending {
-                    id: index.saturating_mul(classes) + class_index as u64,
+                    id: request_id(study, index, class_index),
                     gate: gate_index,
                     class: class_index,
                     decision: result.decisions.len(),
@@ -387,16 +386,22 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
     Ok(result)
 }
 
+/// The id of the request for surface `index` and class `class_index` (0: the control):
+/// `surface × (classes + 1) + class`, the same in every shard and in `generate --checker-requests`.
+fn request_id(study: &Study, index: u64, class_index: usize) -> u64 {
+    let classes = 1 + study.mutations.len() as u64;
+    index.saturating_mul(classes) + class_index as u64
+}
+
 /// What a study sends its external checkers for surface `index` (generated or real bases, not
 /// live servers): the approved bytes and, for the control and each applicable class, the
 /// request id and the candidate bytes. `driftlab generate --checker-requests` writes these.
 pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
     let (_, base) = base_surface(study, index);
     let approved = serde_json::to_vec(&base).unwrap_or_default();
-    let classes = 1 + study.mutations.len() as u64;
     let mut candidates = Vec::new();
     for (class_index, class) in study.classes().enumerate() {
-        let id = index.saturating_mul(classes) + class_index as u64;
+        let id = request_id(study, index, class_index);
         if class_index == 0 {
             candidates.push((id, approved.clone()));
             continue;

@@ -4,13 +4,13 @@
 use std::process::Stdio;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
+use std::time::Duration;
 
 use super::{
     join_in_order, parse_answer, request_line, slices, Answer, CheckerSpec, Request,
     MAX_ANSWER_LINE,
 };
 use crate::live::stdio::{describe_status, read_lines, Launch, ServerProcess, StdoutEvent};
-use std::time::Duration;
 
 /// The checker's processes, each with the channel its stdout lines arrive on.
 pub struct Pool {
