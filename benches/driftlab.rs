@@ -1,6 +1,7 @@
 //! Criterion benches: the generator, every mutation class and every rule (driven from the
-//! registries, so a new class or rule is benched without new code), the JSON round trip, and a
-//! whole study. Run: `cargo bench`; CI runs each once with `cargo bench -- --test`.
+//! registries, so a new class or rule is benched without new code), the JSON round trip, the
+//! study's hot path stage by stage, and a whole study. Run: `cargo bench`; CI runs each once
+//! with `cargo bench -- --test`.
 
 use std::hint::black_box;
 
@@ -94,6 +95,70 @@ fn checks(c: &mut Criterion) {
     }
 }
 
+/// The study's hot path for one candidate of the published study, stage by stage: the base's
+/// bytes (serialized once per surface, with a copy for the classes), a class's candidate spliced
+/// from them, reading it, and each study rule on a freshly read candidate. `hot/scan` is the
+/// floor: serde_json visiting every token of the same bytes, allocating nothing.
+fn hot_path(c: &mut Criterion) {
+    use driftlab::study::splice::{Base, Workspace};
+    let value = generate::surface(20260822, 3, 3);
+    let base = Base::new(&value);
+    c.bench_function("hot/base-bytes+copy", |b| {
+        b.iter(|| {
+            let base = Base::new(black_box(&value));
+            black_box(Workspace::new(&base));
+        })
+    });
+    let approved = payload::read(base.bytes(), "approved", Limits::default()).unwrap();
+    let mut workspace = Workspace::new(&base);
+    let mut out = Vec::new();
+    let published = study::Study::default_study();
+    for class in &published.mutations {
+        c.bench_function(&format!("hot/splice/{}", class.id()), |b| {
+            b.iter(|| {
+                let mut rng = mutate::stream(20260822, *class, 3);
+                black_box(workspace.candidate(&base, *class, &mut rng, &mut out)).ok();
+            })
+        });
+    }
+    let class = &mutate::NameSpace;
+    workspace
+        .candidate(
+            &base,
+            class,
+            &mut mutate::stream(20260822, class, 3),
+            &mut out,
+        )
+        .unwrap();
+    let candidate_bytes = out.clone();
+    let read = || {
+        let mut candidate =
+            payload::read(&candidate_bytes, "candidate", Limits::default()).unwrap();
+        candidate.share_parsed(&approved);
+        candidate
+    };
+    c.bench_function("hot/read+share", |b| b.iter(|| black_box(read())));
+    c.bench_function("hot/scan", |b| {
+        b.iter(|| {
+            let text = std::str::from_utf8(black_box(&candidate_bytes)).unwrap();
+            black_box(serde_json::from_str::<serde::de::IgnoredAny>(text).unwrap())
+        })
+    });
+    for rule in &published.rules {
+        c.bench_function(&format!("hot/rule/{}", rule.id()), |b| {
+            b.iter_batched(
+                read,
+                |candidate| {
+                    let mut findings = Vec::new();
+                    rule.check(&Comparison::new(&approved, &candidate), &mut findings);
+                    black_box(findings)
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+}
+
 fn whole_study(c: &mut Criterion) {
     let mut study = Study::default_study();
     study.spec.surfaces = 1000;
@@ -150,6 +215,7 @@ criterion_group!(
     mutations,
     round_trip,
     checks,
+    hot_path,
     whole_study
 );
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the study runner's wall time and peak memory against the speed targets, side by side
-# with the plain Node.js implementation in ../shared/peers/node-study.mjs (when node is present).
+# with the plain Node.js implementation in ../shared/peers/node-study.mjs (when node is present),
+# and prints the speed ratio per surface and per candidate byte (Node's surfaces are smaller).
 # Usage: scripts/bench-study.sh [SURFACES_FOR_NODE_COMPARISON] [SURFACES_FOR_SCALE_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,17 +11,51 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 n_compare=${1:-100000}
 n_scale=${2:-1000000}
-wall() { /usr/bin/time -f "%e s wall, %M KB peak RSS" "$@" 2>&1 >/dev/null | tail -1; }
+peer=../shared/peers/node-study.mjs
+# Prints "<wall seconds> <peak KB>" of a command.
+measure() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
+show() { echo "  $1 s wall, $2 KB peak RSS"; }
 
 echo "published study end to end (all files and figures), 5 runs:"
-for _ in 1 2 3 4 5; do wall "$bin" study --quiet --force --out "$out/published"; done
+for _ in 1 2 3 4 5; do
+  show $(measure "$bin" study --quiet --force --out "$out/published")
+done
 
 echo "driftlab, $n_compare surfaces x 5 mutations x 2 gates, --rows none:"
-wall "$bin" study --quiet --force --no-figures --rows none --surfaces "$n_compare" --out "$out/compare"
-if command -v node >/dev/null && [ -f ../shared/peers/node-study.mjs ]; then
+read -r ours ours_kb < <(measure "$bin" study --quiet --force --no-figures --rows none \
+  --surfaces "$n_compare" --out "$out/compare")
+show "$ours" "$ours_kb"
+if command -v node >/dev/null && [ -f "$peer" ]; then
   echo "node-study.mjs, $n_compare surfaces:"
-  wall node ../shared/peers/node-study.mjs "$n_compare"
+  read -r theirs theirs_kb < <(measure node "$peer" "$n_compare")
+  show "$theirs" "$theirs_kb"
+  # Mean bytes of one approved surface: driftlab's from `generate` (its payload field), Node's
+  # by running the peer's own generator (the file up to its main loop) on the same count.
+  ours_bytes=$("$bin" generate --surfaces 1000 | python3 -c '
+import json, sys
+sizes = [len(json.dumps(json.loads(l)["payload"], separators=(",", ":"))) for l in sys.stdin]
+print(sum(sizes) / len(sizes))')
+  theirs_bytes=$(node -e '
+const src = require("fs").readFileSync(process.argv[1], "utf8");
+const generator = src.slice(0, src.indexOf("const rng = mulberry32(SEED);"));
+const rng = eval(generator + "; mulberry32(SEED)");
+let total = 0;
+for (let i = 0; i < 1000; i++) total += JSON.stringify({ tools: eval("makeSurface")(rng) }).length;
+console.log(total / 1000);' "$peer" 2>/dev/null || echo 0)
+  python3 - "$ours" "$theirs" "$ours_bytes" "$theirs_bytes" <<'PY'
+import sys
+ours, theirs, ours_bytes, theirs_bytes = map(float, sys.argv[1:])
+print(f"ratio: driftlab is {theirs / ours:.1f}x faster than Node per surface")
+if theirs_bytes > 0:
+    print(f"mean approved surface: driftlab {ours_bytes:.0f} bytes, Node {theirs_bytes:.0f} bytes")
+    per_byte = (theirs / theirs_bytes) / (ours / ours_bytes)
+    print(f"ratio per candidate byte: {per_byte:.1f}x")
+PY
 fi
 
 echo "driftlab, $n_scale surfaces x 5 mutations x 2 gates, --rows none:"
-wall "$bin" study --quiet --force --no-figures --rows none --surfaces "$n_scale" --out "$out/scale"
+show $(measure "$bin" study --quiet --force --no-figures --rows none --surfaces "$n_scale" \
+  --out "$out/scale")
+echo "driftlab, the drift taxonomy on real bases (240 surfaces x 24 classes x 9 gates), --rows none:"
+show $(measure "$bin" study research/2026-11-30-mcp-drift-taxonomy/study-real.toml --quiet \
+  --force --no-figures --rows none --out "$out/taxonomy-real")

@@ -111,7 +111,7 @@ fn write_lines(study: &crate::study::Study, candidates: bool, out: &mut dyn Writ
             continue;
         }
         for class in study.classes() {
-            let mut candidate = base.clone();
+            let mut candidate = base.clone().into_owned();
             let outcome = class.apply(&mut candidate, &mut mutate::stream(spec.seed, class, index));
             let record = match outcome {
                 Ok(applied) => json!({

@@ -75,6 +75,18 @@ pub struct NotApplicable(pub String);
 
 pub type Outcome = Result<Applied, NotApplicable>;
 
+/// What `apply` changed in the `{"tools":[…]}` object, so the study runner can build the
+/// candidate's bytes from the base's bytes instead of serializing the whole surface again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// Only the tool at this index; the list keeps its length and order.
+    Tool(usize),
+    /// Only the order: position `i` now holds the tool that was at `order[i]`.
+    Order(Vec<usize>),
+    /// Anything else (tools added or removed, formatting): serialize the whole surface.
+    Surface,
+}
+
 /// What a change means for an agent that calls the tool, decided before any checker runs.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -127,6 +139,12 @@ pub trait MutationClass: Sync {
     fn serialize(&self, surface: &Value) -> Vec<u8> {
         // Serializing a Value cannot fail.
         serde_json::to_vec(surface).unwrap_or_default()
+    }
+    /// What `apply` changed, given what it reported. By default the tool it names: a class that
+    /// adds, removes or moves tools, or serializes in its own way, says so. A test checks for
+    /// every class that bytes built this way equal [`MutationClass::serialize`]'s.
+    fn reach(&self, applied: &Applied) -> Reach {
+        applied.tool_index.map_or(Reach::Surface, Reach::Tool)
     }
 }
 

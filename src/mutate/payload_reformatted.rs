@@ -29,4 +29,7 @@ impl MutationClass for PayloadReformatted {
     fn serialize(&self, surface: &Value) -> Vec<u8> {
         serde_json::to_vec_pretty(surface).unwrap_or_default()
     }
+    fn reach(&self, _: &Applied) -> Reach {
+        Reach::Surface
+    }
 }

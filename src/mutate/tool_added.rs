@@ -33,4 +33,7 @@ impl MutationClass for ToolAdded {
             detail: format!("{name} appended"),
         })
     }
+    fn reach(&self, _: &Applied) -> Reach {
+        Reach::Surface
+    }
 }

@@ -29,4 +29,7 @@ impl MutationClass for ToolRemoved {
             detail: format!("{} removed", label_of(&removed)),
         })
     }
+    fn reach(&self, _: &Applied) -> Reach {
+        Reach::Surface
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{tools_mut, Applied, Label, MutationClass, NotApplicable, Outcome};
+use super::{tools_mut, Applied, Label, MutationClass, NotApplicable, Outcome, Reach};
 use crate::rng::Stream;
 
 pub struct ToolsReordered;
@@ -51,6 +51,15 @@ impl MutationClass for ToolsReordered {
             tool_index: None,
             detail: format!("order {}", shown.join(" ")),
         })
+    }
+    fn reach(&self, applied: &Applied) -> Reach {
+        // `apply` writes the order it drew into the detail ("order 2 0 1").
+        let order: Option<Vec<usize>> = applied
+            .detail
+            .strip_prefix("order ")
+            .map(|o| o.split(' ').map(str::parse).collect::<Result<_, _>>().ok())
+            .unwrap_or_default();
+        order.map_or(Reach::Surface, Reach::Order)
     }
 }
 

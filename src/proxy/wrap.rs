@@ -198,11 +198,17 @@ impl WrapHooks {
 /// What `wrap` puts on the wire for a mutated result: the class's serialisation with its
 /// newlines turned into spaces (one message is one line on stdio).
 pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
-    class
-        .serialize(mutated)
-        .into_iter()
-        .map(|b| if b == b'\n' { b' ' } else { b })
-        .collect()
+    let mut bytes = class.serialize(mutated);
+    to_one_line(&mut bytes);
+    bytes
+}
+
+/// Makes serialized JSON one line (a newline-delimited transport's framing): newlines only ever
+/// occur between tokens, where a space means the same.
+pub fn to_one_line(bytes: &mut [u8]) {
+    for b in bytes.iter_mut().filter(|b| **b == b'\n') {
+        *b = b' ';
+    }
 }
 
 impl WrapHooks {

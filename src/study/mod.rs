@@ -5,6 +5,7 @@ mod checkers;
 pub mod live;
 pub mod runner;
 pub mod spec;
+pub mod splice;
 pub mod sweep;
 
 pub use runner::run;

@@ -2,6 +2,7 @@
 //! handed on in surface order, so no scheduling can change a byte of output and memory stays
 //! bounded by the chunk size whatever the number of surfaces.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -9,6 +10,7 @@ use serde_json::Value;
 
 use super::checkers::{Checkers, Pending};
 use super::live;
+use super::splice::{Base, Workspace};
 use crate::check::{Comparison, Finding};
 use crate::generate;
 use crate::mutate;
@@ -194,17 +196,18 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         source: RunFailure::Live(message),
     };
     let is_live = !study.spec.live.is_empty();
-    let (base_name, base, base_bytes) = if is_live {
+    // The base as a value (for the classes) and the approved bytes a client receives.
+    let (base_name, base_value, live_bytes) = if is_live {
         // The server's own bytes, exactly as a client receives them.
         let live = live::approved(study, index).map_err(|m| live_failure("(approved)", m))?;
-        (live.name, live.value, live.bytes)
+        (live.name, Cow::Owned(live.value), Some(live.bytes))
     } else {
         let (name, base) = base_surface(study, index);
-        // Serializing a Value cannot fail.
-        let bytes = serde_json::to_vec(&base).unwrap_or_default();
-        (name, base, bytes)
+        (name, base, None)
     };
-    let approved = payload::read(&base_bytes, "approved", Limits::default())
+    let base = Base::new(&base_value);
+    let base_bytes: &[u8] = live_bytes.as_deref().unwrap_or(base.bytes());
+    let approved = payload::read(base_bytes, "approved", Limits::default())
         .map_err(|e| reject("(approved)", e))?;
     let gates = study.gates.len();
     let external = study.gates.iter().any(|g| g.checker.is_some());
@@ -212,7 +215,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         decisions: Vec::with_capacity((1 + study.mutations.len()) * gates),
         rows: Vec::new(),
         approved: if external {
-            base_bytes.clone()
+            base_bytes.to_vec()
         } else {
             Vec::new()
         },
@@ -220,15 +223,18 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         pending: Vec::new(),
     };
     let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); study.rules.len()];
-    let mut bytes;
+    let mut workspace = Workspace::new(&base);
+    let mut spliced = Vec::with_capacity(base_bytes.len() + 64);
+    let mut through_wrap;
     for (class_index, class) in study.classes().enumerate() {
-        // The control changes nothing, so it needs no copy of the surface.
-        let mut candidate = if class_index == 0 {
-            Value::Null
+        // The control changes nothing: its candidate is the approved bytes.
+        let control = class_index == 0;
+        let stream = &mut mutate::stream(seed, class, index);
+        let outcome = if control {
+            class.apply(&mut Value::Null, stream)
         } else {
-            base.clone()
+            workspace.candidate(&base, class, stream, &mut spliced)
         };
-        let outcome = class.apply(&mut candidate, &mut mutate::stream(seed, class, index));
         let applied = match outcome {
             Ok(applied) => applied,
             Err(not_applicable) => {
@@ -261,34 +267,33 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 continue;
             }
         };
-        // Checkers read the bytes a client would receive, not the in-memory value. The control's
-        // bytes are the approved bytes, so they are not serialized twice.
-        let candidate_bytes = if is_live {
+        // Checkers read the bytes a client would receive, not the in-memory value.
+        let candidate_bytes: &[u8] = if is_live {
             // What a client of the drifted server receives, through `driftlab wrap`; it must be
             // exactly the mutation's bytes (or, for the control, the server's own bytes).
-            let control = class_index == 0;
-            bytes = live::through_wrap(study, index, (!control).then_some(class))
+            through_wrap = live::through_wrap(study, index, (!control).then_some(class))
                 .map_err(|m| live_failure(class.id(), m))?;
             let expected = if control {
-                base_bytes.clone()
+                base_bytes
             } else {
-                crate::proxy::wrap::wire_bytes(class, &candidate)
+                crate::proxy::wrap::to_one_line(&mut spliced);
+                &spliced
             };
-            if bytes != expected {
+            if through_wrap != expected {
                 return Err(live_failure(
                     class.id(),
                     "the bytes through `driftlab wrap` differ from the mutation's bytes".into(),
                 ));
             }
-            &bytes
-        } else if class_index == 0 {
-            &base_bytes
+            &through_wrap
+        } else if control {
+            base_bytes
         } else {
-            bytes = class.serialize(&candidate);
-            &bytes
+            &spliced
         };
-        let candidate = payload::read(candidate_bytes, "candidate", Limits::default())
+        let mut candidate = payload::read(candidate_bytes, "candidate", Limits::default())
             .map_err(|e| reject(class.id(), e))?;
+        candidate.share_parsed(&approved);
         let comparison = Comparison::new(&approved, &candidate);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();
@@ -397,36 +402,40 @@ fn request_id(study: &Study, index: u64, class_index: usize) -> u64 {
 /// live servers): the approved bytes and, for the control and each applicable class, the
 /// request id and the candidate bytes. `driftlab generate --checker-requests` writes these.
 pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
-    let (_, base) = base_surface(study, index);
-    let approved = serde_json::to_vec(&base).unwrap_or_default();
+    let (_, value) = base_surface(study, index);
+    let base = Base::new(&value);
+    let mut workspace = Workspace::new(&base);
     let mut candidates = Vec::new();
     for (class_index, class) in study.classes().enumerate() {
         let id = request_id(study, index, class_index);
         if class_index == 0 {
-            candidates.push((id, approved.clone()));
+            candidates.push((id, base.bytes().to_vec()));
             continue;
         }
-        let mut candidate = base.clone();
+        let mut bytes = Vec::new();
         let stream = &mut mutate::stream(study.spec.seed, class, index);
-        if class.apply(&mut candidate, stream).is_ok() {
-            candidates.push((id, class.serialize(&candidate)));
+        if workspace
+            .candidate(&base, class, stream, &mut bytes)
+            .is_ok()
+        {
+            candidates.push((id, bytes));
         }
     }
-    (approved, candidates)
+    (base.bytes().to_vec(), candidates)
 }
 
 /// Surface `index`'s base: generated, or a real payload drawn with `below(bases)` from the
 /// stream `(seed, "base", index)`.
-pub fn base_surface(study: &Study, index: u64) -> (&str, Value) {
+pub fn base_surface(study: &Study, index: u64) -> (&str, Cow<'_, Value>) {
     if study.bases.is_empty() {
         return (
             "synthetic",
-            generate::surface(study.spec.seed, index, study.spec.tools),
+            Cow::Owned(generate::surface(study.spec.seed, index, study.spec.tools)),
         );
     }
     let mut rng = crate::rng::Stream::derive(study.spec.seed, "base", index);
     let (name, value) = rng.choose(&study.bases);
-    (name.as_str(), value.clone())
+    (name.as_str(), Cow::Borrowed(value))
 }
 
 /// Running counts per (class, gate): detected, applicable, not applicable, checker crashes.

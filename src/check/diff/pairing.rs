@@ -139,7 +139,7 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
 /// What a tool is known by: its name, or for a tool whose `name` is not a string (or missing) that
 /// exact JSON value, so an unchanged malformed tool pairs with itself instead of looking renamed.
 fn name_key(tool: &Tool<'_>) -> String {
-    match tool.fields.get("name") {
+    match tool.get("name") {
         Some(Value::String(name)) => name.clone(),
         // A NUL cannot start a real name's key here, so the kinds never collide.
         Some(other) => format!("\0json:{other}"),
@@ -157,8 +157,7 @@ struct Features {
 impl Features {
     fn of(t: &Tool<'_>) -> Features {
         let text = |field: &str| {
-            t.fields
-                .get(field)
+            t.get(field)
                 .and_then(Value::as_str)
                 .map(words)
                 .unwrap_or_default()

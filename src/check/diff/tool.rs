@@ -60,7 +60,7 @@ impl ToolDiff<'_, '_> {
 
     /// A change of one field at the same relative place in both tools.
     fn field(&mut self, kind: ChangeKind, field: &str, message: String) {
-        let (old, new) = (self.old.fields.get(field), self.new.fields.get(field));
+        let (old, new) = (self.old.get(field), self.new.get(field));
         self.push(
             kind,
             Some(self.old.pointer(field)),
@@ -73,6 +73,16 @@ impl ToolDiff<'_, '_> {
 }
 
 pub(super) fn compare(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
+    // Tools with the same bytes have nothing to compare (a test checks this shortcut against
+    // the full comparison on every tool of the corpus).
+    if rename.is_none() && old.raw() == new.raw() {
+        return;
+    }
+    compare_fields(old, new, rename, out);
+}
+
+/// [`compare`] without the shortcut.
+fn compare_fields(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
     let label = match rename {
         Some(_) => format!("{} -> {}", old.label(), new.label()),
         None => new.label(),
@@ -108,7 +118,7 @@ pub(super) fn compare(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: 
 }
 
 fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: &str) {
-    let (old, new) = (diff.old.fields.get(field), diff.new.fields.get(field));
+    let (old, new) = (diff.old.get(field), diff.new.get(field));
     if old == new {
         return;
     }
@@ -122,8 +132,8 @@ fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: 
 
 fn annotations(diff: &mut ToolDiff<'_, '_>) {
     let empty = Map::new();
-    let old = diff.old.fields.get("annotations");
-    let new = diff.new.fields.get("annotations");
+    let old = diff.old.get("annotations");
+    let new = diff.new.get("annotations");
     if old == new {
         return;
     }
@@ -202,9 +212,9 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
 fn metadata(diff: &mut ToolDiff<'_, '_>) {
     let keys: Vec<&String> = diff
         .old
-        .fields
+        .fields()
         .keys()
-        .chain(diff.new.fields.keys())
+        .chain(diff.new.fields().keys())
         .collect();
     let mut seen: Vec<&String> = Vec::new();
     for key in keys {
@@ -212,7 +222,7 @@ fn metadata(diff: &mut ToolDiff<'_, '_>) {
             continue;
         }
         seen.push(key);
-        if diff.old.fields.get(key) != diff.new.fields.get(key) {
+        if diff.old.get(key) != diff.new.get(key) {
             diff.field(
                 ChangeKind::ToolMetadataChanged,
                 key,
@@ -322,5 +332,34 @@ fn describe(value: Option<&Value>) -> String {
     match value {
         None => "missing".into(),
         Some(v) => crate::surface::json_type(v).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::{self, Limits};
+
+    /// The shortcut in [`compare`] is sound: the full comparison of any real tool with itself
+    /// finds nothing.
+    #[test]
+    fn a_tool_compared_with_itself_has_no_changes() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+        let mut tools = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let surface = payload::read(&bytes, "t", Limits::default()).unwrap();
+            for tool in surface.tools() {
+                let mut out = Vec::new();
+                compare_fields(&tool, &tool, None, &mut out);
+                assert!(out.is_empty(), "{}: {:?}", path.display(), out);
+                tools += 1;
+            }
+        }
+        assert!(tools > 100, "{tools} tools");
     }
 }

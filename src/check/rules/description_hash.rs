@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::sha256_hex;
 
 pub struct DescriptionHash;
 
@@ -28,17 +27,12 @@ impl Rule for DescriptionHash {
     fn source(&self) -> &'static str {
         "behaviour of published tool-pinning scanners, written from their description (see the taxonomy study's METHOD.md)"
     }
-    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let hash = |t: &crate::surface::Tool<'_>| {
-            sha256_hex(
-                t.fields
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .as_bytes(),
-            )
+    fn check<'a>(&self, comparison: &Comparison<'a>, out: &mut Vec<Finding>) {
+        // Comparing the descriptions themselves is comparing their hashes, without hashing.
+        let hash = |t: &crate::surface::Tool<'a>| -> &'a str {
+            t.get("description").and_then(Value::as_str).unwrap_or("")
         };
-        let pinned: HashMap<String, String> = comparison
+        let pinned: HashMap<String, &str> = comparison
             .approved
             .tools()
             .map(|t| (t.label(), hash(&t)))

@@ -39,7 +39,7 @@ impl Rule for SchemaInvalid {
         for tool in comparison.candidate.tools() {
             for field in ["inputSchema", "outputSchema"] {
                 // Non-object roots are input/output-schema-not-object's business.
-                let Some(schema @ Value::Object(_)) = tool.fields.get(field) else {
+                let Some(schema @ Value::Object(_)) = tool.get(field) else {
                     continue;
                 };
                 if let Some((inside, message)) = judge(schema) {

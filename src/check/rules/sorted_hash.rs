@@ -4,17 +4,18 @@
 //! construction to tool order, to `outputSchema`, `title` and annotations, and to a schema that
 //! was `{}` becoming missing or `null`.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
-use crate::surface::{sha256_hex, Surface};
+use crate::surface::{sha256_hex, Surface, Tool};
 
 pub struct SortedHash;
 
-/// (name, hash of name + description + canonical input schema), sorted by name.
-fn digest(surface: &Surface) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = surface
-        .tools()
+/// (name, hash of name + description + canonical input schema) of the given tools, sorted.
+fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = tools
         .map(|t| {
             let schema = match t.input_schema() {
                 None | Some(Value::Null) => Value::Object(Default::default()),
@@ -23,10 +24,7 @@ fn digest(surface: &Surface) -> Vec<(String, String)> {
             let text = format!(
                 "{}\u{0}{}\u{0}{}",
                 t.label(),
-                t.fields
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or(""),
+                t.get("description").and_then(Value::as_str).unwrap_or(""),
                 canonical(&schema)
             );
             (t.label(), sha256_hex(text.as_bytes()))
@@ -56,6 +54,37 @@ pub(crate) fn canonical(value: &Value) -> String {
     }
 }
 
+/// Which tools of each side have no partner with the same bytes and a string name on the other
+/// (partners are matched one to one). An unnamed tool's entry depends on its index: never matched.
+fn unmatched_tools(approved: &Surface, candidate: &Surface) -> (Vec<bool>, Vec<bool>) {
+    let mut keep_approved = vec![true; approved.len()];
+    let mut keep_candidate = vec![true; candidate.len()];
+    // Most partners sit at the same index: compare those first, hash the texts of the rest.
+    for (a, c) in approved.tools().zip(candidate.tools()) {
+        if a.raw() == c.raw() && a.name_str().is_some() {
+            keep_approved[a.index] = false;
+            keep_candidate[c.index] = false;
+        }
+    }
+    let mut waiting: HashMap<&str, Vec<usize>> = HashMap::new();
+    for t in approved.tools().filter(|t| keep_approved[t.index]) {
+        if t.name_str().is_some() {
+            waiting.entry(t.raw()).or_default().push(t.index);
+        }
+    }
+    for t in candidate.tools() {
+        if !keep_candidate[t.index] {
+            continue;
+        }
+        let partner = t.name_str().and_then(|_| waiting.get_mut(t.raw())?.pop());
+        if let Some(partner) = partner {
+            keep_approved[partner] = false;
+            keep_candidate[t.index] = false;
+        }
+    }
+    (keep_approved, keep_candidate)
+}
+
 impl Rule for SortedHash {
     fn id(&self) -> &'static str {
         "sorted-hash"
@@ -73,7 +102,12 @@ impl Rule for SortedHash {
         "behaviour of published hash-snapshot drift tools, written from their description (see the taxonomy study's METHOD.md)"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        if digest(comparison.approved) != digest(comparison.candidate) {
+        let (approved, candidate) = (comparison.approved, comparison.candidate);
+        // A named tool with the same bytes on both sides has the same entry on both, and equal
+        // entries cancel out of the two sorted lists: only the other tools are hashed.
+        let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
+        let side = |s: &'_ Surface, keep: &[bool]| digest(s.tools().filter(|t| keep[t.index]));
+        if side(approved, &keep_approved) != side(candidate, &keep_candidate) {
             out.push(Finding::at(
                 self,
                 None,

@@ -50,6 +50,13 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 }
 
 pub(crate) fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
+    // A valid name needs no escapes, so its raw text settles the common case without parsing.
+    let raw = tool
+        .raw_field("name")
+        .and_then(|r| r.strip_prefix('"')?.strip_suffix('"'));
+    if raw.is_some_and(is_valid_tool_name) {
+        return None;
+    }
     let pointer = tool.pointer("name");
     let message = match tool.name() {
         None => "tool has no name".to_string(),
@@ -76,6 +83,14 @@ pub(crate) fn input_schema_problem(
     tool: &Tool<'_>,
 ) -> Option<(InputSchemaProblem, String, String)> {
     use InputSchemaProblem::*;
+    // The common case, an object whose `type` is written "object", needs no parsing.
+    let raw_type = tool
+        .raw_field("inputSchema")
+        .filter(|schema| schema.starts_with('{'))
+        .and_then(|schema| crate::surface::object_member(schema, "type"));
+    if raw_type == Some("\"object\"") {
+        return None;
+    }
     let pointer = tool.pointer("inputSchema");
     let (problem, pointer, message) = match tool.input_schema() {
         None => (Missing, pointer, "inputSchema is missing".to_string()),

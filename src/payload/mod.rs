@@ -5,6 +5,8 @@
 //! "result":{…}}`, a bare array of tools, an array of result pages (or of responses), and a capture
 //! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
 
+mod fast;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -71,12 +73,43 @@ impl Default for Limits {
 
 /// Parses bytes into a surface. `source_name` is used in error messages only.
 pub fn read(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Surface, PayloadError> {
+    let json = checked(bytes, source_name, limits)?;
+    // Most payloads take the fast path; whatever it leaves (odd shapes, errors) the general
+    // reader decides, with the same result.
+    match fast_path(json) {
+        Some(surface) => Ok(surface),
+        None => read_general(bytes, source_name, limits),
+    }
+}
+
+/// [`read`] without its fast path: parses the whole document into values first. Public so that
+/// tests can hold the fast path to it.
+pub fn read_general(
+    bytes: &[u8],
+    source_name: &str,
+    limits: Limits,
+) -> Result<Surface, PayloadError> {
     let value = parse_json(bytes, source_name, limits)?;
     from_value(value, source_name)
 }
 
-/// Parses bytes into a JSON value, with the size, encoding and depth checks of [`read`].
-pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Value, PayloadError> {
+fn fast_path(json: &[u8]) -> Option<Surface> {
+    std::str::from_utf8(json).ok().and_then(fast::read)
+}
+
+/// Whether [`read`] reads these bytes on its fast path (tests use it to show that the fast
+/// path is taken where it should be).
+#[doc(hidden)]
+pub fn takes_fast_path(bytes: &[u8], limits: Limits) -> bool {
+    checked(bytes, "", limits).is_ok_and(|json| fast_path(json).is_some())
+}
+
+/// The JSON part of a payload: within the size limit, without a byte-order mark, not empty.
+fn checked<'a>(
+    bytes: &'a [u8],
+    source_name: &str,
+    limits: Limits,
+) -> Result<&'a [u8], PayloadError> {
     let source_name = source_name.to_string();
     if bytes.len() > limits.max_bytes {
         return Err(PayloadError::TooLarge {
@@ -90,6 +123,13 @@ pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Val
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty { source_name });
     }
+    Ok(bytes)
+}
+
+/// Parses bytes into a JSON value, with the size, encoding and depth checks of [`read`].
+pub fn parse_json(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Value, PayloadError> {
+    let bytes = checked(bytes, source_name, limits)?;
+    let source_name = source_name.to_string();
     if let Some((line, column)) = too_deep(bytes, MAX_DEPTH) {
         return Err(PayloadError::TooDeep {
             source_name,

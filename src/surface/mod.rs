@@ -1,0 +1,408 @@
+//! `Surface` and `Tool`: a view over the raw `tools/list` JSON that never coerces.
+//!
+//! A missing `inputSchema`, a `null` one and `{}` stay three different things; a name that is not
+//! a string stays a non-string. Checkers decide what each of these means.
+//!
+//! A surface keeps each tool as the exact JSON text it was read from, with the place of every
+//! top-level field, and parses a field (or the whole tool) only when a rule first asks for it.
+//! Rules that look at a few fields never build the rest, and two tools with the same bytes are
+//! known equal without parsing either (see [`Tool::raw`]).
+
+mod text;
+
+pub use text::object_member;
+
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::pointer;
+
+/// The tools a server listed, in the order it listed them.
+#[derive(Debug, Clone)]
+pub struct Surface {
+    /// The JSON text every tool's ranges point into.
+    text: String,
+    tools: Vec<RawTool>,
+    /// JSON pointer of each tool in the document it was read from (e.g. `/result/tools/2`).
+    locations: Vec<String>,
+}
+
+/// One tool: where its object's bytes are, and what is known about them.
+#[derive(Debug, Clone)]
+pub(crate) struct RawTool {
+    span: Range<usize>,
+    /// Shared by every surface holding a tool with the same bytes (see [`Surface::share_parsed`]).
+    parsed: Arc<Parsed>,
+}
+
+/// A tool's fields (places relative to the tool's first byte) and what has been parsed so far.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    fields: Vec<RawField>,
+    /// The whole object, parsed on first use (given up front when built from values).
+    map: OnceLock<Map<String, Value>>,
+}
+
+/// A top-level field of a tool: its key and the bytes of its value. Keys are unique.
+#[derive(Debug, Clone)]
+pub(crate) struct RawField {
+    key: Key,
+    value: Range<usize>,
+    parsed: OnceLock<Value>,
+}
+
+/// A field's key: its place in the text when written without escapes, otherwise decoded.
+#[derive(Debug, Clone)]
+pub(crate) enum Key {
+    Span(Range<usize>),
+    Decoded(Box<str>),
+}
+
+/// One listed tool, by position.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool<'a> {
+    pub index: usize,
+    pub location: &'a str,
+    /// The tool object's own text; field places are relative to it.
+    text: &'a str,
+    parsed: &'a Parsed,
+}
+
+impl PartialEq for Surface {
+    fn eq(&self, other: &Surface) -> bool {
+        self.locations == other.locations
+            && self.len() == other.len()
+            && self
+                .tools()
+                .zip(other.tools())
+                .all(|(a, b)| a.raw() == b.raw() || a.fields() == b.fields())
+    }
+}
+
+impl Surface {
+    /// A surface whose tools sit at `/tools/<i>`, as in a `tools/list` result object.
+    pub fn new(tools: Vec<Map<String, Value>>) -> Surface {
+        let locations = (0..tools.len())
+            .map(|i| pointer::push_index("/tools", i))
+            .collect();
+        Surface::with_locations(tools, locations)
+    }
+
+    /// A surface whose tools were found at the given pointers. Each tool's text is its compact
+    /// JSON, and its parsed form is the given map (never parsed back from that text).
+    pub fn with_locations(tools: Vec<Map<String, Value>>, locations: Vec<String>) -> Surface {
+        debug_assert_eq!(tools.len(), locations.len());
+        let mut text = String::new();
+        let tools = tools
+            .into_iter()
+            .map(|map| text::write_tool(&mut text, map))
+            .collect();
+        Surface {
+            text,
+            tools,
+            locations,
+        }
+    }
+
+    /// A surface over JSON text already validated by the reader: `tools` hold ranges into `text`.
+    pub(crate) fn from_text(text: String, tools: Vec<RawTool>, locations: Vec<String>) -> Surface {
+        debug_assert_eq!(tools.len(), locations.len());
+        Surface {
+            text,
+            tools,
+            locations,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = Tool<'_>> {
+        (0..self.tools.len()).map(|index| self.tool_unchecked(index))
+    }
+
+    pub fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        (index < self.tools.len()).then(|| self.tool_unchecked(index))
+    }
+
+    fn tool_unchecked(&self, index: usize) -> Tool<'_> {
+        let tool = &self.tools[index];
+        Tool {
+            index,
+            location: &self.locations[index],
+            text: &self.text[tool.span.clone()],
+            parsed: &tool.parsed,
+        }
+    }
+
+    /// Lets each tool share what is parsed of a tool with the same bytes in `other`, so a
+    /// candidate whose tools are mostly the approved surface's parses only the changed ones
+    /// (and a field the approved surface already parsed is not parsed again).
+    pub fn share_parsed(&mut self, other: &Surface) {
+        let mut by_text: Option<std::collections::HashMap<&str, &Arc<Parsed>>> = None;
+        for (index, tool) in self.tools.iter_mut().enumerate() {
+            let text = &self.text[tool.span.clone()];
+            let same_place = other
+                .tools
+                .get(index)
+                .filter(|o| &other.text[o.span.clone()] == text);
+            let found = same_place.map(|o| &o.parsed).or_else(|| {
+                by_text
+                    .get_or_insert_with(|| {
+                        let texts = other.tools.iter().map(|o| &other.text[o.span.clone()]);
+                        texts.zip(other.tools.iter().map(|o| &o.parsed)).collect()
+                    })
+                    .get(text)
+                    .copied()
+            });
+            if let Some(parsed) = found {
+                tool.parsed = Arc::clone(parsed);
+            }
+        }
+    }
+
+    /// The `tools/list` result object `{"tools":[…]}`, fields in their original order.
+    pub fn to_value(&self) -> Value {
+        let tools = self
+            .tools()
+            .map(|t| Value::Object(t.fields().clone()))
+            .collect();
+        let mut result = Map::new();
+        result.insert("tools".into(), Value::Array(tools));
+        Value::Object(result)
+    }
+
+    /// Canonical bytes: the compact result object, fields and tools in their original order
+    /// (order is part of the contract, so it is not normalized away).
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        // Serializing a `Value` cannot fail.
+        serde_json::to_vec(&self.to_value()).unwrap_or_default()
+    }
+
+    /// SHA-256 of the canonical bytes, lowercase hex.
+    pub fn fingerprint(&self) -> String {
+        sha256_hex(&self.canonical_bytes())
+    }
+}
+
+impl RawTool {
+    /// A tool at `span` of its surface's text, with its fields' places in that text.
+    pub(crate) fn new(span: Range<usize>, fields: Vec<RawField>) -> RawTool {
+        RawTool::with_map(span, fields, OnceLock::new())
+    }
+
+    pub(super) fn with_map(
+        span: Range<usize>,
+        mut fields: Vec<RawField>,
+        map: OnceLock<Map<String, Value>>,
+    ) -> RawTool {
+        let shift =
+            |range: &mut Range<usize>| *range = range.start - span.start..range.end - span.start;
+        for field in &mut fields {
+            shift(&mut field.value);
+            if let Key::Span(key) = &mut field.key {
+                shift(key);
+            }
+        }
+        RawTool {
+            span,
+            parsed: Arc::new(Parsed { fields, map }),
+        }
+    }
+}
+
+impl RawField {
+    pub(crate) fn new(key: Key, value: Range<usize>) -> RawField {
+        RawField {
+            key,
+            value,
+            parsed: OnceLock::new(),
+        }
+    }
+}
+
+impl<'a> Tool<'a> {
+    /// The tool object's JSON text, exactly as read. Equal texts mean equal tools (the converse
+    /// does not hold: formatting may differ).
+    pub fn raw(&self) -> &'a str {
+        self.text
+    }
+
+    /// The JSON text of field `key`'s value; `None` when the field is absent.
+    pub fn raw_field(&self, key: &str) -> Option<&'a str> {
+        self.find(key).map(|f| &self.text[f.value.clone()])
+    }
+
+    /// Field `key`'s value, parsed on first use; `None` when the field is absent.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        if let Some(map) = self.parsed.map.get() {
+            return map.get(key);
+        }
+        let field = self.find(key)?;
+        Some(
+            field
+                .parsed
+                .get_or_init(|| text::parse(&self.text[field.value.clone()])),
+        )
+    }
+
+    /// Every field, in order, parsed on first use.
+    pub fn fields(&self) -> &'a Map<String, Value> {
+        self.parsed.map.get_or_init(|| {
+            self.parsed
+                .fields
+                .iter()
+                .map(|f| {
+                    (
+                        self.key(f).to_string(),
+                        text::parse(&self.text[f.value.clone()]),
+                    )
+                })
+                .collect()
+        })
+    }
+
+    fn key(&self, field: &'a RawField) -> &'a str {
+        match &field.key {
+            Key::Span(span) => &self.text[span.clone()],
+            Key::Decoded(key) => key,
+        }
+    }
+
+    fn find(&self, key: &str) -> Option<&'a RawField> {
+        self.parsed.fields.iter().find(|f| self.key(f) == key)
+    }
+
+    /// The raw `name` value; `None` when the field is absent.
+    pub fn name(&self) -> Option<&'a Value> {
+        self.get("name")
+    }
+
+    /// The name if it is a string.
+    pub fn name_str(&self) -> Option<&'a str> {
+        self.name().and_then(Value::as_str)
+    }
+
+    /// A printable label: the name, or `#<index>` when the name is missing or not a string.
+    pub fn label(&self) -> String {
+        match self.name_str() {
+            Some(name) => name.to_string(),
+            None => format!("#{}", self.index),
+        }
+    }
+
+    /// The raw `inputSchema`; `None` when absent, `Some(Value::Null)` when `null`.
+    pub fn input_schema(&self) -> Option<&'a Value> {
+        self.get("inputSchema")
+    }
+
+    /// The raw `outputSchema`; `None` when absent, `Some(Value::Null)` when `null`.
+    pub fn output_schema(&self) -> Option<&'a Value> {
+        self.get("outputSchema")
+    }
+
+    /// Pointer to a field of this tool.
+    pub fn pointer(&self, field: &str) -> String {
+        pointer::push(self.location, field)
+    }
+}
+
+/// Lowercase hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8]) -> String {
+    let mut out = String::with_capacity(2 * digest.len());
+    for byte in digest {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+/// The names a schema's `required` array lists (strings only; empty when there is none).
+pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The JSON type name of a value, as JSON Schema spells it.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn surface(value: Value) -> Surface {
+        let tools = value
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_object().unwrap().clone())
+            .collect();
+        Surface::new(tools)
+    }
+
+    #[test]
+    fn missing_null_and_empty_schema_stay_distinct() {
+        let s = surface(json!([
+            {"name": "a"},
+            {"name": "b", "inputSchema": null},
+            {"name": "c", "inputSchema": {}}
+        ]));
+        let tools: Vec<_> = s.tools().collect();
+        assert_eq!(tools[0].input_schema(), None);
+        assert_eq!(tools[1].input_schema(), Some(&Value::Null));
+        assert_eq!(tools[2].input_schema(), Some(&json!({})));
+    }
+
+    #[test]
+    fn canonical_bytes_keep_tool_and_key_order() {
+        let s =
+            surface(json!([{"name": "b", "description": "x"}, {"description": "y", "name": "a"}]));
+        assert_eq!(
+            String::from_utf8(s.canonical_bytes()).unwrap(),
+            r#"{"tools":[{"name":"b","description":"x"},{"description":"y","name":"a"}]}"#
+        );
+        assert_eq!(s.fingerprint().len(), 64);
+    }
+
+    #[test]
+    fn labels_and_pointers() {
+        let s = surface(json!([{"name": 5}, {"name": "x/y"}]));
+        assert_eq!(s.tool(0).unwrap().label(), "#0");
+        assert_eq!(
+            s.tool(1).unwrap().pointer("inputSchema"),
+            "/tools/1/inputSchema"
+        );
+        assert!(s.tool(2).is_none());
+    }
+}

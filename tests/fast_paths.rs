@@ -1,0 +1,240 @@
+//! The study's hot path takes shortcuts: a reader that borrows the structure instead of
+//! building values, candidates spliced from their base's bytes, parsed tools shared between
+//! surfaces. Each shortcut must change speed, never an answer: these tests hold each to the
+//! general code it stands in for, on real payloads and on every mutation class.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::repo;
+use driftlab::mutate::{self, REGISTRY};
+use driftlab::payload::{self, Limits};
+use driftlab::study::splice::{Base, Workspace};
+use serde_json::Value;
+
+/// Every real payload the repository holds: the test corpus and the taxonomy study's bases.
+fn real_payloads() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for dir in [
+        "tests/data/corpus",
+        "research/2026-11-30-mcp-drift-taxonomy/bases",
+    ] {
+        for entry in std::fs::read_dir(repo().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let bytes = std::fs::read(&path).unwrap();
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 20, "{} payloads", files.len());
+    files
+}
+
+/// `read` and the general reader agree: the same surface (tools, fields, locations) or the
+/// same error.
+fn assert_same_reading(bytes: &[u8], what: &str) {
+    let fast = payload::read(bytes, "p", Limits::default());
+    let general = payload::read_general(bytes, "p", Limits::default());
+    assert_eq!(fast, general, "{what}");
+    if let Ok(surface) = fast {
+        for tool in surface.tools() {
+            let general = general_tool(&general, tool.index);
+            for key in [
+                "name",
+                "inputSchema",
+                "outputSchema",
+                "description",
+                "absent",
+            ] {
+                assert_eq!(tool.get(key), general.get(key), "{what}: {key}");
+            }
+        }
+    }
+}
+
+fn general_tool(
+    general: &Result<driftlab::surface::Surface, payload::PayloadError>,
+    index: usize,
+) -> serde_json::Map<String, Value> {
+    general
+        .as_ref()
+        .unwrap()
+        .tool(index)
+        .unwrap()
+        .fields()
+        .clone()
+}
+
+#[test]
+fn the_fast_reader_reads_every_real_payload_as_the_general_reader_does() {
+    let mut fast = 0;
+    for (path, bytes) in real_payloads() {
+        let what = path.display().to_string();
+        assert_same_reading(&bytes, &what);
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        // The same document compact and pretty, and as its bare result object.
+        let compact = serde_json::to_vec(&value).unwrap();
+        let pretty = serde_json::to_vec_pretty(&value).unwrap();
+        assert_same_reading(&compact, &format!("{what} (compact)"));
+        assert_same_reading(&pretty, &format!("{what} (pretty)"));
+        let result = payload::read(&bytes, "p", Limits::default()).unwrap();
+        let bare = serde_json::to_vec(&result.to_value()).unwrap();
+        assert_same_reading(&bare, &format!("{what} (result object)"));
+        assert!(payload::takes_fast_path(&bare, Limits::default()), "{what}");
+        fast += usize::from(payload::takes_fast_path(&bytes, Limits::default()));
+    }
+    // Only payloads with escapes in keys, repeated keys or deep nesting may take the general
+    // reader; the real ones are ordinary.
+    assert!(fast >= 20, "only {fast} payloads took the fast path");
+}
+
+#[test]
+fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let cases: Vec<(String, bool)> = vec![
+        // (payload, whether the fast path reads it)
+        (
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#.into(),
+            true,
+        ),
+        (
+            r#" {"tools" : [ {"name" : "a"} , {"name":"b"} ] } "#.into(),
+            true,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"}]}}"#.into(),
+            true,
+        ),
+        (
+            r#"[{"tools":[{"name":"p1"}],"nextCursor":"c"},{"tools":[{"name":"p2"}]}]"#.into(),
+            true,
+        ),
+        (
+            r#"{"package":"x","toolsList":{"tools":[{"name":"c"}]}}"#.into(),
+            true,
+        ),
+        (r#"[{"name":"x"},{"name":"y"}]"#.into(), true),
+        ("[]".into(), true),
+        (r#"{"tools":[]}"#.into(), true),
+        (
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object","type":"array"}}]}"#.into(),
+            true,
+        ),
+        // A lone surrogate and an out-of-range number: lax scanners accept them, `Value` does not.
+        (r#"{"tools":[{"name":"\ud800"}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":1e400}]}"#.into(), false),
+        // Escaped or repeated keys; an empty tool; nesting deeper than 128.
+        (r#"{"tools":[{"n\u0061me":"a"}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","name":"b"}]}"#.into(), false),
+        (r#"{"tools":[],"tools":[{"name":"b"}]}"#.into(), false),
+        (r#"{"tools":[{}]}"#.into(), false),
+        (format!(r#"{{"tools":[{{"name":"a","x":{deep}}}]}}"#), false),
+        // Errors of every kind.
+        (r#"{"tools":{"a":1}}"#.into(), false),
+        (r#"{"tools":[{"name":"a"},"b"]}"#.into(), false),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#.into(),
+            false,
+        ),
+        (r#"{"tools":[{"name":"a"}]} x"#.into(), false),
+        (r#"{"tools": [1,"#.into(), false),
+        ("42".into(), false),
+        (r#"{"a":1}"#.into(), false),
+        ("[[1]]".into(), false),
+        (r#"{"tools":[{"name":"get\u005fuser"}]}"#.into(), true),
+        ("\u{feff}{\"tools\":[{\"name\":\"a\"}]}".into(), true),
+    ];
+    for (text, fast) in &cases {
+        assert_same_reading(text.as_bytes(), text);
+        assert_eq!(
+            payload::takes_fast_path(text.as_bytes(), Limits::default()),
+            *fast,
+            "{text}"
+        );
+    }
+}
+
+/// Bases for the splice test: generated surfaces of several sizes and seeds, and every real
+/// payload as a study reads it (its bare result object).
+fn bases() -> Vec<Value> {
+    let mut bases: Vec<Value> = real_payloads()
+        .iter()
+        .map(|(_, bytes)| {
+            payload::read(bytes, "b", Limits::default())
+                .unwrap()
+                .to_value()
+        })
+        .collect();
+    for seed in [1, 20260822, 7] {
+        for index in 0..60 {
+            let tools = 1 + (index % 6) as usize;
+            bases.push(driftlab::generate::surface(seed, index, tools));
+        }
+    }
+    bases
+}
+
+#[test]
+fn spliced_candidates_are_the_bytes_of_the_serialized_mutated_surface() {
+    let mut out = Vec::new();
+    let mut applied = vec![0usize; REGISTRY.len()];
+    for (b, base) in bases().iter().enumerate() {
+        let spliced = Base::new(base);
+        assert_eq!(spliced.bytes(), serde_json::to_vec(base).unwrap());
+        let mut workspace = Workspace::new(&spliced);
+        for (c, class) in REGISTRY.iter().enumerate() {
+            let mut mutated = base.clone();
+            let expected = class.apply(&mut mutated, &mut mutate::stream(3, *class, b as u64));
+            let got = workspace.candidate(
+                &spliced,
+                *class,
+                &mut mutate::stream(3, *class, b as u64),
+                &mut out,
+            );
+            assert_eq!(got, expected, "{} on base {b}", class.id());
+            if got.is_ok() {
+                applied[c] += 1;
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    String::from_utf8_lossy(&class.serialize(&mutated)),
+                    "{} on base {b}",
+                    class.id()
+                );
+            }
+            // The copy is the base again, ready for the next class.
+            assert_eq!(workspace.copy(), base, "{} on base {b}", class.id());
+        }
+    }
+    for (class, n) in REGISTRY.iter().zip(applied) {
+        assert!(n >= 50, "{} applied only {n} times", class.id());
+    }
+}
+
+#[test]
+fn shared_parsed_tools_answer_as_their_own_would() {
+    for (path, bytes) in real_payloads() {
+        let approved = payload::read(&bytes, "a", Limits::default()).unwrap();
+        let value = approved.to_value();
+        // Every candidate of the taxonomy's classes, read with and without sharing.
+        for class in REGISTRY {
+            let mut mutated = value.clone();
+            if class
+                .apply(&mut mutated, &mut mutate::stream(5, *class, 0))
+                .is_err()
+            {
+                continue;
+            }
+            let bytes = class.serialize(&mutated);
+            let own = payload::read(&bytes, "c", Limits::default()).unwrap();
+            let mut shared = own.clone();
+            shared.share_parsed(&approved);
+            for (a, b) in own.tools().zip(shared.tools()) {
+                assert_eq!(a.fields(), b.fields(), "{} {}", path.display(), class.id());
+                assert_eq!(a.raw(), b.raw());
+            }
+        }
+    }
+}
