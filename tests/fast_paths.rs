@@ -130,7 +130,7 @@ fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
         (r#"{"tools":[{"n\u0061me":"a"}]}"#.into(), false),
         (r#"{"tools":[{"name":"a","name":"b"}]}"#.into(), false),
         (r#"{"tools":[],"tools":[{"name":"b"}]}"#.into(), false),
-        (r#"{"tools":[{}]}"#.into(), false),
+        (r#"{"tools":[{}]}"#.into(), true),
         (format!(r#"{{"tools":[{{"name":"a","x":{deep}}}]}}"#), false),
         // Errors of every kind.
         (r#"{"tools":{"a":1}}"#.into(), false),
@@ -145,6 +145,37 @@ fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
         (r#"{"a":1}"#.into(), false),
         ("[[1]]".into(), false),
         (r#"{"tools":[{"name":"get\u005fuser"}]}"#.into(), true),
+        // Numbers and strings at the edges of the grammar.
+        (
+            r#"{"tools":[{"name":"a","x":[-0,0.5,-12.25,18446744073709551616,1e5,1E-2]}]}"#.into(),
+            true,
+        ),
+        (r#"{"tools":[{"name":"a","x":01}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":1.}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":-}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":.5}]}"#.into(), false),
+        (
+            format!(r#"{{"tools":[{{"name":"a","x":{}}}]}}"#, "9".repeat(400)),
+            false,
+        ),
+        (
+            format!(r#"{{"tools":[{{"name":"a","x":{}.5}}]}}"#, "9".repeat(250)),
+            true,
+        ),
+        ("{\"tools\":[{\"name\":\"a\tb\"}]}".into(), false),
+        (
+            r#"{"tools":[{"name":"\u00e9\n\/","x":"\uD83D\uDE00"}]}"#.into(),
+            true,
+        ),
+        (r#"{"tools":[{"name":"a","x":"\q"}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":[tru]}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a","x":{"a":1,}}]}"#.into(), false),
+        (r#"{"tools":[{"name":"a"},]}"#.into(), false),
+        ("{\"tools\":[{\"name\":\"a\"}]}\n\t ".into(), true),
+        (
+            r#"{"other":{"tools":1},"tools":[{"name":"a"}],"more":[1,{"b":null}]}"#.into(),
+            true,
+        ),
         ("\u{feff}{\"tools\":[{\"name\":\"a\"}]}".into(), true),
     ];
     for (text, fast) in &cases {

@@ -11,7 +11,7 @@ use crate::surface::Surface;
 /// Reads a payload from a path, or stdin for `-`, refusing more than `limits.max_bytes`.
 pub(super) fn read_surface(path: &str, limits: Limits) -> Result<Surface> {
     let (bytes, name) = read_bytes(path, limits)?;
-    Ok(payload::read(&bytes, &name, limits)?)
+    Ok(payload::read_owned(bytes, &name, limits)?)
 }
 
 fn read_bytes(path: &str, limits: Limits) -> Result<(Vec<u8>, String)> {

@@ -231,7 +231,12 @@ pub fn read_limited(path: &Path, max: usize) -> Result<Vec<u8>, String> {
     let cannot = |e: io::Error| format!("{}: cannot read: {e}", path.display());
     regular_file(path)?;
     let file = File::open(path).map_err(cannot)?;
-    let mut bytes = Vec::new();
+    // Sized up front: growing by doubling would hold two copies of a large file at once.
+    let size = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min((max as u64).saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take((max as u64).saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;

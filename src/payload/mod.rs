@@ -6,6 +6,7 @@
 //! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
 
 mod fast;
+pub(crate) mod scan;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -77,9 +78,32 @@ pub fn read(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Surface, 
     // Most payloads take the fast path; whatever it leaves (odd shapes, errors) the general
     // reader decides, with the same result.
     match fast_path(json) {
-        Some(surface) => Ok(surface),
+        Some((text, tools, locations)) => {
+            Ok(Surface::from_text(text.to_string(), tools, locations))
+        }
         None => read_general(bytes, source_name, limits),
     }
+}
+
+/// [`read`], keeping `bytes` as the surface's text instead of a copy (half the memory for a
+/// large payload read from a file).
+pub fn read_owned(
+    bytes: Vec<u8>,
+    source_name: &str,
+    limits: Limits,
+) -> Result<Surface, PayloadError> {
+    let json = checked(&bytes, source_name, limits)?;
+    let whole = json.len() == bytes.len();
+    let Some((_, tools, locations)) = fast_path(json) else {
+        return read_general(&bytes, source_name, limits);
+    };
+    // Places are relative to the JSON, which is all of `bytes` unless a byte-order mark led.
+    let text = if whole {
+        String::from_utf8(bytes).unwrap_or_default()
+    } else {
+        String::from_utf8_lossy(json).into_owned()
+    };
+    Ok(Surface::from_text(text, tools, locations))
 }
 
 /// [`read`] without its fast path: parses the whole document into values first. Public so that
@@ -93,8 +117,13 @@ pub fn read_general(
     from_value(value, source_name)
 }
 
-fn fast_path(json: &[u8]) -> Option<Surface> {
-    std::str::from_utf8(json).ok().and_then(fast::read)
+/// The JSON text, its tools and their locations, when the fast path reads `json`.
+type Found<'a> = (&'a str, Vec<crate::surface::RawTool>, Vec<String>);
+
+fn fast_path(json: &[u8]) -> Option<Found<'_>> {
+    let text = std::str::from_utf8(json).ok()?;
+    let (tools, locations) = fast::read(text)?;
+    Some((text, tools, locations))
 }
 
 /// Whether [`read`] reads these bytes on its fast path (tests use it to show that the fast

@@ -10,8 +10,6 @@
 
 mod text;
 
-pub use text::object_member;
-
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -49,9 +47,13 @@ pub(crate) struct Parsed {
 /// A top-level field of a tool: its key and the bytes of its value. Keys are unique.
 #[derive(Debug, Clone)]
 pub(crate) struct RawField {
-    key: Key,
+    pub(crate) key: Key,
     value: Range<usize>,
-    parsed: OnceLock<Value>,
+    /// Boxed: an unparsed field then costs a pointer, not a whole `Value`.
+    parsed: OnceLock<Box<Value>>,
+    /// Where the value's `type` member is (relative to the tool), when the value is an object
+    /// the scanner reads; found on first use.
+    type_member: OnceLock<Option<Range<usize>>>,
 }
 
 /// A field's key: its place in the text when written without escapes, otherwise decoded.
@@ -154,7 +156,18 @@ impl Surface {
                 .tools
                 .get(index)
                 .filter(|o| &other.text[o.span.clone()] == text);
+            // Few tools: compare in place; many: look the text up.
+            let few = || {
+                other
+                    .tools
+                    .iter()
+                    .find(|o| &other.text[o.span.clone()] == text)
+                    .map(|o| &o.parsed)
+            };
             let found = same_place.map(|o| &o.parsed).or_else(|| {
+                if other.tools.len() <= 16 {
+                    return few();
+                }
                 by_text
                     .get_or_insert_with(|| {
                         let texts = other.tools.iter().map(|o| &other.text[o.span.clone()]);
@@ -225,6 +238,7 @@ impl RawField {
             key,
             value,
             parsed: OnceLock::new(),
+            type_member: OnceLock::new(),
         }
     }
 }
@@ -241,6 +255,19 @@ impl<'a> Tool<'a> {
         self.find(key).map(|f| &self.text[f.value.clone()])
     }
 
+    /// The raw text of the `type` member of field `key`'s value, when that value is an object
+    /// without escaped keys (found once per tool text, and shared like parsed fields). `None`
+    /// means "look at the parsed value": no such member, or not an object read this way.
+    pub fn raw_type_of(&self, key: &str) -> Option<&'a str> {
+        let field = self.find(key)?;
+        let value = field.value.clone();
+        let member = field.type_member.get_or_init(|| {
+            let inner = crate::payload::scan::object_member(&self.text[value.clone()], "type")?;
+            Some(value.start + inner.start..value.start + inner.end)
+        });
+        member.clone().map(|range| &self.text[range])
+    }
+
     /// Field `key`'s value, parsed on first use; `None` when the field is absent.
     pub fn get(&self, key: &str) -> Option<&'a Value> {
         if let Some(map) = self.parsed.map.get() {
@@ -250,8 +277,21 @@ impl<'a> Tool<'a> {
         Some(
             field
                 .parsed
-                .get_or_init(|| text::parse(&self.text[field.value.clone()])),
+                .get_or_init(|| Box::new(text::parse(&self.text[field.value.clone()]))),
         )
+    }
+
+    /// Field `key`'s value for a rule that reads it once: the kept value when already parsed,
+    /// otherwise parsed afresh and not kept, so a whole large payload is never held as values.
+    pub fn get_transient(&self, key: &str) -> Option<std::borrow::Cow<'a, Value>> {
+        if let Some(map) = self.parsed.map.get() {
+            return map.get(key).map(std::borrow::Cow::Borrowed);
+        }
+        let field = self.find(key)?;
+        Some(match field.parsed.get() {
+            Some(value) => std::borrow::Cow::Borrowed(&**value),
+            None => std::borrow::Cow::Owned(text::parse(&self.text[field.value.clone()])),
+        })
     }
 
     /// Every field, in order, parsed on first use.

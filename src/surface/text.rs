@@ -47,35 +47,3 @@ pub(super) fn parse(text: &str) -> Value {
     // Validated text always parses; `Null` would only stand for a reader defect.
     Value::deserialize(serde_stacker::Deserializer::new(&mut deserializer)).unwrap_or(Value::Null)
 }
-
-/// The raw text of member `key` of the JSON object `object` (the last one, as in a `Value`),
-/// or `None` when `object` is not an object without escaped keys or has no such member.
-/// Callers treat `None` as "look at the parsed value instead".
-pub fn object_member<'a>(object: &'a str, key: &str) -> Option<&'a str> {
-    struct Member<'k>(&'k str);
-    impl<'de> serde::de::Visitor<'de> for Member<'_> {
-        type Value = Option<&'de str>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Option<&'de str>, A::Error> {
-            let mut found = None;
-            while let Some(key) = map.next_key::<&'de str>()? {
-                if key == self.0 {
-                    let value: &'de serde_json::value::RawValue = map.next_value()?;
-                    found = Some(value.get());
-                } else {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-            Ok(found)
-        }
-    }
-    let mut deserializer = serde_json::Deserializer::from_str(object);
-    serde::Deserializer::deserialize_map(&mut deserializer, Member(key))
-        .ok()
-        .flatten()
-}

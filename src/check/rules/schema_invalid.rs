@@ -4,6 +4,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
@@ -39,10 +41,10 @@ impl Rule for SchemaInvalid {
         for tool in comparison.candidate.tools() {
             for field in ["inputSchema", "outputSchema"] {
                 // Non-object roots are input/output-schema-not-object's business.
-                let Some(schema @ Value::Object(_)) = tool.get(field) else {
+                let Some(raw) = tool.raw_field(field).filter(|r| r.starts_with('{')) else {
                     continue;
                 };
-                if let Some((inside, message)) = judge(schema) {
+                if let Some((inside, message)) = judge(raw, || tool.get_transient(field)) {
                     let at = tool.pointer(field);
                     out.push(Finding::at(
                         self,
@@ -56,19 +58,19 @@ impl Rule for SchemaInvalid {
     }
 }
 
-/// The first problem of a schema, judged once per distinct schema and thread.
-fn judge(schema: &Value) -> Problem {
-    let key = serde_json::to_vec(schema).unwrap_or_default();
-    if let Some(known) = JUDGED.with(|cache| cache.borrow().get(&key).cloned()) {
+/// The first problem of a schema (its JSON text; `parse` gives its value), judged once per
+/// distinct text and thread: a schema already judged is not even parsed.
+fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Problem {
+    if let Some(known) = JUDGED.with(|cache| cache.borrow().get(raw.as_bytes()).cloned()) {
         return known;
     }
-    let problem = problem(schema);
+    let problem = parse().and_then(|schema| problem(&schema));
     JUDGED.with(|cache| {
         let mut cache = cache.borrow_mut();
         if cache.len() >= CACHE_LIMIT {
             cache.clear();
         }
-        cache.insert(key, problem.clone());
+        cache.insert(raw.as_bytes().to_vec(), problem.clone());
     });
     problem
 }
@@ -102,28 +104,32 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn judged(schema: Value) -> Problem {
+        judge(&schema.to_string(), || Some(Cow::Owned(schema)))
+    }
+
     #[test]
     fn meta_schema_violations_and_uncompilable_schemas_are_problems() {
         assert_eq!(
-            judge(&json!({"type": "object", "properties": {"q": {"type": "string"}}})),
+            judged(json!({"type": "object", "properties": {"q": {"type": "string"}}})),
             None
         );
-        let (inside, message) = judge(&json!({"type": "object", "required": "q"})).unwrap();
+        let (inside, message) = judged(json!({"type": "object", "required": "q"})).unwrap();
         assert_eq!(inside, "/required");
         assert!(message.contains("meta-schema"), "{message}");
-        assert_eq!(judge(&json!({"type": "strin"})).unwrap().0, "/type");
+        assert_eq!(judged(json!({"type": "strin"})).unwrap().0, "/type");
         let (_, message) =
-            judge(&json!({"properties": {"q": {"$ref": "#/$defs/missing"}}})).unwrap();
+            judged(json!({"properties": {"q": {"$ref": "#/$defs/missing"}}})).unwrap();
         assert!(message.contains("cannot be compiled"), "{message}");
         // A draft-07 schema is judged by draft 7's meta-schema; a custom dialect is not judged.
         assert_eq!(
-            judge(
-                &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {}})
+            judged(
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "definitions": {}})
             ),
             None
         );
         assert_eq!(
-            judge(&json!({"$schema": "https://example.com/my-dialect", "type": 5})),
+            judged(json!({"$schema": "https://example.com/my-dialect", "type": 5})),
             None
         );
     }

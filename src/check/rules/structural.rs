@@ -84,10 +84,7 @@ pub(crate) fn input_schema_problem(
 ) -> Option<(InputSchemaProblem, String, String)> {
     use InputSchemaProblem::*;
     // The common case, an object whose `type` is written "object", needs no parsing.
-    let raw_type = tool
-        .raw_field("inputSchema")
-        .filter(|schema| schema.starts_with('{'))
-        .and_then(|schema| crate::surface::object_member(schema, "type"));
+    let raw_type = tool.raw_type_of("inputSchema");
     if raw_type == Some("\"object\"") {
         return None;
     }

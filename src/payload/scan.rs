@@ -1,0 +1,317 @@
+//! The fastest reading, for the shape a study's candidates always have: one object whose
+//! `tools` member is an array of tool objects. One pass over the bytes validates every token
+//! and records each tool's place and its fields' places.
+//!
+//! It accepts only what serde_json parses into a `Value`, and declines (returns `None`) rather
+//! than decide anything subtle: other shapes, escaped keys at the tool level, repeated keys there
+//! or at the top, `\u` escapes of surrogates (serde_json refuses unpaired ones), numbers with an
+//! exponent or over 300 integer digits (serde_json refuses those beyond `f64`), nesting deeper
+//! than 128 levels, and anything invalid. The callers then read the bytes the slower way, which
+//! gives the same surface or the precise error.
+
+use std::ops::Range;
+
+use crate::surface::{Key, RawField, RawTool};
+
+/// Nesting beyond this is left to the general reader (serde_json's default limit).
+const MAX_DEPTH: usize = 128;
+
+/// The tools of a `{"tools":[…]}` document, with places in `text`.
+pub(super) fn read(text: &str) -> Option<Vec<RawTool>> {
+    let mut scanner = Scanner {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    scanner.whitespace();
+    scanner.expect(b'{')?;
+    let mut tools = None;
+    if !scanner.close(b'}') {
+        loop {
+            let key = scanner.string()?;
+            scanner.colon()?;
+            if scanner.text(&key) == b"tools" {
+                if tools.is_some() {
+                    return None;
+                }
+                tools = Some(scanner.tools()?);
+            } else {
+                scanner.value(1)?;
+            }
+            if !scanner.comma_or_close(b'}')? {
+                break;
+            }
+        }
+    }
+    scanner.whitespace();
+    (scanner.at == scanner.bytes.len()).then_some(())?;
+    tools
+}
+
+/// The place (within `object`) of the value of member `key` of the JSON object `object` (the
+/// last one, as in a `Value`); `None` when there is no such member, or when `object` is not an
+/// object this scanner reads (callers then look at the parsed value instead).
+pub(crate) fn object_member(object: &str, key: &str) -> Option<Range<usize>> {
+    let mut scanner = Scanner {
+        bytes: object.as_bytes(),
+        at: 0,
+    };
+    scanner.expect(b'{')?;
+    let mut found = None;
+    if scanner.close(b'}') {
+        return None;
+    }
+    loop {
+        let name = scanner.string()?;
+        if name.escaped {
+            return None;
+        }
+        scanner.colon()?;
+        let start = scanner.at;
+        scanner.value(1)?;
+        if scanner.text(&name) == key.as_bytes() {
+            found = Some(start..scanner.at);
+        }
+        if !scanner.comma_or_close(b'}')? {
+            return found;
+        }
+    }
+}
+
+/// The bytes a string scan must stop at: quote, backslash and control bytes.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// A string token: the place of its content (between the quotes) and whether it has escapes.
+struct Token {
+    content: Range<usize>,
+    escaped: bool,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// After an opening bracket: skips whitespace and consumes `close` if it comes next.
+    fn close(&mut self, close: u8) -> bool {
+        self.whitespace();
+        let closed = self.peek() == Some(close);
+        self.at += usize::from(closed);
+        closed
+    }
+
+    /// After a member or element: `true` for a comma (another follows), `false` for `close`.
+    fn comma_or_close(&mut self, close: u8) -> Option<bool> {
+        self.whitespace();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                self.whitespace();
+                Some(true)
+            }
+            b if b == close => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    fn colon(&mut self) -> Option<()> {
+        self.whitespace();
+        self.expect(b':')?;
+        self.whitespace();
+        Some(())
+    }
+
+    fn text(&self, token: &Token) -> &[u8] {
+        &self.bytes[token.content.clone()]
+    }
+
+    /// A string; the input is valid UTF-8 already, so only escapes and control bytes matter.
+    fn string(&mut self) -> Option<Token> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            self.skip_plain();
+            match *self.bytes.get(self.at)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.at += 1;
+                    match self.peek()? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 1,
+                        b'u' => {
+                            let hex = self.bytes.get(self.at + 1..self.at + 5)?;
+                            let surrogate = matches!(hex[0], b'd' | b'D')
+                                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
+                            if surrogate || !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            self.at += 5;
+                        }
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                _ => self.at += 1,
+            }
+        }
+        let content = start..self.at;
+        self.at += 1;
+        Some(Token { content, escaped })
+    }
+
+    /// Skips string bytes that need no attention: up to the next quote, backslash or control
+    /// byte.
+    fn skip_plain(&mut self) {
+        let rest = &self.bytes[self.at.min(self.bytes.len())..];
+        self.at += rest
+            .iter()
+            .position(|&b| SPECIAL[usize::from(b)])
+            .unwrap_or(rest.len());
+    }
+
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        let digits = self.digits();
+        match digits {
+            0 => return None,
+            1 => {}
+            // No leading zeros; beyond 300 digits `f64` may overflow, which serde_json refuses.
+            2..=300 if self.bytes[self.at - digits] != b'0' => {}
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        // An exponent may overflow `f64`: left to serde_json.
+        (!matches!(self.peek(), Some(b'e' | b'E'))).then_some(())
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let found = self.bytes.get(self.at..self.at + word.len())? == word;
+        found.then(|| self.at += word.len())
+    }
+
+    /// Any value, validated; `depth` counts the arrays and objects around it.
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => {
+                self.nested(depth)?;
+                if self.close(b'}') {
+                    return Some(());
+                }
+                loop {
+                    self.string()?;
+                    self.colon()?;
+                    self.value(depth + 1)?;
+                    if !self.comma_or_close(b'}')? {
+                        return Some(());
+                    }
+                }
+            }
+            b'[' => {
+                self.nested(depth)?;
+                if self.close(b']') {
+                    return Some(());
+                }
+                loop {
+                    self.value(depth + 1)?;
+                    if !self.comma_or_close(b']')? {
+                        return Some(());
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number(),
+        }
+    }
+
+    /// Consumes an opening bracket at `depth`, declining nesting beyond [`MAX_DEPTH`].
+    fn nested(&mut self, depth: usize) -> Option<()> {
+        (depth < MAX_DEPTH).then(|| self.at += 1)
+    }
+
+    /// The `tools` array: tool objects only.
+    fn tools(&mut self) -> Option<Vec<RawTool>> {
+        self.expect(b'[')?;
+        let mut tools = Vec::new();
+        if self.close(b']') {
+            return Some(tools);
+        }
+        loop {
+            tools.push(self.tool()?);
+            if !self.comma_or_close(b']')? {
+                return Some(tools);
+            }
+        }
+    }
+
+    fn tool(&mut self) -> Option<RawTool> {
+        let start = self.at;
+        self.expect(b'{')?;
+        let mut fields: Vec<RawField> = Vec::with_capacity(8);
+        if !self.close(b'}') {
+            loop {
+                let key = self.string()?;
+                let repeated = fields.iter().any(|f| match &f.key {
+                    Key::Span(k) => self.bytes[k.clone()] == *self.text(&key),
+                    Key::Decoded(_) => true,
+                });
+                if key.escaped || repeated {
+                    return None;
+                }
+                self.colon()?;
+                let value_start = self.at;
+                self.value(3)?;
+                fields.push(RawField::new(Key::Span(key.content), value_start..self.at));
+                if !self.comma_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        Some(RawTool::new(start..self.at, fields))
+    }
+}
