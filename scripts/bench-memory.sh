@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Peak memory and wall time of the gate on a large payload: the 14 tools of the pinned
 # server-filesystem capture repeated with unique names up to ~52 MB (53,077 tools), and the same
-# payload with one description changed. Prints one line per command.
+# payload with one description changed (b.json) and with every description changed (c.json).
+# Prints one line per command.
 # Usage: scripts/bench-memory.sh [BYTES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +32,13 @@ while size < size_limit:
 json.dump({"tools": tools}, open(f"{out}/a.json", "w"))
 tools[5]["description"] = "changed"
 json.dump({"tools": tools}, open(f"{out}/b.json", "w"))
+for tool in tools:
+    tool["description"] = tool.get("description", "") + " v2"
+json.dump({"tools": tools}, open(f"{out}/c.json", "w"))
 print(f"payload: {len(tools)} tools, {size} bytes of tools")
 PY
 measure() { /usr/bin/time -f "%e s wall, %M KB peak RSS" "$@" 2>&1 >/dev/null | tail -1; }
 echo "check b.json:                  $(measure "$bin" check "$dir/b.json")"
 echo "check --approved a.json b.json: $(measure "$bin" check --approved "$dir/a.json" "$dir/b.json")"
 echo "diff a.json b.json:            $(measure "$bin" diff "$dir/a.json" "$dir/b.json")"
+echo "diff a.json c.json:            $(measure "$bin" diff "$dir/a.json" "$dir/c.json")"

@@ -294,6 +294,15 @@ impl<'a> Tool<'a> {
         })
     }
 
+    /// The fields' keys, in order, without parsing any value.
+    pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
+        let (text, fields) = (self.text, &self.parsed.fields);
+        fields.iter().map(move |f| match &f.key {
+            Key::Span(span) => &text[span.clone()],
+            Key::Decoded(key) => key,
+        })
+    }
+
     /// Every field, in order, parsed on first use.
     pub fn fields(&self) -> &'a Map<String, Value> {
         self.parsed.map.get_or_init(|| {

@@ -210,15 +210,11 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
 }
 
 fn metadata(diff: &mut ToolDiff<'_, '_>) {
-    let keys: Vec<&String> = diff
-        .old
-        .fields()
-        .keys()
-        .chain(diff.new.fields().keys())
-        .collect();
-    let mut seen: Vec<&String> = Vec::new();
+    // Keys from the text: comparing two fields parses those two, never the whole tools.
+    let keys: Vec<&str> = diff.old.keys().chain(diff.new.keys()).collect();
+    let mut seen: Vec<&str> = Vec::new();
     for key in keys {
-        if KNOWN.contains(&key.as_str()) || seen.contains(&key) {
+        if KNOWN.contains(&key) || seen.contains(&key) {
             continue;
         }
         seen.push(key);
@@ -233,6 +229,10 @@ fn metadata(diff: &mut ToolDiff<'_, '_>) {
 }
 
 fn input_schema(diff: &mut ToolDiff<'_, '_>) {
+    // Equal texts are equal values (the early return below), known without parsing either.
+    if diff.old.raw_field("inputSchema") == diff.new.raw_field("inputSchema") {
+        return;
+    }
     let (old, new) = (diff.old.input_schema(), diff.new.input_schema());
     if old == new {
         return;
@@ -294,6 +294,10 @@ fn collapsed(old: &Value, new: &Value) -> bool {
 }
 
 fn output_schema(diff: &mut ToolDiff<'_, '_>) {
+    // Equal texts are equal values (the early return below), known without parsing either.
+    if diff.old.raw_field("outputSchema") == diff.new.raw_field("outputSchema") {
+        return;
+    }
     let (old, new) = (diff.old.output_schema(), diff.new.output_schema());
     if old == new {
         return;
