@@ -296,3 +296,41 @@ fn the_readme_quotes_the_committed_study() {
         summary["servers"], t["tools"]
     )));
 }
+
+#[test]
+fn a_corpus_study_never_writes_over_files_it_does_not_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("study");
+    std::fs::create_dir_all(out.join("live")).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let captures = repo().join("research/2026-11-30-output-contracts/captures");
+    let scan = |extra: &[&str]| {
+        let mut args = vec![
+            "scan",
+            "--corpus",
+            captures.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let refused = scan(&[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("holds files a scan study does not write (notes.txt)"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!out.join("summary.json").exists());
+    // With --force it writes; its own files and folders (the live reports) never count as foreign.
+    assert!(scan(&["--force"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    std::fs::remove_file(out.join("notes.txt")).unwrap();
+    let rerun = scan(&[]);
+    assert!(rerun.status.success(), "{}", stderr(&rerun));
+    assert!(out.join("live").is_dir() && out.join("summary.json").is_file());
+}

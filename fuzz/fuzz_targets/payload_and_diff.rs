@@ -1,6 +1,7 @@
 //! Fuzzes the payload reader and the whole gate: the input is split at its first NUL byte into an
 //! approved and a candidate payload; both are read, every payload and diff rule runs, and every
-//! report format renders. Nothing may panic, overflow the stack or loop.
+//! report format renders. Nothing may panic, overflow the stack or loop. The reader's fast paths
+//! must agree with the general reader on every input: the same surface or the same error.
 #![no_main]
 
 use driftlab::check::rules::of_kind;
@@ -16,6 +17,9 @@ fuzz_target!(|data: &[u8]| {
         Some(at) => (&data[..at], &data[at + 1..]),
         None => (data, data),
     };
+    for bytes in [old, new] {
+        assert_eq!(payload::read(bytes, "p", limits), payload::read_general(bytes, "p", limits));
+    }
     let (Ok(approved), Ok(candidate)) = (payload::read(old, "old", limits), payload::read(new, "new", limits)) else {
         return;
     };

@@ -17,6 +17,7 @@ macro_rules! outln {
 
 mod artifacts;
 mod capture;
+mod docs;
 mod figures;
 mod gate;
 mod generate;
@@ -104,6 +105,8 @@ enum Command {
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
+    Completions(docs::CompletionsArgs),
+    Man(docs::ManArgs),
 }
 
 /// Parses the command line, runs the command and returns its exit code.
@@ -136,6 +139,8 @@ where
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
+        Command::Completions(args) => docs::completions(args),
+        Command::Man(args) => docs::man(args),
     });
     match result {
         Ok(Ok(code)) => code,

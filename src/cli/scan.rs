@@ -65,6 +65,9 @@ pub struct Args {
     /// The results folder of a --corpus study.
     #[arg(long, short, value_name = "DIR", requires = "corpus")]
     out: Option<PathBuf>,
+    /// With --corpus: write into a folder that holds files a scan study does not write.
+    #[arg(long, requires = "corpus")]
+    force: bool,
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
@@ -134,6 +137,23 @@ pub fn run(args: Args) -> Result<u8> {
 fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Result<u8> {
     if args.payload.is_some() || args.server.target()?.is_some() {
         bail!("--corpus scans a folder: give no payload file or live server with it");
+    }
+    // The folder holds the live reports the study reads (results/…/live), so it is written file
+    // by file (each atomically), not swapped in whole; but never over files it does not own,
+    // and never by two runs at once.
+    std::fs::create_dir_all(out)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create the folder: {e}", out.display()))?;
+    let _lock = crate::output::folder::lock(out).map_err(anyhow::Error::msg)?;
+    let foreign: Vec<String> = crate::output::folder::entry_names(out)
+        .into_iter()
+        .filter(|name| !study::FILES.contains(&name.as_str()) && !out.join(name).is_dir())
+        .collect();
+    if !foreign.is_empty() && !args.force {
+        bail!(
+            "{} holds files a scan study does not write ({}): choose another folder with --out or overwrite with --force",
+            out.display(),
+            foreign.join(", ")
+        );
     }
     let reports = study::scan_folder(corpus, args.seed, limits).map_err(anyhow::Error::msg)?;
     let id = out.file_name().map_or("output-contracts".into(), |n| {

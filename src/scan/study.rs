@@ -16,6 +16,18 @@ pub const SERVERS_CSV: &str = "servers.csv";
 pub const TOOLS_CSV: &str = "tools.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT: &str = "report.md";
+const FIGURE_SVG: &str = "output-contracts.svg";
+const FIGURE_PNG: &str = "output-contracts.png";
+
+/// Every file [`write`] writes into a results folder.
+pub const FILES: [&str; 6] = [
+    SERVERS_CSV,
+    TOOLS_CSV,
+    SUMMARY_JSON,
+    REPORT,
+    FIGURE_SVG,
+    FIGURE_PNG,
+];
 
 /// The published scanner's headline (31 servers, 265 tools), for the side-by-side.
 pub const PUBLISHED: Published = Published {
@@ -268,8 +280,8 @@ pub fn write(
         (TOOLS_CSV, csv_bytes(&tools).map_err(|e| e.to_string())?),
         (SUMMARY_JSON, summary_bytes),
         (REPORT, report.into_bytes()),
-        ("output-contracts.svg", figure.svg.into_bytes()),
-        ("output-contracts.png", figure.png),
+        (FIGURE_SVG, figure.svg.into_bytes()),
+        (FIGURE_PNG, figure.png),
     ];
     for (name, bytes) in files {
         write_atomic(&out.join(name), &bytes).map_err(|e| io(name, e))?;
