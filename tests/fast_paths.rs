@@ -130,6 +130,10 @@ fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
         (r#"{"tools":[{"n\u0061me":"a"}]}"#.into(), false),
         (r#"{"tools":[{"name":"a","name":"b"}]}"#.into(), false),
         (r#"{"tools":[],"tools":[{"name":"b"}]}"#.into(), false),
+        (
+            r#"{"tools":[{"name":"a"}],"tool\u0073":[{"name":"b"}]}"#.into(),
+            false,
+        ),
         (r#"{"tools":[{}]}"#.into(), true),
         (format!(r#"{{"tools":[{{"name":"a","x":{deep}}}]}}"#), false),
         // Errors of every kind.

@@ -3,8 +3,8 @@
 //! and records each tool's place and its fields' places.
 //!
 //! It accepts only what serde_json parses into a `Value`, and declines (returns `None`) rather
-//! than decide anything subtle: other shapes, escaped keys at the tool level, repeated keys there
-//! or at the top, `\u` escapes of surrogates (serde_json refuses unpaired ones), numbers with an
+//! than decide anything subtle: other shapes, escaped keys at the top or the tool level, repeated
+//! keys there, `\u` escapes of surrogates (serde_json refuses unpaired ones), numbers with an
 //! exponent or over 300 integer digits (serde_json refuses those beyond `f64`), nesting deeper
 //! than 128 levels, and anything invalid. The callers then read the bytes the slower way, which
 //! gives the same surface or the precise error.
@@ -28,6 +28,10 @@ pub(super) fn read(text: &str) -> Option<Vec<RawTool>> {
     if !scanner.close(b'}') {
         loop {
             let key = scanner.string()?;
+            // An escaped key might spell `tools` too, and the last one would win.
+            if key.escaped {
+                return None;
+            }
             scanner.colon()?;
             if scanner.text(&key) == b"tools" {
                 if tools.is_some() {
