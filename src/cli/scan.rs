@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use super::input::read_surface;
 use super::live::ServerArgs;
 use crate::live::{capture_on, Session};
+use crate::output::folder::StagedFolder;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::scan::{self, probes, render, study, ScanReport};
 
@@ -138,12 +139,10 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     if args.payload.is_some() || args.server.target()?.is_some() {
         bail!("--corpus scans a folder: give no payload file or live server with it");
     }
-    // The folder holds the live reports the study reads (results/…/live), so it is written file
-    // by file (each atomically), not swapped in whole; but never over files it does not own,
-    // and never by two runs at once.
-    std::fs::create_dir_all(out)
-        .map_err(|e| anyhow::anyhow!("{}: cannot create the folder: {e}", out.display()))?;
-    let _lock = crate::output::folder::lock(out).map_err(anyhow::Error::msg)?;
+    // Written as a whole, like every results folder: into a staging folder, swapped in at the
+    // end. The folder may hold what the study reads (the live reports, `results/…/live`):
+    // everything in it but this study's own files is copied into the new folder first.
+    let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
     let foreign: Vec<String> = crate::output::folder::entry_names(out)
         .into_iter()
         .filter(|name| !study::FILES.contains(&name.as_str()) && !out.join(name).is_dir())
@@ -171,7 +170,15 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     if args.seed != scan::DEFAULT_SEED {
         command.push_str(&format!(" --seed {}", args.seed));
     }
-    study::write(out, &id, args.seed, &command, &reports, &live).map_err(anyhow::Error::msg)?;
+    study::write(staged.path(), &id, args.seed, &command, &reports, &live)
+        .map_err(anyhow::Error::msg)?;
+    for name in crate::output::folder::entry_names(out) {
+        if !study::FILES.contains(&name.as_str()) {
+            crate::output::folder::copy_tree(&out.join(&name), &staged.path().join(&name))
+                .map_err(anyhow::Error::msg)?;
+        }
+    }
+    staged.commit().map_err(anyhow::Error::msg)?;
     let tools: usize = reports.iter().map(|r| r.tools).sum();
     let enforceable: usize = reports.iter().map(|r| r.enforceable).sum();
     eprintln!(

@@ -193,6 +193,27 @@ pub fn lock(dir: &Path) -> Result<File, String> {
     Ok(file)
 }
 
+/// Copies a file or a folder tree to `to` (which must not exist); symbolic links are copied as
+/// links, never followed.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("{}: cannot copy: {e}", from.display());
+    let meta = fs::symlink_metadata(from).map_err(failed)?;
+    if meta.file_type().is_symlink() {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(fs::read_link(from).map_err(failed)?, to).map_err(failed)?;
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        return fs::copy(from, to).map(drop).map_err(failed);
+    }
+    fs::create_dir(to).map_err(failed)?;
+    for entry in fs::read_dir(from).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+    }
+    Ok(())
+}
+
 /// The names of the entries in `dir` (none if it cannot be read).
 pub fn entry_names(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)
