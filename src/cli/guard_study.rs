@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 
 use crate::guard::study::{self, GuardStudy};
 use crate::output::{self, StagedFolder};
@@ -44,17 +44,13 @@ pub fn run(args: Args) -> Result<u8> {
     // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
     let staged = StagedFolder::begin(&out).map_err(|e| anyhow!(e))?;
     let ours = study::file_names();
-    let foreign: Vec<String> = output::folder::entry_names(&out)
-        .into_iter()
-        .filter(|name| !ours.contains(name))
-        .collect();
-    if !foreign.is_empty() && !args.force {
-        bail!(
-            "{} holds files a guard study does not write ({}): choose another folder with --out or overwrite with --force",
-            out.display(),
-            foreign.join(", ")
-        );
-    }
+    output::folder::refuse_foreign(
+        &out,
+        |name| ours.iter().any(|o| o == name),
+        "a guard study",
+        args.force,
+    )
+    .map_err(|e| anyhow!(e))?;
     let work = std::env::temp_dir().join(format!("driftlab-guard-study-{}", std::process::id()));
     let _remove_work = crate::cleanup::remove_on_signal(work.clone());
     let pool = rayon::ThreadPoolBuilder::new()

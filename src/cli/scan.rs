@@ -143,17 +143,10 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     // end. The folder may hold what the study reads (the live reports, `results/…/live`):
     // everything in it but this study's own files is copied into the new folder first.
     let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
-    let foreign: Vec<String> = crate::output::folder::entry_names(out)
-        .into_iter()
-        .filter(|name| !study::FILES.contains(&name.as_str()) && !out.join(name).is_dir())
-        .collect();
-    if !foreign.is_empty() && !args.force {
-        bail!(
-            "{} holds files a scan study does not write ({}): choose another folder with --out or overwrite with --force",
-            out.display(),
-            foreign.join(", ")
-        );
-    }
+    // Its own files, and folders (the live reports), are never foreign.
+    let owns = |name: &str| study::FILES.contains(&name) || out.join(name).is_dir();
+    crate::output::folder::refuse_foreign(out, owns, "a scan study", args.force)
+        .map_err(anyhow::Error::msg)?;
     let reports = study::scan_folder(corpus, args.seed, limits).map_err(anyhow::Error::msg)?;
     let id = out.file_name().map_or("output-contracts".into(), |n| {
         n.to_string_lossy().into_owned()

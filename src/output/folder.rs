@@ -214,6 +214,28 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses, unless `force`, a folder holding entries its writer does not write (`owns` names
+/// those it does); `writer` completes "files … does not write".
+pub fn refuse_foreign(
+    out: &Path,
+    owns: impl Fn(&str) -> bool,
+    writer: &str,
+    force: bool,
+) -> Result<(), String> {
+    let foreign: Vec<String> = entry_names(out)
+        .into_iter()
+        .filter(|name| !owns(name))
+        .collect();
+    if foreign.is_empty() || force {
+        return Ok(());
+    }
+    Err(format!(
+        "{} holds files {writer} does not write ({}): choose another folder with --out or overwrite with --force",
+        out.display(),
+        foreign.join(", ")
+    ))
+}
+
 /// The names of the entries in `dir` (none if it cannot be read).
 pub fn entry_names(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)

@@ -23,29 +23,21 @@ pub(super) fn read(text: &str) -> Option<Vec<RawTool>> {
         at: 0,
     };
     scanner.whitespace();
-    scanner.expect(b'{')?;
     let mut tools = None;
-    if !scanner.close(b'}') {
-        loop {
-            let key = scanner.string()?;
-            // An escaped key might spell `tools` too, and the last one would win.
-            if key.escaped {
-                return None;
-            }
-            scanner.colon()?;
-            if scanner.text(&key) == b"tools" {
-                if tools.is_some() {
-                    return None;
-                }
-                tools = Some(scanner.tools()?);
-            } else {
-                scanner.value(1)?;
-            }
-            if !scanner.comma_or_close(b'}')? {
-                break;
-            }
+    scanner.members(|scanner, key| {
+        // An escaped key might spell `tools` too, and the last one would win.
+        if key.escaped {
+            return None;
         }
-    }
+        if scanner.text(&key) != b"tools" {
+            return scanner.value(1);
+        }
+        if tools.is_some() {
+            return None;
+        }
+        tools = Some(scanner.tools()?);
+        Some(())
+    })?;
     scanner.whitespace();
     (scanner.at == scanner.bytes.len()).then_some(())?;
     tools
@@ -59,26 +51,19 @@ pub(crate) fn object_member(object: &str, key: &str) -> Option<Range<usize>> {
         bytes: object.as_bytes(),
         at: 0,
     };
-    scanner.expect(b'{')?;
     let mut found = None;
-    if scanner.close(b'}') {
-        return None;
-    }
-    loop {
-        let name = scanner.string()?;
+    scanner.members(|scanner, name| {
         if name.escaped {
             return None;
         }
-        scanner.colon()?;
         let start = scanner.at;
         scanner.value(1)?;
         if scanner.text(&name) == key.as_bytes() {
             found = Some(start..scanner.at);
         }
-        if !scanner.comma_or_close(b'}')? {
-            return found;
-        }
-    }
+        Some(())
+    })?;
+    found
 }
 
 /// The bytes a string scan must stop at: quote, backslash and control bytes.
@@ -241,30 +226,12 @@ impl Scanner<'_> {
         match self.peek()? {
             b'"' => self.string().map(drop),
             b'{' => {
-                self.nested(depth)?;
-                if self.close(b'}') {
-                    return Some(());
-                }
-                loop {
-                    self.string()?;
-                    self.colon()?;
-                    self.value(depth + 1)?;
-                    if !self.comma_or_close(b'}')? {
-                        return Some(());
-                    }
-                }
+                self.within(depth)?;
+                self.members(|scanner, _| scanner.value(depth + 1))
             }
             b'[' => {
-                self.nested(depth)?;
-                if self.close(b']') {
-                    return Some(());
-                }
-                loop {
-                    self.value(depth + 1)?;
-                    if !self.comma_or_close(b']')? {
-                        return Some(());
-                    }
-                }
+                self.within(depth)?;
+                self.elements(|scanner| scanner.value(depth + 1))
             }
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
@@ -273,49 +240,70 @@ impl Scanner<'_> {
         }
     }
 
-    /// Consumes an opening bracket at `depth`, declining nesting beyond [`MAX_DEPTH`].
-    fn nested(&mut self, depth: usize) -> Option<()> {
-        (depth < MAX_DEPTH).then(|| self.at += 1)
+    /// Declines nesting beyond [`MAX_DEPTH`] (`depth` counts the brackets around a value).
+    fn within(&self, depth: usize) -> Option<()> {
+        (depth < MAX_DEPTH).then_some(())
+    }
+
+    /// An object: `member` is called for each key, after its colon, and consumes the value.
+    fn members(&mut self, mut member: impl FnMut(&mut Self, Token) -> Option<()>) -> Option<()> {
+        self.expect(b'{')?;
+        if self.close(b'}') {
+            return Some(());
+        }
+        loop {
+            let key = self.string()?;
+            self.colon()?;
+            member(self, key)?;
+            if !self.comma_or_close(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// An array: `element` consumes each element.
+    fn elements(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.expect(b'[')?;
+        if self.close(b']') {
+            return Some(());
+        }
+        loop {
+            element(self)?;
+            if !self.comma_or_close(b']')? {
+                return Some(());
+            }
+        }
     }
 
     /// The `tools` array: tool objects only.
     fn tools(&mut self) -> Option<Vec<RawTool>> {
-        self.expect(b'[')?;
         let mut tools = Vec::new();
-        if self.close(b']') {
-            return Some(tools);
-        }
-        loop {
-            tools.push(self.tool()?);
-            if !self.comma_or_close(b']')? {
-                return Some(tools);
-            }
-        }
+        self.elements(|scanner| {
+            tools.push(scanner.tool()?);
+            Some(())
+        })?;
+        Some(tools)
     }
 
     fn tool(&mut self) -> Option<RawTool> {
         let start = self.at;
-        self.expect(b'{')?;
         let mut fields: Vec<RawField> = Vec::with_capacity(8);
-        if !self.close(b'}') {
-            loop {
-                let key = self.string()?;
-                let repeated = fields.iter().any(|f| match &f.key {
-                    Key::Span(k) => self.bytes[k.clone()] == *self.text(&key),
-                    Key::Decoded(_) => true,
-                });
-                if key.escaped || repeated {
-                    return None;
-                }
-                self.colon()?;
-                let value_start = self.at;
-                self.value(3)?;
-                fields.push(RawField::new(Key::Span(key.content), value_start..self.at));
-                if !self.comma_or_close(b'}')? {
-                    break;
-                }
+        self.members(|scanner, key| {
+            let text = scanner.text(&key);
+            let repeated = fields
+                .iter()
+                .any(|f| matches!(&f.key, Key::Span(k) if scanner.bytes[k.clone()] == *text));
+            if key.escaped || repeated {
+                return None;
             }
-        }
+            let value_start = scanner.at;
+            scanner.value(3)?;
+            fields.push(RawField::new(
+                Key::Span(key.content),
+                value_start..scanner.at,
+            ));
+            Some(())
+        })?;
         Some(RawTool::new(start..self.at, fields))
     }
 }

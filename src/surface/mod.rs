@@ -149,37 +149,47 @@ impl Surface {
     /// candidate whose tools are mostly the approved surface's parses only the changed ones
     /// (and a field the approved surface already parsed is not parsed again).
     pub fn share_parsed(&mut self, other: &Surface) {
-        let mut by_text: Option<std::collections::HashMap<&str, &Arc<Parsed>>> = None;
-        for (index, tool) in self.tools.iter_mut().enumerate() {
-            let text = &self.text[tool.span.clone()];
-            let same_place = other
-                .tools
-                .get(index)
-                .filter(|o| &other.text[o.span.clone()] == text);
-            // Few tools: compare in place; many: look the text up.
-            let few = || {
-                other
-                    .tools
-                    .iter()
-                    .find(|o| &other.text[o.span.clone()] == text)
-                    .map(|o| &o.parsed)
-            };
-            let found = same_place.map(|o| &o.parsed).or_else(|| {
-                if other.tools.len() <= 16 {
-                    return few();
-                }
-                by_text
-                    .get_or_insert_with(|| {
-                        let texts = other.tools.iter().map(|o| &other.text[o.span.clone()]);
-                        texts.zip(other.tools.iter().map(|o| &o.parsed)).collect()
-                    })
-                    .get(text)
-                    .copied()
-            });
-            if let Some(parsed) = found {
-                tool.parsed = Arc::clone(parsed);
+        let partners = self.same_text_partners(other);
+        for (tool, partner) in self.tools.iter_mut().zip(partners) {
+            if let Some(partner) = partner {
+                tool.parsed = Arc::clone(&other.tools[partner].parsed);
             }
         }
+    }
+
+    /// For each tool, the index of a tool of `other` with the same bytes, if any, paired one to
+    /// one: the same index first (where most partners sit), then by text.
+    pub fn same_text_partners(&self, other: &Surface) -> Vec<Option<usize>> {
+        let mut partners: Vec<Option<usize>> = (0..self.len())
+            .map(|i| (i < other.len() && self.tool_text(i) == other.tool_text(i)).then_some(i))
+            .collect();
+        let mut taken = vec![false; other.len()];
+        partners.iter().flatten().for_each(|&j| taken[j] = true);
+        let unpaired = (0..self.len()).filter(|&i| partners[i].is_none());
+        // Few tools: compare in place; many: look the texts up.
+        if other.len() <= 16 {
+            for i in unpaired.collect::<Vec<_>>() {
+                let found = (0..other.len())
+                    .find(|&j| !taken[j] && other.tool_text(j) == self.tool_text(i));
+                if let Some(j) = found {
+                    taken[j] = true;
+                    partners[i] = Some(j);
+                }
+            }
+            return partners;
+        }
+        let mut waiting: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+        for j in (0..other.len()).rev().filter(|&j| !taken[j]) {
+            waiting.entry(other.tool_text(j)).or_default().push(j);
+        }
+        for i in unpaired.collect::<Vec<_>>() {
+            partners[i] = waiting.get_mut(self.tool_text(i)).and_then(Vec::pop);
+        }
+        partners
+    }
+
+    fn tool_text(&self, index: usize) -> &str {
+        &self.text[self.tools[index].span.clone()]
     }
 
     /// The `tools/list` result object `{"tools":[…]}`, fields in their original order.
@@ -296,11 +306,8 @@ impl<'a> Tool<'a> {
 
     /// The fields' keys, in order, without parsing any value.
     pub fn keys(&self) -> impl Iterator<Item = &'a str> + 'a {
-        let (text, fields) = (self.text, &self.parsed.fields);
-        fields.iter().map(move |f| match &f.key {
-            Key::Span(span) => &text[span.clone()],
-            Key::Decoded(key) => key,
-        })
+        let tool = *self;
+        self.parsed.fields.iter().map(move |f| tool.key(f))
     }
 
     /// Every field, in order, parsed on first use.

@@ -4,8 +4,6 @@
 //! construction to tool order, to `outputSchema`, `title` and annotations, and to a schema that
 //! was `{}` becoming missing or `null`.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
@@ -59,27 +57,12 @@ pub(crate) fn canonical(value: &Value) -> String {
 fn unmatched_tools(approved: &Surface, candidate: &Surface) -> (Vec<bool>, Vec<bool>) {
     let mut keep_approved = vec![true; approved.len()];
     let mut keep_candidate = vec![true; candidate.len()];
-    // Most partners sit at the same index: compare those first, hash the texts of the rest.
-    for (a, c) in approved.tools().zip(candidate.tools()) {
-        if a.raw() == c.raw() && a.name_str().is_some() {
-            keep_approved[a.index] = false;
-            keep_candidate[c.index] = false;
-        }
-    }
-    let mut waiting: HashMap<&str, Vec<usize>> = HashMap::new();
-    for t in approved.tools().filter(|t| keep_approved[t.index]) {
-        if t.name_str().is_some() {
-            waiting.entry(t.raw()).or_default().push(t.index);
-        }
-    }
-    for t in candidate.tools() {
-        if !keep_candidate[t.index] {
-            continue;
-        }
-        let partner = t.name_str().and_then(|_| waiting.get_mut(t.raw())?.pop());
-        if let Some(partner) = partner {
+    // Partners have the same bytes, so both are named or neither is.
+    let partners = candidate.same_text_partners(approved);
+    for (tool, partner) in candidate.tools().zip(partners) {
+        if let (Some(partner), Some(_)) = (partner, tool.name_str()) {
             keep_approved[partner] = false;
-            keep_candidate[t.index] = false;
+            keep_candidate[tool.index] = false;
         }
     }
     (keep_approved, keep_candidate)
