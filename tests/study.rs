@@ -163,18 +163,39 @@ fn regenerate(study: &str, spec: Option<&str>) {
     let regenerated = assert_regenerates(study, &args);
     assert!(regenerated.names.len() >= DETERMINISTIC_FILES.len());
     let fresh = &regenerated.fresh;
-    // `run` (time, host, threads) and `code` (the commit that built the binary) describe the
-    // run, not the results.
-    let strip = |mut v: Value| {
-        let fields = v.as_object_mut().unwrap();
-        fields.remove("run");
-        fields.remove("code");
-        v
-    };
-    assert_eq!(
-        strip(read_json(&committed.join("manifest.json"))),
-        strip(read_json(&fresh.join("manifest.json")))
+    // The manifest is deterministic too, so a rerun leaves `git status` clean: the run's code,
+    // time and host go to run.json, which git ignores.
+    assert!(
+        fs::read(committed.join("manifest.json")).unwrap()
+            == fs::read(fresh.join("manifest.json")).unwrap(),
+        "manifest.json of {study} differs from the committed copy: rerun scripts/run-studies.sh"
     );
+    assert!(fresh.join("run.json").is_file());
+    assert!(!committed.join("run.json").exists() || git_ignores(&committed.join("run.json")));
+}
+
+/// Whether git would leave `path` out of `git status` (true when this is no git checkout).
+fn git_ignores(path: &Path) -> bool {
+    std::process::Command::new("git")
+        .arg("check-ignore")
+        .arg("-q")
+        .arg(path)
+        .current_dir(repo())
+        .status()
+        .map_or(true, |s| s.code() != Some(1))
+}
+
+#[test]
+fn run_records_are_git_ignored_in_results() {
+    let probe = repo().join("results/mcp-contract-drift-2026-08-22/run.json");
+    let in_git = std::process::Command::new("git")
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .current_dir(repo())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if in_git {
+        assert!(git_ignores(&probe), ".gitignore must ignore results/*/run.json");
+    }
 }
 
 #[test]
@@ -193,10 +214,13 @@ fn manifest_hashes_every_other_file() {
     assert_eq!(manifest["seed"], 20260822);
     assert!(manifest["rng"].as_str().unwrap().contains("ChaCha8"));
     assert_eq!(manifest["command"], "driftlab study --surfaces 10");
-    assert!(manifest["run"]["started_at"]
-        .as_str()
-        .unwrap()
-        .ends_with('Z'));
+    // The volatile record is beside the manifest, not in it (and not pinned by it).
+    for volatile in ["run", "code", "started_at"] {
+        assert!(manifest.get(volatile).is_none(), "{volatile} in manifest.json");
+    }
+    assert!(manifest["files"].get("run.json").is_none());
+    let run = read_json(&dir.path().join("out/run.json"));
+    assert!(run["started_at"].as_str().unwrap().ends_with('Z'), "{run}");
 }
 
 #[test]
@@ -358,10 +382,10 @@ fn flags_name_themselves_in_errors_and_threads_do_not_change_bytes() {
             fs::read(dir.path().join("two").join(file)).unwrap()
         );
     }
-    let manifest = read_json(&dir.path().join("one/manifest.json"));
-    assert_eq!(manifest["run"]["threads"], 1);
+    let run = read_json(&dir.path().join("one/run.json"));
+    assert_eq!(run["threads"], 1);
     // Provenance: which code wrote the folder.
-    let code = &manifest["code"];
+    let code = &run["code"];
     assert_eq!(code["version"], env!("CARGO_PKG_VERSION"));
     let hex = |v: &Value, n: usize| {
         v.as_str()

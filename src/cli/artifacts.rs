@@ -33,6 +33,10 @@ pub(super) fn write_report(dir: &Path, summary: &Summary, manifest: &Manifest) -
         rows_sha256: manifest.files.get(output::ROWS).map(String::as_str),
         research_dir: manifest.research.as_deref(),
         limits: limits.as_deref(),
+        rule_set: match manifest.rule_set.as_str() {
+            "" => crate::check::rules::sets::latest(),
+            set => set,
+        },
     };
     write(
         dir,

@@ -35,7 +35,9 @@ impl ListOptions {
     }
 }
 
-/// List every checker rule: id, kind (payload, diff, study), severity, what it reports.
+/// List every checker rule: id, kind (payload, diff, study), severity, the rule set it was added
+/// in (`since`: a study spec's `rule_set` pins `@payload`/`@diff` to the rules up to it), what
+/// it reports.
 #[derive(clap::Args)]
 pub struct RulesArgs {
     #[command(flatten)]
@@ -65,10 +67,10 @@ pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
     Ok(super::exit::PASS)
 }
 
-const RULE_COLUMNS: [&str; 4] = ["rule", "kind", "severity", "reports"];
+const RULE_COLUMNS: [&str; 5] = ["rule", "kind", "severity", "since", "reports"];
 const MUTATION_COLUMNS: [&str; 3] = ["mutation", "label", "changes"];
 
-fn rule_rows() -> Vec<[&'static str; 4]> {
+fn rule_rows() -> Vec<[&'static str; 5]> {
     registry()
         .iter()
         .map(|r| {
@@ -76,6 +78,7 @@ fn rule_rows() -> Vec<[&'static str; 4]> {
                 r.id(),
                 r.kind().as_str(),
                 r.severity().as_str(),
+                crate::check::rules::sets::added_in(r.id()).unwrap_or("?"),
                 r.summary(),
             ]
         })
@@ -181,6 +184,7 @@ mod tests {
         let entries = json.as_array().unwrap();
         assert_eq!(entries.len(), registry().len());
         assert_eq!(entries[0]["rule"], registry()[0].id());
+        assert_eq!(entries[0]["since"], "2026-11-30");
         let json: serde_json::Value = serde_json::from_str(&listing(
             MUTATION_COLUMNS,
             &mutation_rows(),

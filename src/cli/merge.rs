@@ -79,6 +79,7 @@ pub fn run(args: Args) -> Result<u8> {
     let finish = Finish {
         out: staged.path(),
         spec: &spec,
+        rule_set: &first.manifest.rule_set,
         command: first.manifest.command.clone(),
         research: first.manifest.research.clone(),
         rows,
@@ -113,9 +114,12 @@ fn check_complete(shards: &mut [ShardResult]) -> Result<()> {
     let first = &shards[0];
     let count = first.manifest.shard.map_or(0, |s| s.count);
     for s in shards.iter() {
-        if s.manifest.spec != first.manifest.spec || s.manifest.rows != first.manifest.rows {
+        if s.manifest.spec != first.manifest.spec
+            || s.manifest.rows != first.manifest.rows
+            || s.manifest.rule_set != first.manifest.rule_set
+        {
             bail!(
-                "{} and {} are shards of different studies (spec or --rows differ)",
+                "{} and {} are shards of different studies (spec, --rows or rule set differ)",
                 first.dir.display(),
                 s.dir.display()
             );

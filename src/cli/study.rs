@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::artifacts::{self, write};
-use crate::output::{self, AtomicFile, Manifest, RunInfo};
+use crate::output::{self, AtomicFile, Manifest, RunRecord};
 use crate::record::{Row, Shard, Summary};
 use crate::report::table;
 use crate::study::runner::{self, RowsMode};
@@ -162,6 +162,7 @@ pub fn run(args: Args) -> Result<u8> {
     let finished = Finish {
         out: &dir,
         spec: &study.spec,
+        rule_set: study.rule_set,
         command: reproduce_command(&args),
         research: artifacts::research_dir(args.spec.as_deref()),
         rows: args.rows,
@@ -192,6 +193,7 @@ pub fn run(args: Args) -> Result<u8> {
 pub(super) struct Finish<'a> {
     pub out: &'a Path,
     pub spec: &'a StudySpec,
+    pub rule_set: &'a str,
     pub command: String,
     pub research: Option<String>,
     pub rows: RowsMode,
@@ -235,14 +237,13 @@ impl Finish<'_> {
             driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.spec.seed,
             spec: self.spec.clone(),
+            rule_set: self.rule_set.to_string(),
             rng: crate::rng::ALGORITHM.to_string(),
             command: self.command.clone(),
             research: self.research.clone(),
             rows: self.rows.as_str().to_string(),
             shard: summary.shard,
-            code: Some(output::CodeVersion::current()),
             files: output::hash_files(out, &names)?,
-            run: RunInfo::now(self.started),
         };
         if self.figures {
             artifacts::write_report(out, summary, &manifest)?;
@@ -253,6 +254,8 @@ impl Finish<'_> {
         }
         write(out, output::MANIFEST, &json_bytes(&manifest)?)?;
         files.push(output::MANIFEST.into());
+        RunRecord::now(self.started).write(out)?;
+        files.push(output::RUN_JSON.into());
         Ok(files)
     }
 }

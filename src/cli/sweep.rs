@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::artifacts::write;
 use super::study::{json_bytes, load, progress_bar, set_threads, Overrides};
-use crate::output::{self, RunInfo};
+use crate::output::{self, RunRecord};
 use crate::study::sweep;
 
 /// Run a sweep: the spec's study at every combination of `[sweep] seeds` and `surfaces`.
@@ -67,11 +67,10 @@ pub fn run(args: Args) -> Result<u8> {
         "rng": crate::rng::ALGORITHM,
         "command": format!("driftlab sweep {}", args.spec.display()),
         "configurations": sweep::configurations(&study),
-        "code": output::CodeVersion::current(),
         "files": output::hash_files(dir, &names)?,
-        "run": RunInfo::now(started),
     });
     write(dir, output::MANIFEST, &json_bytes(&manifest)?)?;
+    RunRecord::now(started).write(dir)?;
     staged.commit().map_err(anyhow::Error::msg)?;
     if !args.quiet {
         outln!(

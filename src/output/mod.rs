@@ -21,6 +21,9 @@ pub const SUMMARY_JSON: &str = "summary.json";
 pub const METRICS_CSV: &str = "metrics.csv";
 pub const MANIFEST: &str = "manifest.json";
 pub const REPORT: &str = "report.md";
+/// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
+/// rerun changes no committed byte; `results/*/run.json` is git-ignored.
+pub const RUN_JSON: &str = "run.json";
 
 /// A file written beside its destination under a temporary name and renamed into place on
 /// [`AtomicFile::commit`]; dropped uncommitted (or when the commit fails), it removes itself.
@@ -128,11 +131,16 @@ pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
-/// What produced a results folder. Everything but `run` is deterministic.
+/// What produced a results folder: entirely deterministic (the same spec and seed give the same
+/// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
     pub driftlab_version: String,
     pub spec: StudySpec,
+    /// The rule set `@payload` and `@diff` were read as (the spec's `rule_set`, else the newest
+    /// of the build that ran it).
+    #[serde(default)]
+    pub rule_set: String,
     pub seed: u64,
     pub rng: String,
     /// The command that reproduces these results from a checkout.
@@ -145,13 +153,34 @@ pub struct Manifest {
     /// Set when these are one shard's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
-    /// Which code wrote the folder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<CodeVersion>,
-    /// sha256 of every other file in the folder, by file name.
+    /// sha256 of every other file in the folder but run.json, by file name.
     pub files: BTreeMap<String, String>,
-    /// Time, host and thread count of this run: the only part that differs between reruns.
+}
+
+/// `run.json`: the code that wrote a results folder and when, where and how it ran. It differs
+/// between reruns, so it is neither in manifest.json nor pinned by it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub code: CodeVersion,
+    #[serde(flatten)]
     pub run: RunInfo,
+}
+
+impl RunRecord {
+    /// This binary's code and this run, started at `started`.
+    pub fn now(started: std::time::Instant) -> RunRecord {
+        RunRecord {
+            code: CodeVersion::current(),
+            run: RunInfo::now(started),
+        }
+    }
+
+    /// Writes it as `dir/run.json`.
+    pub fn write(&self, dir: &Path) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        write_atomic(&dir.join(RUN_JSON), &bytes)
+    }
 }
 
 /// The code a binary was built from (see build.rs): the git commit and whether tracked code

@@ -16,6 +16,9 @@ pub struct ReportContext<'a> {
     pub research_dir: Option<&'a str>,
     /// The text of LIMITS.md, if found.
     pub limits: Option<&'a str>,
+    /// The rule set `@payload` and `@diff` stood for (from the manifest; empty: this build's
+    /// newest).
+    pub rule_set: &'a str,
 }
 
 pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
@@ -123,24 +126,30 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
                 "external checker `{}` (see docs/checker-protocol.md)",
                 crate::report::escape::visible(&command.join(" "))
             ),
-            None => grouped(&gate.rules).join(" + "),
+            None => grouped(&gate.rules, context.rule_set).join(" + "),
         };
         out.push_str(&format!("  - `{}` = {what}\n", gate.id));
     }
     out.push_str("- Rules:\n");
     let mut seen: Vec<String> = Vec::new();
-    for rule in summary.gates.iter().flat_map(|g| grouped(&g.rules)) {
+    for rule in summary
+        .gates
+        .iter()
+        .flat_map(|g| grouped(&g.rules, context.rule_set))
+    {
         if seen.contains(&rule) {
             continue;
         }
         let text = match rule.as_str() {
             "`@payload`" => format!(
-                "every payload rule ({}; see `driftlab rules`)",
-                group_ids(crate::check::RuleKind::Payload).len()
+                "every payload rule of rule set {} ({}; see `driftlab rules`)",
+                context.rule_set,
+                group_ids(crate::check::RuleKind::Payload, context.rule_set).len()
             ),
             "`@diff`" => format!(
-                "every diff rule ({}; see `driftlab rules`)",
-                group_ids(crate::check::RuleKind::Diff).len()
+                "every diff rule of rule set {} ({}; see `driftlab rules`)",
+                context.rule_set,
+                group_ids(crate::check::RuleKind::Diff, context.rule_set).len()
             ),
             id => rules::by_id(id.trim_matches('`'))
                 .map_or("(not in this build's registry)", |r| r.summary())
@@ -286,20 +295,26 @@ pub fn headline(summary: &Summary) -> String {
     sentence
 }
 
-fn group_ids(kind: crate::check::RuleKind) -> Vec<&'static str> {
-    rules::of_kind(kind).iter().map(|r| r.id()).collect()
+/// The ids `@payload` or `@diff` stood for in rule set `set` (an unknown or empty set: this
+/// build's).
+fn group_ids(kind: crate::check::RuleKind, set: &str) -> Vec<&'static str> {
+    rules::sets::of_kind_as_of(kind, set)
+        .unwrap_or_else(|| rules::of_kind(kind))
+        .iter()
+        .map(|r| r.id())
+        .collect()
 }
 
 /// A gate's rules as code spans, every payload rule written as `@payload` and every diff rule
 /// as `@diff` when the gate has all of them (42 ids say less than two group names).
-fn grouped(ids: &[String]) -> Vec<String> {
+fn grouped(ids: &[String], set: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut rest: Vec<&str> = ids.iter().map(String::as_str).collect();
     for (name, kind) in [
         ("@payload", crate::check::RuleKind::Payload),
         ("@diff", crate::check::RuleKind::Diff),
     ] {
-        let group = group_ids(kind);
+        let group = group_ids(kind, set);
         if !group.is_empty() && group.iter().all(|g| rest.contains(g)) {
             rest.retain(|r| !group.contains(r));
             out.push(format!("`{name}`"));

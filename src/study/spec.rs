@@ -30,6 +30,11 @@ pub struct StudySpec {
     /// Mutation class ids; the identity control always runs as well.
     pub mutations: Vec<String>,
     pub gates: Vec<GateSpec>,
+    /// Pins what `@payload` and `@diff` mean: the rules of that kind added up to this rule set
+    /// (`driftlab rules --format json` lists each rule's set). Without it they mean every rule
+    /// of this build, and a rule added later changes the study's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_set: Option<String>,
     /// A folder of real tools/list payloads (relative to the spec file) to draw base surfaces
     /// from instead of the generator; `tools` is then ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +137,8 @@ pub struct Study {
     pub gates: Vec<Gate>,
     /// Every distinct rule any gate uses, each run once per candidate.
     pub rules: Vec<&'static dyn crate::check::Rule>,
+    /// The rule set `@payload` and `@diff` were read as: the spec's `rule_set`, else the newest.
+    pub rule_set: &'static str,
     /// Real base surfaces (file stem, `{"tools":[…]}`), sorted by file name; empty when the
     /// generator makes the bases.
     pub bases: Vec<(String, serde_json::Value)>,
@@ -236,6 +243,21 @@ impl StudySpec {
                 ));
             }
         }
+        let rule_set = match &self.rule_set {
+            None => rules::sets::latest(),
+            Some(id) => rules::sets::ids()
+                .into_iter()
+                .find(|known| known == id)
+                .ok_or_else(|| {
+                    invalid(
+                        "rule_set".into(),
+                        format!(
+                            "unknown rule set {id:?} (known: {})",
+                            rules::sets::ids().join(", ")
+                        ),
+                    )
+                })?,
+        };
         let mut gates = Vec::new();
         let mut all_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
         for (g, gate) in self.gates.iter().enumerate() {
@@ -262,22 +284,35 @@ impl StudySpec {
             }
             let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
             for (r, id) in gate.rules.iter().enumerate() {
-                let group = match id.as_str() {
-                    "@payload" => Some(rules::of_kind(crate::check::RuleKind::Payload)),
-                    "@diff" => Some(rules::of_kind(crate::check::RuleKind::Diff)),
+                let kind = match id.as_str() {
+                    "@payload" => Some(crate::check::RuleKind::Payload),
+                    "@diff" => Some(crate::check::RuleKind::Diff),
                     _ => None,
                 };
-                let found = match group {
-                    Some(group) => group,
-                    None => vec![rules::by_id(id).ok_or_else(|| {
-                        invalid(
-                            format!("gates[{g}].rules[{r}]"),
-                            format!(
-                                "unknown rule {id:?} (known: @payload, @diff, {})",
-                                rules::ids().join(", ")
-                            ),
-                        )
-                    })?],
+                let key = || format!("gates[{g}].rules[{r}]");
+                let found = match kind {
+                    Some(kind) => rules::sets::of_kind_as_of(kind, rule_set).unwrap_or_default(),
+                    None => {
+                        let rule = rules::by_id(id).ok_or_else(|| {
+                            invalid(
+                                key(),
+                                format!(
+                                    "unknown rule {id:?} (known: @payload, @diff, {})",
+                                    rules::ids().join(", ")
+                                ),
+                            )
+                        })?;
+                        if !rules::sets::existed(id, rule_set) {
+                            return Err(invalid(
+                                key(),
+                                format!(
+                                    "rule {id:?} was added in rule set {}, after this spec's rule_set {rule_set:?}",
+                                    rules::sets::added_in(id).unwrap_or("?")
+                                ),
+                            ));
+                        }
+                        vec![rule]
+                    }
                 };
                 for rule in found {
                     if !gate_rules.iter().any(|known| known.id() == rule.id()) {
@@ -340,6 +375,7 @@ impl StudySpec {
             mutations,
             gates,
             rules: all_rules,
+            rule_set,
             bases,
             live_dir,
         })
@@ -431,6 +467,31 @@ mod tests {
     }
 
     #[test]
+    fn groups_read_as_the_pinned_rule_set() {
+        let spec = GOOD.replace("\"structural\"", "\"@payload\", \"@diff\"");
+        let resolve = |text: &str| {
+            StudySpec::parse(text, "s.toml")
+                .unwrap()
+                .resolve("s.toml")
+                .unwrap()
+        };
+        let unpinned = resolve(&spec);
+        assert_eq!(unpinned.rule_set, rules::sets::latest());
+        let pinned = resolve(&spec.replace("seed = 1", "seed = 1\nrule_set = \"2026-11-30\""));
+        assert_eq!(pinned.rule_set, "2026-11-30");
+        let ids = |s: &Study| s.gates[0].rules.iter().map(|r| r.id()).collect::<Vec<_>>();
+        let expected: Vec<&str> = rules::registry()
+            .iter()
+            .filter(|r| {
+                r.kind() != crate::check::RuleKind::Study && rules::sets::existed(r.id(), "2026-11-30")
+            })
+            .map(|r| r.id())
+            .collect();
+        assert_eq!(ids(&pinned), expected);
+        assert_eq!(pinned.spec.rule_set.as_deref(), Some("2026-11-30"));
+    }
+
+    #[test]
     fn errors_name_file_and_key_on_one_line() {
         let cases = [
             (
@@ -459,6 +520,10 @@ mod tests {
                 "s.toml:3:1: unknown field `colour`",
             ),
             (GOOD.replace("seed = 1\n", ""), "missing field `seed`"),
+            (
+                GOOD.replace("seed = 1", "seed = 1\nrule_set = \"2020-01-01\""),
+                "s.toml: `rule_set`: unknown rule set \"2020-01-01\" (known: 2026-11-30",
+            ),
         ];
         for (text, expected) in cases {
             let e = error(&text);

@@ -83,7 +83,8 @@ pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
     let mut names: Vec<String> = std::fs::read_dir(&fresh)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "manifest.json" && !n.starts_with('.'))
+        // run.json records the code, time and host of this run: volatile, and git-ignored.
+        .filter(|n| n != "manifest.json" && n != "run.json" && !n.starts_with('.'))
         .collect();
     names.sort();
     for name in &names {

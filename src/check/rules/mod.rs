@@ -11,6 +11,7 @@ mod ordered_snapshot;
 mod output_schema_not_object;
 mod required_and_types;
 mod schema_invalid;
+pub mod sets;
 mod sorted_hash;
 pub mod structural;
 mod tool_name_invalid;
