@@ -2,16 +2,20 @@
 //! read from the summary. Every chart renders to SVG (deterministic text) and PNG, with the
 //! embedded DejaVu Sans font, so no system font is needed.
 
+mod bitmap_text;
 pub mod contract_chart;
 mod detection_chart;
 mod detection_matrix;
+mod font_subset;
 mod style;
+mod svg_font;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use thiserror::Error;
 
 use crate::record::Summary;
+use bitmap_text::TextBackend;
 
 pub use detection_chart::FILE_STEM as DETECTION_CHART;
 pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
@@ -43,7 +47,7 @@ pub fn all(summary: &Summary) -> Result<Vec<Figure>, PlotError> {
 }
 
 type Draw<'a> = dyn Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> + 'a;
-type DrawPng<'a> = dyn Fn(&DrawingArea<BitMapBackend<'_>, Shift>) -> Result<(), String> + 'a;
+type DrawPng<'a> = dyn Fn(&DrawingArea<TextBackend<'_>, Shift>) -> Result<(), String> + 'a;
 
 /// Renders the same drawing code to an SVG string and a PNG image.
 fn render_both(
@@ -63,15 +67,20 @@ fn render_both(
         svg_draw(&root).map_err(fail)?;
         root.present().map_err(|e| fail(e.to_string()))?;
     }
-    // The PNG is drawn with the embedded DejaVu Sans; name it in the SVG too, then metrically
-    // close fallbacks (DejaVu derives from Bitstream Vera, as Verdana's metrics nearly match).
-    let svg = svg.replace(
+    // The PNG is drawn with the embedded DejaVu Sans; the SVG embeds the subset it uses and
+    // names it, then metrically close fallbacks for viewers that refuse embedded fonts
+    // (DejaVu derives from Bitstream Vera, and Verdana's metrics nearly match).
+    let svg = svg_font::embed(&svg.replace(
         &format!("font-family=\"{}\"", style::FONT),
-        "font-family=\"DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif\"",
-    );
+        &format!(
+            "font-family=\"{}, Bitstream Vera Sans, Verdana, sans-serif\"",
+            svg_font::FAMILY
+        ),
+    ));
     let mut pixels = vec![0u8; width as usize * height as usize * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
+        let root = TextBackend(BitMapBackend::with_buffer(&mut pixels, (width, height)))
+            .into_drawing_area();
         png_draw(&root).map_err(fail)?;
         root.present().map_err(|e| fail(e.to_string()))?;
     }

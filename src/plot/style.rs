@@ -6,8 +6,8 @@ use plotters::style::{FontStyle, RGBColor};
 
 pub const FONT: &str = "sans-serif";
 
-static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
-static BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
+pub(super) static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+pub(super) static BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
 
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
 pub fn register_fonts() -> Result<(), String> {
