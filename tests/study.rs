@@ -194,7 +194,10 @@ fn run_records_are_git_ignored_in_results() {
         .output()
         .is_ok_and(|o| o.status.success());
     if in_git {
-        assert!(git_ignores(&probe), ".gitignore must ignore results/*/run.json");
+        assert!(
+            git_ignores(&probe),
+            ".gitignore must ignore results/*/run.json"
+        );
     }
 }
 
@@ -216,7 +219,10 @@ fn manifest_hashes_every_other_file() {
     assert_eq!(manifest["command"], "driftlab study --surfaces 10");
     // The volatile record is beside the manifest, not in it (and not pinned by it).
     for volatile in ["run", "code", "started_at"] {
-        assert!(manifest.get(volatile).is_none(), "{volatile} in manifest.json");
+        assert!(
+            manifest.get(volatile).is_none(),
+            "{volatile} in manifest.json"
+        );
     }
     assert!(manifest["files"].get("run.json").is_none());
     let run = read_json(&dir.path().join("out/run.json"));

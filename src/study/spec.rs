@@ -483,7 +483,8 @@ mod tests {
         let expected: Vec<&str> = rules::registry()
             .iter()
             .filter(|r| {
-                r.kind() != crate::check::RuleKind::Study && rules::sets::existed(r.id(), "2026-11-30")
+                r.kind() != crate::check::RuleKind::Study
+                    && rules::sets::existed(r.id(), "2026-11-30")
             })
             .map(|r| r.id())
             .collect();
