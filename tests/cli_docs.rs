@@ -58,3 +58,68 @@ fn man_writes_a_page_per_command() {
         .count();
     assert_eq!(pages, 1 + commands, "{help}");
 }
+
+/// The README's first-hour block: its shell lines, comments stripped.
+fn first_hour_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("## The first hour")
+        .expect("README: The first hour")..];
+    let block = section.split("```sh\n").nth(1).unwrap();
+    let block = &block[..block.find("```").unwrap()];
+    block
+        .lines()
+        .map(|line| line.split(" #").next().unwrap().trim().to_string())
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+#[test]
+fn the_readme_test_command_is_what_ci_runs() {
+    let commands = first_hour_commands();
+    let test = commands
+        .iter()
+        .find(|c| c.starts_with("cargo test"))
+        .expect("README first hour names the test command");
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|line| line.trim() == test),
+        "README's test command `{test}` is not a line of .ci/run: change one to match the other"
+    );
+    // It reuses the first command's build: both are release builds.
+    assert!(commands
+        .iter()
+        .any(|c| c.starts_with("cargo run --release")));
+    assert!(test.contains("--release"), "{test}");
+}
+
+#[test]
+fn the_first_gate_example_does_what_the_readme_says() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let corpus = repo().join("tests/data/corpus");
+    let output = run_in(
+        &corpus,
+        &[
+            "check",
+            "--approved",
+            "@modelcontextprotocol__server-filesystem@2025.1.14+pinned-zod.json",
+            "@modelcontextprotocol__server-filesystem@2025.8.21+pinned-zod.json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let first = stdout(&output)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let verdict = "2 warning, 5 compatible (fail-on breaking)";
+    assert!(
+        first.starts_with("PASS") && first.ends_with(verdict),
+        "{first}"
+    );
+    assert!(
+        readme.contains(&format!("prints `PASS … {verdict}` and exits 0")),
+        "README's first gate example no longer states what check prints: {first}"
+    );
+}

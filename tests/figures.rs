@@ -38,11 +38,12 @@ fn the_default_study_writes_figures_and_a_report() {
     ] {
         assert!(matrix.contains(text), "matrix lacks {text:?}");
     }
-    for name in ["detection-chart.png", "detection-matrix.png"] {
-        let (width, height) = png_size(&out.join(name));
-        assert!(width >= 1600, "{name} is {width} px wide");
-        assert!(height >= 400, "{name} is {height} px high");
-    }
+    // The chart has a fixed canvas; the matrix is cropped to its grid, labels and colour bar
+    // (unit tests in src/plot/detection_matrix.rs), which for two gates is still a full figure.
+    let (width, height) = png_size(&out.join("detection-chart.png"));
+    assert!(width >= 1600 && height >= 400, "chart {width} x {height}");
+    let (width, height) = png_size(&out.join("detection-matrix.png"));
+    assert!(width >= 600 && height >= 400, "matrix {width} x {height}");
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     let manifest = read_json(&out.join("manifest.json"));
     let rows_sha = manifest["files"]["rows.csv"].as_str().unwrap();

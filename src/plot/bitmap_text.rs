@@ -3,9 +3,7 @@
 //! ("240/2 40"); this backend wraps the bitmap backend and draws text itself, keeping plotters'
 //! layout box and anchors so every label stays where the drawing code put it.
 
-use std::sync::LazyLock;
-
-use ab_glyph::{point, Font, FontRef, ScaleFont};
+use ab_glyph::{point, Font, ScaleFont};
 use plotters::backend::BitMapBackend;
 use plotters::style::FontStyle;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -13,14 +11,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 
-use super::style::{BOLD, REGULAR};
-
-static FONTS: LazyLock<Option<(FontRef<'static>, FontRef<'static>)>> = LazyLock::new(|| {
-    Some((
-        FontRef::try_from_slice(REGULAR).ok()?,
-        FontRef::try_from_slice(BOLD).ok()?,
-    ))
-});
+use super::style::FONTS;
 
 /// A bitmap backend whose text is placed with sub-pixel pen positions and side bearings.
 pub struct TextBackend<'a>(pub BitMapBackend<'a>);

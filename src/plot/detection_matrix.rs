@@ -27,7 +27,28 @@ struct Layout {
     top: u32,
     width: u32,
     height: u32,
+    /// The study's title, wrapped to the canvas, under the figure's own title.
+    subtitle: Vec<String>,
+    /// Top of the label band.
+    band_top: u32,
+    /// Height of the grid, or of the colour bar when that is taller.
+    grid_height: u32,
+    /// The note under the grid, wrapped to the canvas.
+    note: Vec<String>,
 }
+
+const NOTE: &str =
+    "Cell: share of injected changes of that class the gate detected (grey: class not applicable).";
+const NOTE_SIZE: f64 = 18.0;
+const NOTE_LINE: u32 = 24;
+/// The colour bar's least height: room for its five labels.
+const COLOUR_BAR_MIN_H: u32 = 160;
+
+/// The figure's own title (30 px bold), then the study's (wrapped, 20 px).
+const TITLE: &str = "Detection rate, gate × mutation class";
+const TITLE_SIZE: f64 = 30.0;
+const SUBTITLE_SIZE: f64 = 20.0;
+const SUBTITLE_LINE: u32 = 26;
 
 pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
     style::register_fonts().map_err(|message| PlotError {
@@ -59,51 +80,51 @@ pub fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize
     bands
 }
 
-fn title(summary: &Summary) -> String {
-    let name = if summary.title.is_empty() {
+fn study_title(summary: &Summary) -> &str {
+    if summary.title.is_empty() {
         &summary.study
     } else {
         &summary.title
-    };
-    format!("Detection rate, gate × mutation class: {name}")
+    }
 }
 
-/// Label areas are sized from the longest labels (about 0.6 em per character); the canvas is as
-/// wide as the grid, its labels and colour bar, or the title, whichever is wider.
+/// Label areas are as wide as the longest labels, measured in the embedded font; the canvas is
+/// as wide as the grid, its labels and colour bar, or the figure's title, whichever is wider, and
+/// the study's title wraps to it: no empty canvas.
 fn layout(summary: &Summary) -> Layout {
-    let chars = |s: &str| s.chars().count() as u32;
-    let longest_gate = summary
-        .gates
-        .iter()
-        .map(|g| chars(&g.id))
-        .max()
-        .unwrap_or(4);
-    let longest_class = summary
-        .mutations
-        .iter()
-        .map(|m| chars(m))
-        .max()
-        .unwrap_or(4);
-    let em = LABEL_FONT as u32;
-    let left = 40 + longest_gate * em * 62 / 100;
+    let widest = |labels: &mut dyn Iterator<Item = &str>| {
+        labels
+            .map(|l| style::text_width(l, LABEL_FONT, false))
+            .max()
+            .unwrap_or(0)
+    };
+    let left = 40 + widest(&mut summary.gates.iter().map(|g| g.id.as_str()));
+    let longest_class = widest(&mut summary.mutations.iter().map(String::as_str));
+    let cols = summary.mutations.len() as u32;
+    let rows = summary.gates.len() as u32;
+    let natural = left + cols * CELL_W + 30 + COLOUR_BAR_W;
+    let width = natural.max(style::text_width(TITLE, TITLE_SIZE, true) + 80);
+    let subtitle = style::wrap_words(study_title(summary), SUBTITLE_SIZE, false, width - 80);
+    let band_top = 64 + subtitle.len() as u32 * SUBTITLE_LINE;
     let band = if label_bands(summary).is_empty() {
         0
     } else {
         BAND_H + 8
     };
-    let top = 110 + band + longest_class * em * 62 / 100;
-    let cols = summary.mutations.len() as u32;
-    let rows = summary.gates.len() as u32;
-    let natural = left + cols * CELL_W + 30 + COLOUR_BAR_W;
-    // The title in 30 px bold: about 0.62 em per character, plus margins.
-    let title_width = chars(&title(summary)) * 30 * 62 / 100 + 80;
-    let width = natural.max(title_width);
+    let top = band_top + band + longest_class + 16;
+    // Centre the grid when the title is wider than it.
+    let left = left + (width - natural) / 2;
+    let grid_height = (rows * CELL_H).max(COLOUR_BAR_MIN_H);
+    let note = style::wrap_words(NOTE, NOTE_SIZE, false, width - left - 20);
     Layout {
-        // Centre the grid when the title is wider than it.
-        left: left + (width - natural) / 2,
+        left,
         top,
         width,
-        height: top + (rows * CELL_H).max(260) + 90,
+        height: top + grid_height + 30 + note.len() as u32 * NOTE_LINE + 20,
+        subtitle,
+        band_top,
+        grid_height,
+        note,
     }
 }
 
@@ -115,14 +136,28 @@ fn draw<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
     root.draw(&Text::new(
-        title(summary),
+        TITLE,
         (layout.width as i32 / 2, 18),
-        (FONT, 30, FontStyle::Bold)
+        (FONT, TITLE_SIZE, FontStyle::Bold)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top)),
     ))
     .map_err(err)?;
+    for (i, line) in layout.subtitle.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (
+                layout.width as i32 / 2,
+                60 + (i as u32 * SUBTITLE_LINE) as i32,
+            ),
+            (FONT, SUBTITLE_SIZE)
+                .into_font()
+                .color(&style::MUTED)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(err)?;
+    }
     let (left, top) = (layout.left as i32, layout.top as i32);
     let (cw, ch) = (CELL_W as i32, CELL_H as i32);
     let label = (FONT, LABEL_FONT).into_font().color(&BLACK);
@@ -173,7 +208,7 @@ fn draw<DB: DrawingBackend>(
     }
     for (label, first, end) in label_bands(summary) {
         let (x0, x1) = (left + first as i32 * cw, left + end as i32 * cw);
-        let y0 = 70;
+        let y0 = layout.band_top as i32;
         let colour = style::label_colour(label);
         root.draw(&Rectangle::new(
             [(x0 + 2, y0), (x1 - 2, y0 + BAND_H as i32)],
@@ -200,15 +235,22 @@ fn draw<DB: DrawingBackend>(
         root,
         left + summary.mutations.len() as i32 * cw + 30,
         top,
-        (summary.gates.len() as i32 * ch).max(260),
+        layout.grid_height as i32,
     )?;
-    let note_y = top + (summary.gates.len() as i32 * ch).max(260) + 30;
-    root.draw(&Text::new(
-        "Cell: share of injected changes of that class the gate detected (grey: class not applicable).",
-        (left, note_y),
-        (FONT, 18).into_font().color(&style::MUTED).pos(Pos::new(HPos::Left, VPos::Top)),
-    ))
-    .map_err(err)?;
+    for (i, line) in layout.note.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (
+                left,
+                top + (layout.grid_height + 30 + i as u32 * NOTE_LINE) as i32,
+            ),
+            (FONT, NOTE_SIZE)
+                .into_font()
+                .color(&style::MUTED)
+                .pos(Pos::new(HPos::Left, VPos::Top)),
+        ))
+        .map_err(err)?;
+    }
     Ok(())
 }
 
@@ -318,9 +360,30 @@ mod tests {
                 "band {label} drawn"
             );
         }
-        // No empty half: the canvas is the grid, its labels and the colour bar.
+        // No empty canvas: as wide as the grid, its labels and the colour bar, and no taller
+        // than the header the labels need; the study's title wraps instead of widening it.
+        summary.title = "a study title much longer than the grid is wide ".repeat(8);
         let layout = layout(&summary);
-        assert!(layout.width <= layout.left + 24 * CELL_W + 30 + COLOUR_BAR_W + 80);
+        let longest = style::text_width(&summary.mutations[0], LABEL_FONT, false);
+        assert_eq!(layout.width, layout.left + 24 * CELL_W + 30 + COLOUR_BAR_W);
+        assert!(layout.subtitle.len() >= 2, "{:?}", layout.subtitle);
+        for line in &layout.subtitle {
+            assert!(style::text_width(line, SUBTITLE_SIZE, false) <= layout.width - 80);
+        }
+        assert_eq!(
+            layout.top,
+            layout.band_top + BAND_H + 8 + longest + 16,
+            "the band sits right over the column labels"
+        );
+        for line in &layout.note {
+            assert!(style::text_width(line, NOTE_SIZE, false) <= layout.width - layout.left - 20);
+        }
+        // A two-gate, five-class study (the published one's shape): the note wraps to the
+        // canvas rather than running off it.
+        let small = super::super::sample_summary(2, 5);
+        let layout = super::layout(&small);
+        assert!(layout.note.len() >= 2, "{:?}", layout.note);
+        assert!(layout.height >= layout.top + layout.grid_height + 30 + 2 * NOTE_LINE);
         // Without labels there are no bands.
         summary.labels.clear();
         assert!(label_bands(&summary).is_empty());

@@ -1,13 +1,59 @@
 //! Fonts, palette and text helpers shared by the charts.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
+use ab_glyph::{Font, FontRef, ScaleFont};
 use plotters::style::{FontStyle, RGBColor};
 
 pub const FONT: &str = "sans-serif";
 
 pub(super) static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 pub(super) static BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
+
+/// The embedded fonts parsed once, for measuring and drawing text (regular, bold).
+pub(super) static FONTS: LazyLock<Option<(FontRef<'static>, FontRef<'static>)>> =
+    LazyLock::new(|| {
+        Some((
+            FontRef::try_from_slice(REGULAR).ok()?,
+            FontRef::try_from_slice(BOLD).ok()?,
+        ))
+    });
+
+/// The width in pixels of `text` at `size` px, as the charts draw it: advances plus kerning.
+pub fn text_width(text: &str, size: f64, bold: bool) -> u32 {
+    let Some((regular, heavy)) = FONTS.as_ref() else {
+        // Without the font (it is embedded, so never): about 0.62 em per character.
+        return (text.chars().count() as f64 * size * 0.62) as u32;
+    };
+    let scaled = if bold { heavy } else { regular }.as_scaled(size as f32);
+    let mut width = 0f32;
+    let mut previous = None;
+    for c in text.chars() {
+        let id = scaled.glyph_id(c);
+        if let Some(previous) = previous {
+            width += scaled.kern(previous, id);
+        }
+        width += scaled.h_advance(id);
+        previous = Some(id);
+    }
+    width.ceil() as u32
+}
+
+/// `text` broken at spaces into lines at most `width` px wide at `size` px (a word longer than
+/// that gets a line of its own).
+pub fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), size, bold) <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
 
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
 pub fn register_fonts() -> Result<(), String> {
@@ -135,6 +181,12 @@ mod tests {
             ["input-schema-", "array-root"]
         );
         assert_eq!(wrap("name-space", 14), ["name-space"]);
+        register_fonts().unwrap();
+        let lines = wrap_words("a study of drift in contracts", 20.0, false, 120);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert_eq!(lines.join(" "), "a study of drift in contracts");
+        assert!(lines.iter().all(|l| text_width(l, 20.0, false) <= 120));
+        assert!(text_width("WW", 20.0, true) > text_width("ii", 20.0, true));
     }
 
     #[test]

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Times the README's first hour on a fresh clone of this checkout, step by step, as written:
+# the study, installing the pinned servers and checkers, the test suite, and the first gate
+# example. Cargo's download cache (~/.cargo/registry) is used as it is, so on a machine that has
+# never fetched driftlab's crates add their download time. Usage: scripts/first-hour.sh
+set -euo pipefail
+source_dir="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+git clone -q "$source_dir" "$work/driftlab"
+cd "$work/driftlab"
+
+step() {
+  local name="$1" log="$work/step-$2.log"
+  shift 2
+  local start
+  start=$(date +%s)
+  if ! "$@" >"$log" 2>&1; then
+    echo "FAILED: $name"
+    tail -n 30 "$log"
+    exit 1
+  fi
+  printf '%-40s %4d s\n' "$name" $(($(date +%s) - start))
+}
+
+step "cargo run --release -- study" 1 cargo run --release -- study
+step "install the pinned servers and checkers" 2 bash -c \
+  'npm ci --prefix servers && python3 -m venv servers/.venv &&
+   servers/.venv/bin/pip install -r servers/requirements.txt && scripts/install-real-checkers.sh'
+step "cargo test --release --locked" 3 cargo test --release --locked
+cd tests/data/corpus
+step "first gate example (check)" 4 ../../../target/release/driftlab check --approved \
+  @modelcontextprotocol__server-filesystem@2025.1.14+pinned-zod.json \
+  @modelcontextprotocol__server-filesystem@2025.8.21+pinned-zod.json
+head -n 1 "$work/step-4.log"
