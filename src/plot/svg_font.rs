@@ -32,7 +32,10 @@ pub fn embed(svg: &str) -> String {
             base64::engine::general_purpose::STANDARD.encode(font)
         ));
     }
-    let Some(open_end) = svg.find('>').filter(|_| !faces.is_empty()) else {
+    let open_end = svg
+        .find("<svg")
+        .and_then(|open| svg[open..].find('>').map(|end| open + end));
+    let Some(open_end) = open_end.filter(|_| !faces.is_empty()) else {
         return svg.to_string();
     };
     format!(
@@ -121,6 +124,8 @@ mod tests {
 
     #[test]
     fn the_style_follows_the_opening_tag_and_carries_the_licence() {
+        let declared = embed("<?xml version=\"1.0\"?>\n<svg>\n<text>x</text></svg>");
+        assert!(declared.starts_with("<?xml version=\"1.0\"?>\n<svg>\n<!-- Text in DejaVu Sans"));
         let svg =
             "<svg width=\"1\">\n<text font-weight=\"bold\">Hi</text>\n<text>ok</text>\n</svg>\n";
         let out = embed(svg);
