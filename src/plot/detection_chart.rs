@@ -190,16 +190,21 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
             .pos(Pos::new(HPos::Center, VPos::Top)),
     ))
     .map_err(err)?;
-    root.draw(&Text::new(
-        chart.subtitle.clone(),
-        (width as i32 / 2, 54),
-        (FONT, 22)
-            .into_font()
-            .color(&style::MUTED)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))
-    .map_err(err)?;
-    let legend_bottom = draw_legend(root, &chart.series, 96)?;
+    // A long study title wraps rather than running off the fixed canvas.
+    let subtitle = style::wrap_words(&chart.subtitle, 22.0, false, width.saturating_sub(80));
+    for (i, line) in subtitle.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (width as i32 / 2, 54 + 28 * i as i32),
+            (FONT, 22)
+                .into_font()
+                .color(&style::MUTED)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(err)?;
+    }
+    let extra_lines = subtitle.len().saturating_sub(1) as i32;
+    let legend_bottom = draw_legend(root, &chart.series, 96 + 28 * extra_lines)?;
     let (_, body) = root.split_vertically(legend_bottom + 10);
 
     let n_series = chart.series.len().max(1);
@@ -335,6 +340,22 @@ mod tests {
                 figure.width
             );
             assert!(figure.height <= 900);
+        }
+    }
+
+    #[test]
+    fn a_long_study_title_wraps_on_the_canvas() {
+        let mut summary = super::super::sample_summary(2, 5);
+        summary.title = "a study title far longer than any canvas is wide ".repeat(6);
+        let figure = render(&summary).unwrap();
+        let lines = style::wrap_words(&summary.title, 22.0, false, figure.width - 80);
+        assert!(lines.len() >= 2, "{lines:?}");
+        for line in &lines {
+            assert!(
+                figure.svg.contains(&format!("\n{line}\n")),
+                "{line:?} not drawn"
+            );
+            assert!(style::text_width(line, 22.0, false) <= figure.width - 80);
         }
     }
 }
