@@ -38,6 +38,15 @@ fn sweep_writes_a_row_per_configuration_and_spreads_across_seeds() {
         outputs[0], outputs[1],
         "sweep output depends on thread count"
     );
+    // The manifest is deterministic too (the run's record is in run.json) and names the rule set.
+    let manifest = |out: &str| fs::read(dir.path().join(out).join("manifest.json")).unwrap();
+    assert_eq!(manifest("a"), manifest("b"));
+    let a: serde_json::Value = serde_json::from_slice(&manifest("a")).unwrap();
+    assert_eq!(a["rule_set"], driftlab::check::rules::sets::latest());
+    assert!(a.get("run").is_none() && a.get("code").is_none());
+    let run: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.path().join("b/run.json")).unwrap()).unwrap();
+    assert_eq!(run["threads"], 2);
     let spreads: serde_json::Value = serde_json::from_slice(&outputs[0]).unwrap();
     let spreads = spreads.as_array().unwrap();
     assert_eq!(spreads.len(), 2 * 6 * 2);

@@ -64,6 +64,7 @@ pub fn run(args: Args) -> Result<u8> {
     let manifest = json!({
         "driftlab_version": env!("CARGO_PKG_VERSION"),
         "spec": study.spec,
+        "rule_set": study.rule_set,
         "rng": crate::rng::ALGORITHM,
         "command": format!("driftlab sweep {}", args.spec.display()),
         "configurations": sweep::configurations(&study),
