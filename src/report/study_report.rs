@@ -225,12 +225,18 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     out.push_str(&format!("```sh\n{}\n```\n\n", context.command));
     match context.rows_sha256 {
         Some(sha) => out.push_str(&format!(
-            "`rows.csv` sha256: `{sha}` (from `manifest.json`, which also pins every other file).\n"
+            "`rows.csv` sha256: `{sha}` (from `manifest.json`, which also pins every other file \
+             but `run.json`).\n"
         )),
         None => out.push_str(
-            "`rows.csv` was not written (`--rows none`); `manifest.json` pins every other file.\n",
+            "`rows.csv` was not written (`--rows none`); `manifest.json` pins every other file \
+             but `run.json`.\n",
         ),
     }
+    out.push_str(
+        "`run.json` records the code that wrote this folder (git commit, source hash) and when, \
+         where and on how many threads it ran: it differs between reruns, so nothing pins it.\n",
+    );
     out
 }
 
