@@ -227,6 +227,15 @@ pub fn rate(detected: u64, total: u64) -> Option<f64> {
 }
 
 impl Summary {
+    /// The spec's title, or its id when it has none.
+    pub fn display_title(&self) -> &str {
+        if self.title.is_empty() {
+            &self.study
+        } else {
+            &self.title
+        }
+    }
+
     /// Whether the labels make some comparisons harmless (compatible or benign), so a gate can
     /// be wrong by flagging: then recall and the false-positive rate say more than a total.
     pub fn has_harmless_classes(&self) -> bool {

@@ -11,7 +11,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 
-use super::style::FONTS;
+use super::style;
 
 /// A bitmap backend whose text is placed with sub-pixel pen positions and side bearings.
 pub struct TextBackend<'a>(pub BitMapBackend<'a>);
@@ -75,12 +75,8 @@ impl<'a> DrawingBackend for TextBackend<'a> {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let Some((regular, bold)) = FONTS.as_ref() else {
+        let Some(font) = style::font(matches!(style.style(), FontStyle::Bold)) else {
             return self.0.draw_text(text, style, pos);
-        };
-        let font = match style.style() {
-            FontStyle::Bold => bold,
-            _ => regular,
         };
         // The same box and anchor arithmetic as plotters' default, so placement is unchanged.
         let ((min_x, min_y), (max_x, max_y)) = style
@@ -100,19 +96,11 @@ impl<'a> DrawingBackend for TextBackend<'a> {
         let transform = style.transform();
         let (w, h) = self.get_size();
         let size = style.size() as f32;
-        let scaled = font.as_scaled(size);
-        let mut pen = 0f32;
-        let mut previous = None;
+        let scale = font.as_scaled(size).scale();
         let mut result = Ok(());
-        for c in text.chars() {
-            let id = scaled.glyph_id(c);
-            if let Some(previous) = previous {
-                pen += scaled.kern(previous, id);
-            }
-            previous = Some(id);
+        for (id, pen) in style::glyph_run(font, size, text).0 {
             // Baseline half the size below the box's top, as plotters places it.
-            let glyph = id.with_scale_and_position(scaled.scale(), point(pen, size / 2.0));
-            pen += scaled.h_advance(id);
+            let glyph = id.with_scale_and_position(scale, point(pen, size / 2.0));
             let Some(outline) = font.outline_glyph(glyph) else {
                 continue;
             };
@@ -153,7 +141,7 @@ mod tests {
 
     #[test]
     fn glyphs_keep_their_left_side_bearing() {
-        let (regular, _) = FONTS.as_ref().unwrap();
+        let regular = style::font(false).unwrap();
         let scaled = regular.as_scaled(100.0);
         let bearing = scaled.h_side_bearing(scaled.glyph_id('1'));
         // '1' starts well right of its pen position; plotters' own text drew it at the pen.

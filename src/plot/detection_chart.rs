@@ -53,14 +53,6 @@ pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
     )
 }
 
-fn title(summary: &Summary) -> &str {
-    if summary.title.is_empty() {
-        &summary.study
-    } else {
-        &summary.title
-    }
-}
-
 fn chart(summary: &Summary) -> Chart {
     if summary.gates.len() * (summary.mutations.len() + 1) <= MAX_BARS {
         return per_class(summary);
@@ -119,7 +111,7 @@ fn per_class(summary: &Summary) -> Chart {
     groups.push(("all classes".into(), totals));
     Chart {
         title: "Detection of injected contract changes by gate",
-        subtitle: title(summary).to_string(),
+        subtitle: summary.display_title().to_string(),
         x_desc: "Mutation class",
         y_desc: "Share of injected changes detected",
         series: summary
@@ -168,7 +160,7 @@ fn per_gate(summary: &Summary) -> Chart {
     };
     Chart {
         title: "What each gate catches, and what it wrongly flags",
-        subtitle: title(summary).to_string(),
+        subtitle: summary.display_title().to_string(),
         x_desc: "Gate (per class: see the detection matrix)",
         y_desc: "Share of changes",
         series,
@@ -192,17 +184,14 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
     .map_err(err)?;
     // A long study title wraps rather than running off the fixed canvas.
     let subtitle = style::wrap_words(&chart.subtitle, 22.0, false, width.saturating_sub(80));
-    for (i, line) in subtitle.iter().enumerate() {
-        root.draw(&Text::new(
-            line.as_str(),
-            (width as i32 / 2, 54 + 28 * i as i32),
-            (FONT, 22)
-                .into_font()
-                .color(&style::MUTED)
-                .pos(Pos::new(HPos::Center, VPos::Top)),
-        ))
-        .map_err(err)?;
-    }
+    style::draw_muted_lines(
+        root,
+        &subtitle,
+        (width as i32 / 2, 54),
+        28,
+        22.0,
+        HPos::Center,
+    )?;
     let extra_lines = subtitle.len().saturating_sub(1) as i32;
     let legend_bottom = draw_legend(root, &chart.series, 96 + 28 * extra_lines)?;
     let (_, body) = root.split_vertically(legend_bottom + 10);

@@ -80,14 +80,6 @@ pub fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize
     bands
 }
 
-fn study_title(summary: &Summary) -> &str {
-    if summary.title.is_empty() {
-        &summary.study
-    } else {
-        &summary.title
-    }
-}
-
 /// Label areas are as wide as the longest labels, measured in the embedded font; the canvas is
 /// as wide as the grid, its labels and colour bar, or the figure's title, whichever is wider, and
 /// the study's title wraps to it: no empty canvas.
@@ -104,7 +96,7 @@ fn layout(summary: &Summary) -> Layout {
     let rows = summary.gates.len() as u32;
     let natural = left + cols * CELL_W + 30 + COLOUR_BAR_W;
     let width = natural.max(style::text_width(TITLE, TITLE_SIZE, true) + 80);
-    let subtitle = style::wrap_words(study_title(summary), SUBTITLE_SIZE, false, width - 80);
+    let subtitle = style::wrap_words(summary.display_title(), SUBTITLE_SIZE, false, width - 80);
     let band_top = 64 + subtitle.len() as u32 * SUBTITLE_LINE;
     let band = if label_bands(summary).is_empty() {
         0
@@ -144,20 +136,14 @@ fn draw<DB: DrawingBackend>(
             .pos(Pos::new(HPos::Center, VPos::Top)),
     ))
     .map_err(err)?;
-    for (i, line) in layout.subtitle.iter().enumerate() {
-        root.draw(&Text::new(
-            line.as_str(),
-            (
-                layout.width as i32 / 2,
-                60 + (i as u32 * SUBTITLE_LINE) as i32,
-            ),
-            (FONT, SUBTITLE_SIZE)
-                .into_font()
-                .color(&style::MUTED)
-                .pos(Pos::new(HPos::Center, VPos::Top)),
-        ))
-        .map_err(err)?;
-    }
+    style::draw_muted_lines(
+        root,
+        &layout.subtitle,
+        (layout.width as i32 / 2, 60),
+        SUBTITLE_LINE as i32,
+        SUBTITLE_SIZE,
+        HPos::Center,
+    )?;
     let (left, top) = (layout.left as i32, layout.top as i32);
     let (cw, ch) = (CELL_W as i32, CELL_H as i32);
     let label = (FONT, LABEL_FONT).into_font().color(&BLACK);
@@ -237,21 +223,14 @@ fn draw<DB: DrawingBackend>(
         top,
         layout.grid_height as i32,
     )?;
-    for (i, line) in layout.note.iter().enumerate() {
-        root.draw(&Text::new(
-            line.as_str(),
-            (
-                left,
-                top + (layout.grid_height + 30 + i as u32 * NOTE_LINE) as i32,
-            ),
-            (FONT, NOTE_SIZE)
-                .into_font()
-                .color(&style::MUTED)
-                .pos(Pos::new(HPos::Left, VPos::Top)),
-        ))
-        .map_err(err)?;
-    }
-    Ok(())
+    style::draw_muted_lines(
+        root,
+        &layout.note,
+        (left, top + layout.grid_height as i32 + 30),
+        NOTE_LINE as i32,
+        NOTE_SIZE,
+        HPos::Left,
+    )
 }
 
 /// A vertical viridis bar from 0% (bottom) to 100% (top), labelled every 25%.

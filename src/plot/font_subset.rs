@@ -179,43 +179,29 @@ fn cmap(chars: &BTreeMap<char, u16>) -> Vec<u8> {
     }
     segments.push((0xFFFF, 0xFFFF, 0)); // the required final segment, mapping to .notdef
     let n = segments.len() as u16;
-    let power = 1u16 << (15 - n.leading_zeros() as u16);
-    let mut sub = Vec::new();
-    for v in [
-        4,
-        16 + 8 * n,
-        0,
-        2 * n,
-        2 * power,
-        power.trailing_zeros() as u16,
-        2 * n - 2 * power,
-    ] {
-        sub.extend_from_slice(&v.to_be_bytes());
-    }
-    segments
-        .iter()
-        .for_each(|s| sub.extend_from_slice(&s.1.to_be_bytes()));
-    sub.extend_from_slice(&0u16.to_be_bytes()); // reservedPad
-    segments
-        .iter()
-        .for_each(|s| sub.extend_from_slice(&s.0.to_be_bytes()));
-    for &(start, _, first) in &segments {
-        let delta = if start == 0xFFFF {
-            1
-        } else {
-            first.wrapping_sub(start)
-        };
-        sub.extend_from_slice(&delta.to_be_bytes());
-    }
-    segments
-        .iter()
-        .for_each(|_| sub.extend_from_slice(&0u16.to_be_bytes()));
     let mut out = Vec::new();
-    for v in [0u16, 1, 3, 1] {
-        out.extend_from_slice(&v.to_be_bytes());
-    }
+    // Header: version 0, one encoding record (Windows, Unicode BMP) at offset 12.
+    put_u16s(&mut out, &[0, 1, 3, 1]);
     out.extend_from_slice(&12u32.to_be_bytes());
-    out.extend_from_slice(&sub);
+    put_u16s(&mut out, &[4, 16 + 8 * n, 0, 2 * n]);
+    put_u16s(&mut out, &search_fields(n, 2));
+    let ends: Vec<u16> = segments.iter().map(|s| s.1).collect();
+    put_u16s(&mut out, &ends);
+    put_u16s(&mut out, &[0]); // reservedPad
+    let starts: Vec<u16> = segments.iter().map(|s| s.0).collect();
+    put_u16s(&mut out, &starts);
+    let deltas: Vec<u16> = segments
+        .iter()
+        .map(|&(start, _, first)| {
+            if start == 0xFFFF {
+                1
+            } else {
+                first.wrapping_sub(start)
+            }
+        })
+        .collect();
+    put_u16s(&mut out, &deltas);
+    put_u16s(&mut out, &vec![0; segments.len()]); // idRangeOffset
     out
 }
 
@@ -243,26 +229,13 @@ fn kern(table: &[u8], new_id: &BTreeMap<u16, u16>) -> Option<Vec<u8>> {
     }
     pairs.sort_unstable();
     let n = u16::try_from(pairs.len()).ok()?;
-    let power = 1u16 << (15 - n.leading_zeros() as u16);
-    let mut out = Vec::new();
     let length = u16::try_from(14 + 6 * pairs.len()).ok()?;
-    for v in [
-        0,
-        1,
-        0,
-        length,
-        1,
-        n,
-        6 * power,
-        power.trailing_zeros() as u16,
-        6 * (n - power),
-    ] {
-        out.extend_from_slice(&v.to_be_bytes());
-    }
+    let mut out = Vec::new();
+    // Version 0, one subtable: version 0, its length, coverage (format 0, horizontal), pairs.
+    put_u16s(&mut out, &[0, 1, 0, length, 1, n]);
+    put_u16s(&mut out, &search_fields(n, 6));
     for (l, r, v) in pairs {
-        for x in [l, r, v] {
-            out.extend_from_slice(&x.to_be_bytes());
-        }
+        put_u16s(&mut out, &[l, r, v]);
     }
     Some(out)
 }
@@ -290,14 +263,10 @@ fn name(table: &[u8]) -> Option<Vec<u8>> {
     }
     let count = u16::try_from(records.len()).ok()?;
     let mut out = Vec::new();
-    for v in [0, count, 6 + 12 * count] {
-        out.extend_from_slice(&v.to_be_bytes());
-    }
+    put_u16s(&mut out, &[0, count, 6 + 12 * count]);
     let mut text = Vec::new();
     for (ids, bytes) in &records {
-        for v in ids {
-            out.extend_from_slice(&v.to_be_bytes());
-        }
+        put_u16s(&mut out, ids);
         out.extend_from_slice(&u16::try_from(bytes.len()).ok()?.to_be_bytes());
         out.extend_from_slice(&u16::try_from(text.len()).ok()?.to_be_bytes());
         text.extend_from_slice(bytes);
@@ -310,17 +279,10 @@ fn name(table: &[u8]) -> Option<Vec<u8>> {
 /// head's checkSumAdjustment.
 fn assemble(tables: &BTreeMap<[u8; 4], Vec<u8>>) -> Vec<u8> {
     let n = tables.len() as u16;
-    let power = 1u16 << (15 - n.leading_zeros() as u16);
     let mut out = Vec::new();
     out.extend_from_slice(&0x0001_0000u32.to_be_bytes());
-    for v in [
-        n,
-        16 * power,
-        power.trailing_zeros() as u16,
-        16 * n - 16 * power,
-    ] {
-        out.extend_from_slice(&v.to_be_bytes());
-    }
+    put_u16s(&mut out, &[n]);
+    put_u16s(&mut out, &search_fields(n, 16));
     let mut offset = 12 + 16 * tables.len();
     let mut head_at = 0;
     for (tag, bytes) in tables {
@@ -349,6 +311,24 @@ fn checksum(bytes: &[u8]) -> u32 {
         word[..chunk.len()].copy_from_slice(chunk);
         sum.wrapping_add(u32::from_be_bytes(word))
     })
+}
+
+/// The binary-search hints OpenType puts before `count` sorted entries of `size` bytes:
+/// searchRange, entrySelector, rangeShift.
+fn search_fields(count: u16, size: u16) -> [u16; 3] {
+    let power = 1u16 << (15 - count.max(1).leading_zeros());
+    [
+        size * power,
+        power.trailing_zeros() as u16,
+        size * (count - power),
+    ]
+}
+
+/// Appends `values` big-endian.
+fn put_u16s(out: &mut Vec<u8>, values: &[u16]) {
+    for v in values {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> Option<u16> {

@@ -2,7 +2,10 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use ab_glyph::{Font, FontRef, ScaleFont};
+use ab_glyph::{Font, FontRef, GlyphId, ScaleFont};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, RGBColor};
 
 pub const FONT: &str = "sans-serif";
@@ -11,32 +14,47 @@ pub(super) static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans
 pub(super) static BOLD: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
 
 /// The embedded fonts parsed once, for measuring and drawing text (regular, bold).
-pub(super) static FONTS: LazyLock<Option<(FontRef<'static>, FontRef<'static>)>> =
-    LazyLock::new(|| {
-        Some((
-            FontRef::try_from_slice(REGULAR).ok()?,
-            FontRef::try_from_slice(BOLD).ok()?,
-        ))
-    });
+static FONTS: LazyLock<Option<(FontRef<'static>, FontRef<'static>)>> = LazyLock::new(|| {
+    Some((
+        FontRef::try_from_slice(REGULAR).ok()?,
+        FontRef::try_from_slice(BOLD).ok()?,
+    ))
+});
 
-/// The width in pixels of `text` at `size` px, as the charts draw it: advances plus kerning.
-pub fn text_width(text: &str, size: f64, bold: bool) -> u32 {
-    let Some((regular, heavy)) = FONTS.as_ref() else {
-        // Without the font (it is embedded, so never): about 0.62 em per character.
-        return (text.chars().count() as f64 * size * 0.62) as u32;
-    };
-    let scaled = if bold { heavy } else { regular }.as_scaled(size as f32);
-    let mut width = 0f32;
+/// The embedded regular or bold font, if it parsed (it is embedded, so it does).
+pub(super) fn font(bold: bool) -> Option<&'static FontRef<'static>> {
+    FONTS
+        .as_ref()
+        .map(|(regular, heavy)| if bold { heavy } else { regular })
+}
+
+/// How `text` is set in `font` at `size` px: each glyph with its pen position (advances plus
+/// kerning), and the width of the whole run. Measuring and drawing share it, so labels are
+/// drawn exactly as wide as the layout measured them.
+pub(super) fn glyph_run(font: &FontRef<'_>, size: f32, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
+    let scaled = font.as_scaled(size);
+    let mut glyphs = Vec::with_capacity(text.len());
+    let mut pen = 0f32;
     let mut previous = None;
     for c in text.chars() {
         let id = scaled.glyph_id(c);
         if let Some(previous) = previous {
-            width += scaled.kern(previous, id);
+            pen += scaled.kern(previous, id);
         }
-        width += scaled.h_advance(id);
+        glyphs.push((id, pen));
+        pen += scaled.h_advance(id);
         previous = Some(id);
     }
-    width.ceil() as u32
+    (glyphs, pen)
+}
+
+/// The width in pixels of `text` at `size` px, as the charts draw it: advances plus kerning.
+pub fn text_width(text: &str, size: f64, bold: bool) -> u32 {
+    match font(bold) {
+        Some(font) => glyph_run(font, size as f32, text).1.ceil() as u32,
+        // Without the font (it is embedded, so never): about 0.62 em per character.
+        None => (text.chars().count() as f64 * size * 0.62) as u32,
+    }
 }
 
 /// `text` broken at spaces into lines at most `width` px wide at `size` px (a word longer than
@@ -53,6 +71,30 @@ pub fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> 
         }
     }
     lines
+}
+
+/// Draws `lines` in muted text of `size` px one under another, `step` px apart, the first with
+/// its top at `(x, y)`, anchored left or centred by `h_pos`.
+pub fn draw_muted_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    lines: &[String],
+    (x, y): (i32, i32),
+    step: i32,
+    size: f64,
+    h_pos: HPos,
+) -> Result<(), String> {
+    for (i, line) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (x, y + step * i as i32),
+            (FONT, size)
+                .into_font()
+                .color(&MUTED)
+                .pos(Pos::new(h_pos, VPos::Top)),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).

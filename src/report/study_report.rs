@@ -23,11 +23,7 @@ pub struct ReportContext<'a> {
 
 pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     let mut out = String::new();
-    let title = if summary.title.is_empty() {
-        &summary.study
-    } else {
-        &summary.title
-    };
+    let title = summary.display_title();
     out.push_str(&format!("# {title}\n\nStudy `{}`.\n\n", summary.study));
     out.push_str(&format!("**Result.** {}\n\n", headline(summary)));
 
