@@ -26,7 +26,21 @@ pub fn surface(seed: u64, index: u64, tools: usize) -> Value {
         names.push(name.clone());
         list.push(tool(&mut rng, style, dialect, verb, read_only, noun, name));
     }
-    json!({ "tools": list })
+    // Built directly: `json!` would copy every tool through `to_value`.
+    object([("tools", Value::Array(list))])
+}
+
+/// An object with these members, in this order.
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut map = Map::with_capacity(N);
+    for (key, value) in members {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
 }
 
 fn draw_name(
@@ -94,11 +108,8 @@ fn tool(
     noun: &str,
     name: String,
 ) -> Value {
-    let description = rng
-        .choose(DESCRIPTIONS)
-        .replace("{Verb}", &capitalize(verb))
-        .replace("{verb}", verb)
-        .replace("{noun}", noun);
+    let template = *rng.choose(DESCRIPTIONS);
+    let description = fill(template, verb, noun);
     let count = 1 + rng.index(4);
     let mut chosen: Vec<usize> = Vec::with_capacity(count);
     while chosen.len() < count {
@@ -107,7 +118,7 @@ fn tool(
             chosen.push(candidate);
         }
     }
-    let mut properties = Map::new();
+    let mut properties = Map::with_capacity(count);
     let mut required = Vec::new();
     for &p in &chosen {
         let (snake, kind, text) = PARAMETERS[p];
@@ -120,7 +131,7 @@ fn tool(
         }
         properties.insert(key, parameter(kind, text));
     }
-    let mut input = Map::new();
+    let mut input = Map::with_capacity(5);
     if let Some(d) = dialect {
         input.insert("$schema".into(), d.into());
     }
@@ -133,7 +144,7 @@ fn tool(
         input.insert("additionalProperties".into(), false.into());
     }
 
-    let mut fields = Map::new();
+    let mut fields = Map::with_capacity(6);
     fields.insert("name".into(), name.into());
     if rng.chance(1, 3) {
         fields.insert(
@@ -157,24 +168,68 @@ fn tool(
     Value::Object(fields)
 }
 
+/// A description template with `{Verb}`, `{verb}` and `{noun}` filled in.
+fn fill(template: &str, verb: &str, noun: &str) -> String {
+    let mut out = String::with_capacity(template.len() + 2 * noun.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        rest = &rest[open..];
+        if let Some(after) = rest.strip_prefix("{Verb}") {
+            out.push_str(&capitalize(verb));
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("{verb}") {
+            out.push_str(verb);
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix("{noun}") {
+            out.push_str(noun);
+            rest = after;
+        } else {
+            out.push('{');
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn parameter(kind: Kind, description: &str) -> Value {
+    let string = || text("string");
+    let description = ("description", text(description));
     match kind {
-        Kind::Text => json!({"type": "string", "description": description}),
-        Kind::Enum(values) => {
-            json!({"type": "string", "enum": values, "description": description})
-        }
-        Kind::Pattern(p) => json!({"type": "string", "pattern": p, "description": description}),
-        Kind::Format(f) => json!({"type": "string", "format": f, "description": description}),
-        Kind::Integer { min, max } => {
-            json!({"type": "integer", "minimum": min, "maximum": max, "description": description})
-        }
-        Kind::Number { min, max } => {
-            json!({"type": "number", "minimum": min, "maximum": max, "description": description})
-        }
-        Kind::Boolean => json!({"type": "boolean", "default": false, "description": description}),
-        Kind::StringList => {
-            json!({"type": "array", "items": {"type": "string"}, "description": description})
-        }
+        Kind::Text => object([("type", string()), description]),
+        Kind::Enum(values) => object([
+            ("type", string()),
+            (
+                "enum",
+                Value::Array(values.iter().map(|v| text(v)).collect()),
+            ),
+            description,
+        ]),
+        Kind::Pattern(p) => object([("type", string()), ("pattern", text(p)), description]),
+        Kind::Format(f) => object([("type", string()), ("format", text(f)), description]),
+        Kind::Integer { min, max } => object([
+            ("type", text("integer")),
+            ("minimum", min.into()),
+            ("maximum", max.into()),
+            description,
+        ]),
+        Kind::Number { min, max } => object([
+            ("type", text("number")),
+            ("minimum", min.into()),
+            ("maximum", max.into()),
+            description,
+        ]),
+        Kind::Boolean => object([
+            ("type", text("boolean")),
+            ("default", false.into()),
+            description,
+        ]),
+        Kind::StringList => object([
+            ("type", text("array")),
+            ("items", object([("type", string())])),
+            description,
+        ]),
     }
 }
 
@@ -207,6 +262,21 @@ mod tests {
         assert_eq!(surface(1, 5, 3), surface(1, 5, 3));
         assert_ne!(surface(1, 5, 3), surface(1, 6, 3));
         assert_ne!(surface(1, 5, 3), surface(2, 5, 3));
+    }
+
+    #[test]
+    fn fill_equals_replacing_each_placeholder() {
+        for template in DESCRIPTIONS.iter().chain(&["{", "{x} {Verb}{noun}{", ""]) {
+            for &(verb, _) in VERBS {
+                for noun in NOUNS {
+                    let replaced = template
+                        .replace("{Verb}", &capitalize(verb))
+                        .replace("{verb}", verb)
+                        .replace("{noun}", noun);
+                    assert_eq!(fill(template, verb, noun), replaced);
+                }
+            }
+        }
     }
 
     #[test]

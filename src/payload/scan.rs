@@ -177,8 +177,24 @@ impl Scanner<'_> {
     }
 
     /// Skips string bytes that need no attention: up to the next quote, backslash or control
-    /// byte.
+    /// byte. Eight bytes at a time: each test below sets the high bit of a matching byte and
+    /// possibly of bytes after it (a borrow), never before, so the lowest set bit is exact.
     fn skip_plain(&mut self) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH;
+        while let Some(chunk) = self.bytes.get(self.at..).and_then(<[u8]>::first_chunk::<8>) {
+            let word = u64::from_le_bytes(*chunk);
+            let special = zero_byte(word ^ (ONES * u64::from(b'"')))
+                | zero_byte(word ^ (ONES * u64::from(b'\\')))
+                // Bytes below 0x20: the subtraction borrows and the byte's high bit was clear.
+                | (word.wrapping_sub(ONES * 0x20) & !word & HIGH);
+            if special != 0 {
+                self.at += special.trailing_zeros() as usize / 8;
+                return;
+            }
+            self.at += 8;
+        }
         let rest = &self.bytes[self.at.min(self.bytes.len())..];
         self.at += rest
             .iter()
@@ -305,5 +321,57 @@ impl Scanner<'_> {
             Some(())
         })?;
         Some(RawTool::new(start..self.at, fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-at-a-time definition `skip_plain` must agree with.
+    fn plain_len(bytes: &[u8]) -> usize {
+        bytes
+            .iter()
+            .position(|&b| SPECIAL[usize::from(b)])
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn skip_plain_stops_at_the_first_special_byte_wherever_it_is() {
+        // Fillers next to each boundary the word tests rely on (0x1f/0x20, '"'±1, '\\'±1, 0x7f/
+        // 0x80, 0xff); specials include the borrow cases (0x00 after 0x01, 0x1f before 0x20).
+        let fillers = [
+            0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff, b'a', 0x01,
+        ];
+        let specials = [b'"', b'\\', 0x00, 0x1f, b'\n', 0x01];
+        let mut cases = 0;
+        for len in 0..40 {
+            for &filler in &fillers {
+                for &special in &specials {
+                    for at in 0..=len {
+                        let mut bytes = vec![filler; len];
+                        if at < len {
+                            bytes[at] = special;
+                        }
+                        // A second special later must not matter.
+                        bytes.push(b'"');
+                        for start in 0..bytes.len().min(9) {
+                            let mut scanner = Scanner {
+                                bytes: &bytes,
+                                at: start,
+                            };
+                            scanner.skip_plain();
+                            assert_eq!(
+                                scanner.at - start,
+                                plain_len(&bytes[start..]),
+                                "{bytes:?} from {start}"
+                            );
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(cases > 10_000);
     }
 }

@@ -89,6 +89,28 @@ pub(crate) fn input_schema_problem(
         return None;
     }
     let pointer = tool.pointer("inputSchema");
+    // A value that is not an object or a number shows its type in its first byte: no parsing.
+    let first = tool
+        .raw_field("inputSchema")
+        .and_then(|raw| raw.trim_start().bytes().next());
+    let shown = match first {
+        Some(b'n') => Some("null"),
+        Some(b'[') => Some("array"),
+        Some(b'"') => Some("string"),
+        Some(b't' | b'f') => Some("boolean"),
+        _ => None,
+    };
+    if let Some(kind) = shown {
+        return Some(if kind == "null" {
+            (Null, pointer, "inputSchema is null".to_string())
+        } else {
+            (
+                NotObjectRoot,
+                pointer,
+                format!("inputSchema is {kind}, not an object"),
+            )
+        });
+    }
     let (problem, pointer, message) = match tool.input_schema() {
         None => (Missing, pointer, "inputSchema is missing".to_string()),
         Some(Value::Null) => (Null, pointer, "inputSchema is null".to_string()),
