@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::required_names;
+use crate::surface::{required_names, Tool};
 
 pub struct RequiredAndTypes;
 
@@ -54,15 +54,20 @@ impl Rule for RequiredAndTypes {
         "behaviour of schema-compatibility checkers limited to required and type, written from that description (see the taxonomy study's METHOD.md)"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let approved: HashMap<String, Shape> = comparison
+        // Tools by name, the last of a repeated name winning; shapes are computed only for
+        // candidate tools whose text differs from their approved namesake's (equal texts have
+        // equal shapes).
+        let approved: HashMap<String, Tool<'_>> = comparison
             .approved
             .tools()
-            .map(|t| (t.label(), shape(t.input_schema())))
+            .map(|t| (t.label(), t))
             .collect();
         for tool in comparison.candidate.tools() {
-            if approved
-                .get(&tool.label())
-                .is_some_and(|s| *s != shape(tool.input_schema()))
+            let Some(namesake) = approved.get(&tool.label()) else {
+                continue;
+            };
+            if namesake.raw() != tool.raw()
+                && shape(namesake.input_schema()) != shape(tool.input_schema())
             {
                 out.push(Finding::at(
                     self,
@@ -72,5 +77,53 @@ impl Rule for RequiredAndTypes {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload;
+    use serde_json::json;
+
+    fn check(approved: Value, candidate: Value) -> usize {
+        let a = payload::from_value(approved, "a").unwrap();
+        let c = payload::from_value(candidate, "c").unwrap();
+        let mut out = Vec::new();
+        RequiredAndTypes.check(&Comparison::new(&a, &c), &mut out);
+        out.len()
+    }
+
+    fn tool(name: &str, kind: &str, required: bool) -> Value {
+        let required: Vec<&str> = if required { vec!["x"] } else { vec![] };
+        json!({"name": name, "inputSchema": {"type": "object",
+            "properties": {"x": {"type": kind}}, "required": required}})
+    }
+
+    #[test]
+    fn flags_a_changed_type_or_required_list_and_ignores_the_rest() {
+        let base = json!([tool("a", "string", true), tool("b", "string", false)]);
+        assert_eq!(check(base.clone(), base.clone()), 0);
+        let narrowed = json!([tool("a", "integer", true), tool("b", "string", false)]);
+        assert_eq!(check(base.clone(), narrowed), 1);
+        let required = json!([tool("a", "string", true), tool("b", "string", true)]);
+        assert_eq!(check(base.clone(), required), 1);
+        // Descriptions are outside what it compares; so is a tool without a namesake.
+        let mut described = base.clone();
+        described[0]["description"] = json!("new words");
+        assert_eq!(check(base.clone(), described), 0);
+        let renamed = json!([tool("c", "integer", false), tool("b", "string", false)]);
+        assert_eq!(check(base, renamed), 0);
+    }
+
+    #[test]
+    fn a_repeated_name_compares_with_its_last_approved_tool() {
+        let approved = json!([tool("a", "string", true), tool("a", "integer", true)]);
+        // Byte-identical to the first approved `a`, but the last one is the namesake.
+        assert_eq!(
+            check(approved.clone(), json!([tool("a", "string", true)])),
+            1
+        );
+        assert_eq!(check(approved, json!([tool("a", "integer", true)])), 0);
     }
 }

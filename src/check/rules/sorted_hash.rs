@@ -13,47 +13,64 @@ pub struct SortedHash;
 
 /// (name, hash of name + description + canonical input schema) of the given tools, sorted.
 fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, String)> {
+    // The hashed text, `name NUL description NUL canonical schema`, built in one reused buffer.
+    let mut text = Vec::new();
     let mut out: Vec<(String, String)> = tools
         .map(|t| {
-            let schema = match t.input_schema() {
-                None | Some(Value::Null) => Value::Object(Default::default()),
-                Some(s) => s.clone(),
-            };
-            let text = format!(
-                "{}\u{0}{}\u{0}{}",
-                t.label(),
-                t.get("description").and_then(Value::as_str).unwrap_or(""),
-                canonical(&schema)
-            );
-            (t.label(), sha256_hex(text.as_bytes()))
+            text.clear();
+            text.extend_from_slice(t.label().as_bytes());
+            text.push(0);
+            let description = t.get("description").and_then(Value::as_str);
+            text.extend_from_slice(description.unwrap_or("").as_bytes());
+            text.push(0);
+            match t.input_schema() {
+                // A missing or null schema is hashed as `{}`.
+                None | Some(Value::Null) => text.extend_from_slice(b"{}"),
+                Some(schema) => write_canonical(&mut text, schema),
+            }
+            (t.label(), sha256_hex(&text))
         })
         .collect();
     out.sort();
     out
 }
 
-/// JSON with object keys sorted at every level, so key order never changes a hash.
-pub(crate) fn canonical(value: &Value) -> String {
+/// Writes compact JSON with every object's keys sorted (by their UTF-8 bytes).
+fn write_canonical(out: &mut Vec<u8>, value: &Value) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let items: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&map[k])))
-                .collect();
-            format!("{{{}}}", items.join(","))
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, member)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_compact(out, key);
+                out.push(b':');
+                write_canonical(out, member);
+            }
+            out.push(b'}');
         }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(out, item);
+            }
+            out.push(b']');
+        }
+        other => write_compact(out, other),
     }
 }
 
-/// Which tools of each side have no partner with the same bytes and a string name on the other
-/// (partners are matched one to one). An unnamed tool's entry depends on its index: never matched.
+fn write_compact(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    // Serializing a string or a scalar `Value` into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(out, value);
+}
+
 fn unmatched_tools(approved: &Surface, candidate: &Surface) -> (Vec<bool>, Vec<bool>) {
     let mut keep_approved = vec![true; approved.len()];
     let mut keep_candidate = vec![true; candidate.len()];
@@ -97,6 +114,67 @@ impl Rule for SortedHash {
                 "/tools".into(),
                 "sorted per-tool hashes differ from the snapshot".into(),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The canonical form as first written, with `format!` (the hashes depend on its bytes).
+    fn canonical_by_format(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let items: Vec<String> = keys
+                    .into_iter()
+                    .map(|k| {
+                        let key = Value::String(k.clone());
+                        format!("{key}:{}", canonical_by_format(&map[k]))
+                    })
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }
+            Value::Array(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(canonical_by_format)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            other => other.to_string(),
+        }
+    }
+
+    #[test]
+    fn canonical_bytes_equal_the_format_definition_on_real_and_tricky_schemas() {
+        let mut values = vec![json!({
+            "z": [1, -2.5, 1e300, true, null, "é\"\\\n\u{1}/"],
+            "é": {"b": {}, "a": []},
+            "A": "x", "\"q": 0, "": {"": ""}
+        })];
+        for dir in [
+            "research/2026-11-30-mcp-drift-taxonomy/bases",
+            "tests/data/corpus",
+        ] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    let text = std::fs::read_to_string(path).unwrap();
+                    values.push(serde_json::from_str(&text).unwrap());
+                }
+            }
+        }
+        assert!(values.len() > 20, "{} values", values.len());
+        for value in &values {
+            let mut out = Vec::new();
+            write_canonical(&mut out, value);
+            assert_eq!(String::from_utf8(out).unwrap(), canonical_by_format(value));
         }
     }
 }
