@@ -89,6 +89,14 @@ pub(crate) fn input_schema_problem(
         return None;
     }
     let pointer = tool.pointer("inputSchema");
+    // Another type written as a string without escapes reads exactly as it would print.
+    if let Some(other) = raw_type.filter(|t| t.starts_with('"') && !t.contains('\\')) {
+        return Some((
+            NotObjectRoot,
+            format!("{pointer}/type"),
+            format!("inputSchema root type is {other}, expected \"object\""),
+        ));
+    }
     // A value that is not an object or a number shows its type in its first byte: no parsing.
     let first = tool
         .raw_field("inputSchema")
@@ -183,6 +191,62 @@ mod tests {
         );
         let f = findings(tool(Some(json!([{"type": "object"}]))));
         assert_eq!(f[0].message, "inputSchema is array, not an object");
+    }
+
+    /// What the finding says, from the parsed schema (the definition the text shortcuts in
+    /// `input_schema_problem` must agree with).
+    fn parsed_problem(schema: &Value) -> Option<(String, String)> {
+        let at = "/tools/0/inputSchema".to_string();
+        match schema {
+            Value::Null => Some((at, "inputSchema is null".into())),
+            Value::Object(o) => match o.get("type") {
+                Some(Value::String(t)) if t == "object" => None,
+                None => Some((
+                    at,
+                    "inputSchema has no \"type\" (expected \"object\")".into(),
+                )),
+                Some(other) => Some((
+                    format!("{at}/type"),
+                    format!("inputSchema root type is {other}, expected \"object\""),
+                )),
+            },
+            other => Some((
+                at,
+                format!("inputSchema is {}, not an object", json_type(other)),
+            )),
+        }
+    }
+
+    #[test]
+    fn schema_findings_read_from_the_text_equal_the_parsed_definition() {
+        let schemas = [
+            r#"{"type":"object"}"#,
+            r#"{ "type" : "array" , "items" : {} }"#,
+            r#"{"type":"ar\u0072ay"}"#,
+            r#"{"type":"object","type":"string"}"#,
+            r#"{"type":"string","type":"object"}"#,
+            r#"{"type":["object","null"]}"#,
+            r#"{"type": [ "object" ]}"#,
+            r#"{"type":3}"#,
+            r#"{"properties":{"type":{"type":"string"}}}"#,
+            r#"{}"#,
+            "null",
+            "[{\"type\":\"object\"}]",
+            r#""object""#,
+            "true",
+            "false",
+            "12",
+            "1.5",
+        ];
+        for schema in schemas {
+            let text = format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}}]}}"#);
+            let read = payload::read(text.as_bytes(), "t", Default::default()).unwrap();
+            let mut out = Vec::new();
+            Structural.check(&Comparison::new(&read, &read), &mut out);
+            let got = out.first().map(|f| (f.pointer.clone(), f.message.clone()));
+            let value: Value = serde_json::from_str(schema).unwrap();
+            assert_eq!(got, parsed_problem(&value), "{schema}");
+        }
     }
 
     #[test]
