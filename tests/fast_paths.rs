@@ -239,8 +239,15 @@ fn spliced_candidates_are_the_bytes_of_the_serialized_mutated_surface() {
                     class.id()
                 );
             }
-            // The copy is the base again, ready for the next class.
+            // The copy is the base again, ready for the next class: the same members in the
+            // same order (`Value`'s `==` ignores the order of an object's members).
             assert_eq!(workspace.copy(), base, "{} on base {b}", class.id());
+            assert_eq!(
+                serde_json::to_vec(workspace.copy()).unwrap(),
+                spliced.bytes(),
+                "{} on base {b}",
+                class.id()
+            );
         }
     }
     for (class, n) in REGISTRY.iter().zip(applied) {

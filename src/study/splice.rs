@@ -104,7 +104,7 @@ impl Workspace {
         let outcome = class.apply(&mut self.copy, rng);
         let Ok(applied) = &outcome else {
             // A class may have changed something before finding it does not apply.
-            self.copy.clone_from(base.value);
+            restore(&mut self.copy, base.value);
             return outcome;
         };
         let reach = base
@@ -119,7 +119,7 @@ impl Workspace {
                 out.extend_from_slice(&base.bytes[..span.start]);
                 write(out, &tools[index]);
                 out.extend_from_slice(&base.bytes[span.end..]);
-                tools[index].clone_from(&base_tools(base)[index]);
+                restore(&mut tools[index], &base_tools(base)[index]);
             }
             (Reach::Order(order), Some(spans), Some(tools))
                 if tools.len() == spans.len()
@@ -144,10 +144,37 @@ impl Workspace {
             }
             _ => {
                 out.extend_from_slice(&class.serialize(&self.copy));
-                self.copy.clone_from(base.value);
+                restore(&mut self.copy, base.value);
             }
         }
         outcome
+    }
+}
+
+/// Makes `value` equal to `original` (the same members in the same order), copying only what
+/// differs: a class changes a small part of a tool, and the rest keeps its allocations.
+fn restore(value: &mut Value, original: &Value) {
+    match (value, original) {
+        (Value::Object(members), Value::Object(originals))
+            if members.len() == originals.len() && members.keys().eq(originals.keys()) =>
+        {
+            for ((_, member), (_, original)) in members.iter_mut().zip(originals) {
+                restore(member, original);
+            }
+        }
+        (Value::Array(items), Value::Array(originals)) if items.len() == originals.len() => {
+            for (item, original) in items.iter_mut().zip(originals) {
+                restore(item, original);
+            }
+        }
+        (Value::String(text), Value::String(original)) => {
+            if text != original {
+                text.clone_from(original);
+            }
+        }
+        (value @ (Value::Null | Value::Bool(_) | Value::Number(_)), original)
+            if value == original => {}
+        (value, original) => *value = original.clone(),
     }
 }
 
