@@ -2,6 +2,7 @@
 # Measures the study runner's wall time and peak memory against the speed targets, side by side
 # with the plain Node.js implementation in ../shared/peers/node-study.mjs (when node is present),
 # and prints the speed ratio per surface and per candidate byte (Node's surfaces are smaller).
+# The scale runs write to a temporary folder: --rows all at 1,000,000 surfaces needs 1.4 GB.
 # Usage: scripts/bench-study.sh [SURFACES_FOR_NODE_COMPARISON] [SURFACES_FOR_SCALE_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +57,11 @@ fi
 echo "driftlab, $n_scale surfaces x 5 mutations x 2 gates, --rows none:"
 show $(measure "$bin" study --quiet --force --no-figures --rows none --surfaces "$n_scale" \
   --out "$out/scale")
+echo "driftlab, $n_scale surfaces x 5 mutations x 2 gates, --rows all (every row to rows.csv):"
+show $(measure "$bin" study --quiet --force --no-figures --rows all --surfaces "$n_scale" \
+  --out "$out/scale-rows")
+ls -l "$out/scale-rows/rows.csv" | awk '{printf "  rows.csv: %.2f GB\n", $5 / 1e9}'
+rm -rf "$out/scale-rows"
 echo "driftlab, the drift taxonomy on real bases (240 surfaces x 24 classes x 9 gates), --rows none:"
 show $(measure "$bin" study research/2026-11-30-mcp-drift-taxonomy/study-real.toml --quiet \
   --force --no-figures --rows none --out "$out/taxonomy-real")

@@ -338,8 +338,8 @@ mod tests {
 
     #[test]
     fn skip_plain_stops_at_the_first_special_byte_wherever_it_is() {
-        // Fillers next to each boundary the word tests rely on (0x1f/0x20, '"'±1, '\\'±1, 0x7f/
-        // 0x80, 0xff); specials include the borrow cases (0x00 after 0x01, 0x1f before 0x20).
+        // Fillers just past each boundary the word tests rely on (0x20 above the control bytes,
+        // the neighbours of '"' and '\\', 0x7f/0x80, 0xff), and a special byte as filler.
         let fillers = [
             0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff, b'a', 0x01,
         ];

@@ -71,6 +71,8 @@ fn write_compact(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
     let _ = serde_json::to_writer(out, value);
 }
 
+/// Which tools of each side have no partner with the same bytes and a string name on the other
+/// (partners are matched one to one). An unnamed tool's entry depends on its index: never matched.
 fn unmatched_tools(approved: &Surface, candidate: &Surface) -> (Vec<bool>, Vec<bool>) {
     let mut keep_approved = vec![true; approved.len()];
     let mut keep_candidate = vec![true; candidate.len()];
