@@ -97,27 +97,16 @@ pub(crate) fn input_schema_problem(
             format!("inputSchema root type is {other}, expected \"object\""),
         ));
     }
-    // A value that is not an object or a number shows its type in its first byte: no parsing.
-    let first = tool
-        .raw_field("inputSchema")
-        .and_then(|raw| raw.trim_start().bytes().next());
-    let shown = match first {
-        Some(b'n') => Some("null"),
-        Some(b'[') => Some("array"),
-        Some(b'"') => Some("string"),
-        Some(b't' | b'f') => Some("boolean"),
-        _ => None,
-    };
-    if let Some(kind) = shown {
-        return Some(if kind == "null" {
-            (Null, pointer, "inputSchema is null".to_string())
-        } else {
-            (
-                NotObjectRoot,
-                pointer,
-                format!("inputSchema is {kind}, not an object"),
-            )
-        });
+    // An array root (often a whole schema wrapped in one) shows in its first byte: parsing it
+    // would build the whole schema. Other non-objects (null, booleans, strings, numbers) parse
+    // at no real cost below.
+    let raw = tool.raw_field("inputSchema");
+    if raw.is_some_and(|raw| raw.trim_start().starts_with('[')) {
+        return Some((
+            NotObjectRoot,
+            pointer,
+            "inputSchema is array, not an object".to_string(),
+        ));
     }
     let (problem, pointer, message) = match tool.input_schema() {
         None => (Missing, pointer, "inputSchema is missing".to_string()),
