@@ -16,12 +16,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::pointer;
-use crate::surface::{Key, RawField, RawTool};
+use crate::surface::{Key, Locations, RawField, RawTool};
 
 /// The tools in `text` and their locations (places relative to `text`), or `None` when the
 /// general reader must decide.
-pub(super) fn read(text: &str) -> Option<(Vec<RawTool>, Vec<String>)> {
-    let mut found = Found::default();
+pub(super) fn read(text: &str) -> Option<(Vec<RawTool>, Locations)> {
+    let mut found = Found {
+        tools: Vec::new(),
+        locations: Locations::new(),
+    };
     // The shape of every study candidate has a faster reader still.
     if let Some(tools) = super::scan::read(text) {
         found.push(tools, "/tools");
@@ -32,10 +35,9 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawTool>, Vec<String>)> {
     Some((found.tools, found.locations))
 }
 
-#[derive(Default)]
 struct Found {
     tools: Vec<RawTool>,
-    locations: Vec<String>,
+    locations: Locations,
 }
 
 /// Whether serde_json accepts `text` as one JSON document (within its default depth).
@@ -303,8 +305,7 @@ fn walk(doc: &str, value: &str, at: &str, wrappers: u8, found: &mut Found) -> Op
 
 impl Found {
     fn push(&mut self, tools: Vec<RawTool>, at: &str) {
-        self.locations
-            .extend((0..tools.len()).map(|i| pointer::push_index(at, i)));
+        self.locations.push_array(at, tools.len());
         self.tools.extend(tools);
     }
 }

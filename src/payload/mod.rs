@@ -118,7 +118,11 @@ pub fn read_general(
 }
 
 /// The JSON text, its tools and their locations, when the fast path reads `json`.
-type Found<'a> = (&'a str, Vec<crate::surface::RawTool>, Vec<String>);
+type Found<'a> = (
+    &'a str,
+    Vec<crate::surface::RawTool>,
+    crate::surface::Locations,
+);
 
 fn fast_path(json: &[u8]) -> Option<Found<'_>> {
     let text = std::str::from_utf8(json).ok()?;

@@ -8,6 +8,7 @@
 //! Rules that look at a few fields never build the rest, and two tools with the same bytes are
 //! known equal without parsing either (see [`Tool::raw`]).
 
+mod locations;
 mod text;
 
 use std::ops::Range;
@@ -17,6 +18,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::pointer;
+pub(crate) use locations::Locations;
 
 /// The tools a server listed, in the order it listed them.
 #[derive(Debug, Clone)]
@@ -25,7 +27,7 @@ pub struct Surface {
     text: String,
     tools: Vec<RawTool>,
     /// JSON pointer of each tool in the document it was read from (e.g. `/result/tools/2`).
-    locations: Vec<String>,
+    locations: Locations,
 }
 
 /// One tool: where its object's bytes are, and what is known about them.
@@ -87,15 +89,18 @@ impl PartialEq for Surface {
 impl Surface {
     /// A surface whose tools sit at `/tools/<i>`, as in a `tools/list` result object.
     pub fn new(tools: Vec<Map<String, Value>>) -> Surface {
-        let locations = (0..tools.len())
-            .map(|i| pointer::push_index("/tools", i))
-            .collect();
-        Surface::with_locations(tools, locations)
+        let mut locations = Locations::new();
+        locations.push_array("/tools", tools.len());
+        Surface::with_pointers(tools, locations)
     }
 
     /// A surface whose tools were found at the given pointers. Each tool's text is its compact
     /// JSON, and its parsed form is the given map (never parsed back from that text).
     pub fn with_locations(tools: Vec<Map<String, Value>>, locations: Vec<String>) -> Surface {
+        Surface::with_pointers(tools, locations.into())
+    }
+
+    fn with_pointers(tools: Vec<Map<String, Value>>, locations: Locations) -> Surface {
         debug_assert_eq!(tools.len(), locations.len());
         let mut text = String::new();
         let tools = tools
@@ -110,7 +115,7 @@ impl Surface {
     }
 
     /// A surface over JSON text already validated by the reader: `tools` hold ranges into `text`.
-    pub(crate) fn from_text(text: String, tools: Vec<RawTool>, locations: Vec<String>) -> Surface {
+    pub(crate) fn from_text(text: String, tools: Vec<RawTool>, locations: Locations) -> Surface {
         debug_assert_eq!(tools.len(), locations.len());
         Surface {
             text,
@@ -139,7 +144,7 @@ impl Surface {
         let tool = &self.tools[index];
         Tool {
             index,
-            location: &self.locations[index],
+            location: self.locations.get(index),
             text: &self.text[tool.span.clone()],
             parsed: &tool.parsed,
         }
