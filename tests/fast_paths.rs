@@ -33,12 +33,14 @@ fn real_payloads() -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
-/// `read` and the general reader agree: the same surface (tools, fields, locations) or the
-/// same error.
+/// `read`, `read_owned` and the general reader agree: the same surface (tools, fields,
+/// locations) or the same error.
 fn assert_same_reading(bytes: &[u8], what: &str) {
     let fast = payload::read(bytes, "p", Limits::default());
     let general = payload::read_general(bytes, "p", Limits::default());
     assert_eq!(fast, general, "{what}");
+    let owned = payload::read_owned(bytes.to_vec(), "p", Limits::default());
+    assert_eq!(owned, general, "{what}: read_owned");
     if let Ok(surface) = fast {
         for tool in surface.tools() {
             let general = general_tool(&general, tool.index);
@@ -182,6 +184,12 @@ fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
         ),
         ("\u{feff}{\"tools\":[{\"name\":\"a\"}]}".into(), true),
     ];
+    // Not UTF-8, with and without a byte-order mark: the same error from every reader.
+    assert_same_reading(b"{\"tools\":[{\"name\":\"\xff\"}]}", "not UTF-8");
+    assert_same_reading(
+        b"\xEF\xBB\xBF{\"tools\":[{\"name\":\"\xc3\"}]}",
+        "BOM, not UTF-8",
+    );
     for (text, fast) in &cases {
         assert_same_reading(text.as_bytes(), text);
         assert_eq!(

@@ -85,25 +85,28 @@ pub fn read(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Surface, 
     }
 }
 
-/// [`read`], keeping `bytes` as the surface's text instead of a copy (half the memory for a
-/// large payload read from a file).
+/// [`read`], keeping `bytes` as the surface's text instead of a copy: half the memory for a
+/// large payload read from a file, and no copy of a candidate whose buffer the study runner
+/// takes back afterwards ([`Surface::into_text`]).
 pub fn read_owned(
     bytes: Vec<u8>,
     source_name: &str,
     limits: Limits,
 ) -> Result<Surface, PayloadError> {
     let json = checked(&bytes, source_name, limits)?;
-    let whole = json.len() == bytes.len();
-    let Some((_, tools, locations)) = fast_path(json) else {
-        return read_general(&bytes, source_name, limits);
+    if json.len() < bytes.len() {
+        // A byte-order mark led: places are relative to the JSON after it, so read a copy.
+        return read(&bytes, source_name, limits);
+    }
+    // Checked once as UTF-8 here, then scanned as text.
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(not_utf8) => return read_general(not_utf8.as_bytes(), source_name, limits),
     };
-    // Places are relative to the JSON, which is all of `bytes` unless a byte-order mark led.
-    let text = if whole {
-        String::from_utf8(bytes).unwrap_or_default()
-    } else {
-        String::from_utf8_lossy(json).into_owned()
-    };
-    Ok(Surface::from_text(text, tools, locations))
+    match fast::read(&text) {
+        Some((tools, locations)) => Ok(Surface::from_text(text, tools, locations)),
+        None => read_general(text.as_bytes(), source_name, limits),
+    }
 }
 
 /// [`read`] without its fast path: parses the whole document into values first. Public so that
@@ -143,10 +146,9 @@ fn checked<'a>(
     source_name: &str,
     limits: Limits,
 ) -> Result<&'a [u8], PayloadError> {
-    let source_name = source_name.to_string();
     if bytes.len() > limits.max_bytes {
         return Err(PayloadError::TooLarge {
-            source_name,
+            source_name: source_name.to_string(),
             size: bytes.len(),
             limit: limits.max_bytes,
         });
@@ -154,7 +156,9 @@ fn checked<'a>(
     // A UTF-8 byte-order mark (some Windows editors write one) is not part of the JSON.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(PayloadError::Empty { source_name });
+        return Err(PayloadError::Empty {
+            source_name: source_name.to_string(),
+        });
     }
     Ok(bytes)
 }

@@ -291,16 +291,25 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         } else {
             &spliced
         };
-        let mut candidate = payload::read(candidate_bytes, "candidate", Limits::default())
-            .map_err(|e| reject(class.id(), e))?;
+        if external {
+            result.candidates.push(candidate_bytes.to_vec());
+        }
+        // A spliced candidate is read in its own buffer, which comes back for the next class.
+        let owned = !is_live && !control;
+        let read = if owned {
+            payload::read_owned(std::mem::take(&mut spliced), "candidate", Limits::default())
+        } else {
+            payload::read(candidate_bytes, "candidate", Limits::default())
+        };
+        let mut candidate = read.map_err(|e| reject(class.id(), e))?;
         candidate.share_parsed(&approved);
         let comparison = Comparison::new(&approved, &candidate);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();
             rule.check(&comparison, out);
         }
-        if external {
-            result.candidates.push(candidate_bytes.to_vec());
+        if owned {
+            spliced = candidate.into_text().into_bytes();
         }
         // This candidate's row for a gate, before its verdict is filled in (below, or when an
         // external checker answers).
