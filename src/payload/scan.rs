@@ -315,6 +315,24 @@ impl Scanner<'_> {
         }
     }
 
+    /// An object value (as [`Scanner::value`] reads it), and what [`object_member`] would find
+    /// of its `type` member: the last one's place, or `None` when there is none or a key is
+    /// escaped.
+    fn object_and_type_member(&mut self, depth: usize) -> Option<Option<Range<usize>>> {
+        self.within(depth)?;
+        let (mut escaped, mut found) = (false, None);
+        self.members(|scanner, key| {
+            escaped |= key.escaped;
+            let start = scanner.at;
+            scanner.value(depth + 1)?;
+            if scanner.text(&key) == b"type" {
+                found = Some(start..scanner.at);
+            }
+            Some(())
+        })?;
+        Some(found.filter(|_| !escaped))
+    }
+
     /// The `tools` array: tool objects only.
     fn tools(&mut self) -> Option<Vec<RawTool>> {
         let mut tools = Vec::new();
@@ -337,10 +355,17 @@ impl Scanner<'_> {
                 return None;
             }
             let value_start = scanner.at;
-            scanner.value(3)?;
-            fields.push(RawField::new(
+            // A schema's `type` is looked up often: find it now, while the bytes are at hand.
+            let type_member = if scanner.peek() == Some(b'{') {
+                scanner.object_and_type_member(3)?
+            } else {
+                scanner.value(3)?;
+                None
+            };
+            fields.push(RawField::with_type_member(
                 Key::Span(key.content),
                 value_start..scanner.at,
+                type_member,
             ));
             Some(())
         })?;

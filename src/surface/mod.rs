@@ -124,6 +124,11 @@ impl Surface {
         }
     }
 
+    /// The JSON text the surface was read from (or written as), to reuse its buffer.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
     pub fn len(&self) -> usize {
         self.tools.len()
     }
@@ -239,6 +244,9 @@ impl RawTool {
             if let Key::Span(key) = &mut field.key {
                 shift(key);
             }
+            if let Some(Some(member)) = field.type_member.get_mut() {
+                shift(member);
+            }
         }
         RawTool {
             span,
@@ -254,6 +262,19 @@ impl RawField {
             value,
             parsed: OnceLock::new(),
             type_member: OnceLock::new(),
+        }
+    }
+
+    /// A field whose value's `type` member the reader already found (or found absent): what
+    /// [`Tool::raw_type_of`] would find by scanning the value again.
+    pub(crate) fn with_type_member(
+        key: Key,
+        value: Range<usize>,
+        type_member: Option<Range<usize>>,
+    ) -> RawField {
+        RawField {
+            type_member: OnceLock::from(type_member),
+            ..RawField::new(key, value)
         }
     }
 }
@@ -454,6 +475,59 @@ mod tests {
             r#"{"tools":[{"name":"b","description":"x"},{"description":"y","name":"a"}]}"#
         );
         assert_eq!(s.fingerprint().len(), 64);
+    }
+
+    /// Every field's `type` member as the reader recorded it, checked against scanning the
+    /// field's value again (the definition `raw_type_of` used before the reader recorded it).
+    fn assert_type_members_as_scanned_again(text: &str) {
+        let surface = crate::payload::read(text.as_bytes(), "t", Default::default()).unwrap();
+        for (raw_tool, tool) in surface.tools.iter().zip(surface.tools()) {
+            for (field, key) in raw_tool.parsed.fields.iter().zip(tool.keys()) {
+                assert!(
+                    field.type_member.get().is_some(),
+                    "not recorded: {key} in {text}"
+                );
+                let value = tool.raw_field(key).unwrap();
+                let again = crate::payload::scan::object_member(value, "type").map(|r| &value[r]);
+                assert_eq!(tool.raw_type_of(key), again, "{key} in {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_reader_records_what_scanning_a_field_again_finds() {
+        for text in [
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{}}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"properties":{"type":{"type":"x"}}}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"a","x":1,"type":"object"}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"t\u0079pe":"array","type":"object"}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"type":"object","\n":1}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"type":["object","null"]}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{"type":{"deep":[1,{"type":2}]}}}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{}},{"name":"b","inputSchema":null}]}"#,
+            r#"{"tools":[{"name":"a","inputSchema":[{"type":"object"}],"outputSchema":"x"}]}"#,
+            "{\"tools\":[{\"name\":\"a\",\"inputSchema\" : { \"type\" :\n \"object\" } }]}",
+        ] {
+            assert_type_members_as_scanned_again(text);
+        }
+        // Every real payload, as the `{"tools":[…]}` object the scanner reads, compact and pretty.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+        let mut read = 0;
+        for entry in std::fs::read_dir(corpus).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            let Ok(surface) = crate::payload::read(&bytes, "c", Default::default()) else {
+                continue;
+            };
+            let value = surface.to_value();
+            for text in [
+                serde_json::to_string(&value).unwrap(),
+                serde_json::to_string_pretty(&value).unwrap(),
+            ] {
+                assert_type_members_as_scanned_again(&text);
+            }
+            read += 1;
+        }
+        assert!(read >= 10, "{read} payloads");
     }
 
     #[test]
