@@ -54,8 +54,16 @@ pub(crate) struct RawField {
     /// Boxed: an unparsed field then costs a pointer, not a whole `Value`.
     parsed: OnceLock<Box<Value>>,
     /// Where the value's `type` member is (relative to the tool), when the value is an object
-    /// the scanner reads; found on first use.
-    type_member: OnceLock<Option<Range<usize>>>,
+    /// the scanner reads.
+    type_member: TypeMember,
+}
+
+/// The place of a field value's `type` member: recorded by the reader, or found on first use.
+/// (Recorded is not a filled `OnceLock`: filling one costs a synchronized write per field.)
+#[derive(Debug, Clone)]
+enum TypeMember {
+    Recorded(Option<Range<usize>>),
+    Lazy(OnceLock<Option<Range<usize>>>),
 }
 
 /// A field's key: its place in the text when written without escapes, otherwise decoded.
@@ -244,7 +252,7 @@ impl RawTool {
             if let Key::Span(key) = &mut field.key {
                 shift(key);
             }
-            if let Some(Some(member)) = field.type_member.get_mut() {
+            if let TypeMember::Recorded(Some(member)) = &mut field.type_member {
                 shift(member);
             }
         }
@@ -261,7 +269,7 @@ impl RawField {
             key,
             value,
             parsed: OnceLock::new(),
-            type_member: OnceLock::new(),
+            type_member: TypeMember::Lazy(OnceLock::new()),
         }
     }
 
@@ -273,7 +281,7 @@ impl RawField {
         type_member: Option<Range<usize>>,
     ) -> RawField {
         RawField {
-            type_member: OnceLock::from(type_member),
+            type_member: TypeMember::Recorded(type_member),
             ..RawField::new(key, value)
         }
     }
@@ -297,10 +305,13 @@ impl<'a> Tool<'a> {
     pub fn raw_type_of(&self, key: &str) -> Option<&'a str> {
         let field = self.find(key)?;
         let value = field.value.clone();
-        let member = field.type_member.get_or_init(|| {
-            let inner = crate::payload::scan::object_member(&self.text[value.clone()], "type")?;
-            Some(value.start + inner.start..value.start + inner.end)
-        });
+        let member = match &field.type_member {
+            TypeMember::Recorded(member) => member,
+            TypeMember::Lazy(member) => member.get_or_init(|| {
+                let inner = crate::payload::scan::object_member(&self.text[value.clone()], "type")?;
+                Some(value.start + inner.start..value.start + inner.end)
+            }),
+        };
         member.clone().map(|range| &self.text[range])
     }
 
@@ -484,7 +495,7 @@ mod tests {
         for (raw_tool, tool) in surface.tools.iter().zip(surface.tools()) {
             for (field, key) in raw_tool.parsed.fields.iter().zip(tool.keys()) {
                 assert!(
-                    field.type_member.get().is_some(),
+                    matches!(field.type_member, TypeMember::Recorded(_)),
                     "not recorded: {key} in {text}"
                 );
                 let value = tool.raw_field(key).unwrap();
