@@ -23,7 +23,8 @@ impl MutationClass for InputSchemaArrayRoot {
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;
-        let old = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        // Taken, not cloned: the insert below replaces it in place.
+        let old = tool.get_mut("inputSchema").map_or(Value::Null, Value::take);
         let mut schema = Map::new();
         schema.insert("type".into(), "array".into());
         schema.insert("items".into(), old);
