@@ -79,6 +79,26 @@ static SPECIAL: [bool; 256] = {
     table
 };
 
+/// How many bytes lead `bytes` before the first quote, backslash or control byte (all of them
+/// when there is none): the bytes a JSON string holds as they are. Sixteen at a time where the
+/// CPU compares sixteen at once.
+pub(crate) fn plain_len(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = bytes[at..].first_chunk::<16>() {
+        let Some(special) = special_mask(chunk) else {
+            break;
+        };
+        if special != 0 {
+            return at + special.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|&b| SPECIAL[usize::from(b)])
+        .unwrap_or(bytes.len() - at)
+}
+
 /// Bit `i` set when `chunk[i]` is [`SPECIAL`]; `None` where there is no vector compare.
 #[cfg(target_arch = "x86_64")]
 fn special_mask(chunk: &[u8; 16]) -> Option<u32> {
@@ -202,28 +222,9 @@ impl Scanner<'_> {
         Some(Token { content, escaped })
     }
 
-    /// Skips string bytes that need no attention: up to the next quote, backslash or control
-    /// byte, sixteen at a time where the CPU compares sixteen at once.
+    /// Skips string bytes that need no attention (see [`plain_len`]).
     fn skip_plain(&mut self) {
-        while let Some(chunk) = self
-            .bytes
-            .get(self.at..)
-            .and_then(<[u8]>::first_chunk::<16>)
-        {
-            let Some(special) = special_mask(chunk) else {
-                break;
-            };
-            if special != 0 {
-                self.at += special.trailing_zeros() as usize;
-                return;
-            }
-            self.at += 16;
-        }
-        let rest = &self.bytes[self.at.min(self.bytes.len())..];
-        self.at += rest
-            .iter()
-            .position(|&b| SPECIAL[usize::from(b)])
-            .unwrap_or(rest.len());
+        self.at += plain_len(&self.bytes[self.at.min(self.bytes.len())..]);
     }
 
     fn number(&mut self) -> Option<()> {
@@ -378,7 +379,7 @@ mod tests {
     use super::*;
 
     /// The byte-at-a-time definition `skip_plain` must agree with.
-    fn plain_len(bytes: &[u8]) -> usize {
+    fn plain_len_bytewise(bytes: &[u8]) -> usize {
         bytes
             .iter()
             .position(|&b| SPECIAL[usize::from(b)])
@@ -413,7 +414,7 @@ mod tests {
                             scanner.skip_plain();
                             assert_eq!(
                                 scanner.at - start,
-                                plain_len(&bytes[start..]),
+                                plain_len_bytewise(&bytes[start..]),
                                 "{bytes:?} from {start}"
                             );
                             cases += 1;

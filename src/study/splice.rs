@@ -69,8 +69,7 @@ impl<'a> Base<'a> {
 }
 
 fn write(out: &mut Vec<u8>, value: &Value) {
-    // Writing a `Value` into a `Vec` cannot fail.
-    let _ = serde_json::to_writer(&mut *out, value);
+    crate::payload::compact::write(out, value);
 }
 
 /// A reusable copy of a base that classes change and that is put back after each class, so a

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use crate::payload::compact;
 use crate::surface::{sha256_hex, Surface, Tool};
 
 pub struct SortedHash;
@@ -46,7 +47,7 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_compact(out, key);
+                compact::write_str(out, key);
                 out.push(b':');
                 write_canonical(out, member);
             }
@@ -62,13 +63,8 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) {
             }
             out.push(b']');
         }
-        other => write_compact(out, other),
+        other => compact::write(out, other),
     }
-}
-
-fn write_compact(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
-    // Serializing a string or a scalar `Value` into a `Vec` cannot fail.
-    let _ = serde_json::to_writer(out, value);
 }
 
 /// Which tools of each side have no partner with the same bytes and a string name on the other
