@@ -45,13 +45,41 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
 
 /// Appends `text` as a JSON string.
 pub fn write_str(out: &mut Vec<u8>, text: &str) {
-    if plain_len(text.as_bytes()) < text.len() {
+    if needs_escape(text.as_bytes()) {
         return serde_write(out, text);
     }
     out.reserve(text.len() + 2);
     out.push(b'"');
     out.extend_from_slice(text.as_bytes());
     out.push(b'"');
+}
+
+/// Whether `bytes` hold a quote, backslash or control byte. Most strings here are keys and
+/// names shorter than sixteen bytes: those are tested as two overlapping words, not byte by byte.
+fn needs_escape(bytes: &[u8]) -> bool {
+    match bytes.len() {
+        16.. => plain_len(bytes) < bytes.len(),
+        8..=15 => {
+            let (first, last) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>());
+            first
+                .into_iter()
+                .chain(last)
+                .any(|word| special_in(u64::from_le_bytes(*word)))
+        }
+        _ => bytes.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20),
+    }
+}
+
+/// Whether any byte of `word` is a quote, backslash or control byte. Each test sets the high bit
+/// of a matching byte (and maybe of bytes after it, through a borrow, but only after a match).
+fn special_in(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH;
+    let special = zero_byte(word ^ (ONES * u64::from(b'"')))
+        | zero_byte(word ^ (ONES * u64::from(b'\\')))
+        | (word.wrapping_sub(ONES * 0x20) & !word & HIGH);
+    special != 0
 }
 
 fn serde_write(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
@@ -68,6 +96,26 @@ mod tests {
         let mut out = Vec::new();
         write(&mut out, value);
         out
+    }
+
+    #[test]
+    fn needs_escape_is_true_exactly_for_a_quote_backslash_or_control_byte() {
+        let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+        // Fillers at the edges of each word test (0x20, '"' ± 1, '\\' ± 1, 0x7f, 0x80, 0xff).
+        let fillers = [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff, b'a'];
+        for len in 0..40 {
+            for filler in fillers {
+                for byte in [b'"', b'\\', 0x00, 0x1f, b'\n', filler] {
+                    for at in 0..len {
+                        let mut bytes = vec![filler; len];
+                        bytes[at] = byte;
+                        let expected = bytes.iter().any(|&b| special(b));
+                        assert_eq!(needs_escape(&bytes), expected, "{bytes:?}");
+                    }
+                }
+                assert!(!needs_escape(&vec![filler; len]));
+            }
+        }
     }
 
     #[test]
