@@ -28,11 +28,20 @@ impl Stream {
     /// The stream for one unit of work, e.g. `(seed, "surface", 17)`. Streams for different
     /// purposes or indices are independent, so scheduling order cannot change a draw.
     pub fn derive(seed: u64, purpose: &str, index: u64) -> Stream {
+        Stream::derive_parts(seed, &[purpose], index)
+    }
+
+    /// [`Stream::derive`] with the purpose given in parts (`["mutate:", id]`): the same stream
+    /// as their concatenation, without building it.
+    pub fn derive_parts(seed: u64, purpose: &[&str], index: u64) -> Stream {
+        let length: usize = purpose.iter().map(|part| part.len()).sum();
         let mut hash = Sha256::new();
         hash.update(DOMAIN);
         hash.update(seed.to_le_bytes());
-        hash.update((purpose.len() as u64).to_le_bytes());
-        hash.update(purpose.as_bytes());
+        hash.update((length as u64).to_le_bytes());
+        for part in purpose {
+            hash.update(part.as_bytes());
+        }
         hash.update(index.to_le_bytes());
         let key: [u8; 32] = hash.finalize().into();
         Stream {
@@ -104,6 +113,12 @@ mod tests {
         let mut s = Stream::derive(20260822, "mutate:tools-reordered", 239);
         let bounded: Vec<u64> = (0..8).map(|_| s.below(6)).collect();
         assert_eq!(bounded, GOLDEN_REORDER_239);
+        // The purpose in parts is the same stream as the joined purpose.
+        let mut s = Stream::derive_parts(20260822, &["mutate:", "tools-reordered"], 239);
+        let bounded: Vec<u64> = (0..8).map(|_| s.below(6)).collect();
+        assert_eq!(bounded, GOLDEN_REORDER_239);
+        let mut s = Stream::derive_parts(20260822, &["mutate:tools-", "", "reordered"], 239);
+        assert_eq!(s.below(6), GOLDEN_REORDER_239[0]);
     }
 
     const GOLDEN_SURFACE_0: [u64; 3] = [

@@ -194,7 +194,7 @@ pub fn ids() -> Vec<&'static str> {
 
 /// The random stream a class uses on one surface.
 pub fn stream(seed: u64, class: &dyn MutationClass, surface_index: u64) -> Stream {
-    Stream::derive(seed, &format!("mutate:{}", class.id()), surface_index)
+    Stream::derive_parts(seed, &["mutate:", class.id()], surface_index)
 }
 
 /// The tools array of a result object.
