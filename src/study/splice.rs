@@ -40,7 +40,9 @@ impl<'a> Base<'a> {
                 tools: None,
             };
         };
-        let mut bytes = OPEN.to_vec();
+        // Room for a typical generated surface (about 1.5 KB) without regrowing.
+        let mut bytes = Vec::with_capacity(4096);
+        bytes.extend_from_slice(OPEN);
         let mut tools = Vec::with_capacity(list.len());
         for (i, tool) in list.iter().enumerate() {
             if i > 0 {
