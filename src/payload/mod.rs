@@ -5,7 +5,7 @@
 //! "result":{…}}`, a bare array of tools, an array of result pages (or of responses), and a capture
 //! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
 
-pub mod compact;
+pub(crate) mod compact;
 mod fast;
 pub(crate) mod scan;
 
