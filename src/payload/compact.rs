@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::scan::plain_len;
+use super::scan::{plain_len, SPECIAL};
 
 /// Appends `value`'s compact JSON text to `out`.
 pub fn write(out: &mut Vec<u8>, value: &Value) {
@@ -18,29 +18,39 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Number(number) => serde_write(out, number),
         Value::String(text) => write_str(out, text),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write(out, item);
-            }
-            out.push(b']');
-        }
-        Value::Object(members) => {
-            out.push(b'{');
-            for (i, (key, member)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(out, key);
-                out.push(b':');
-                write(out, member);
-            }
-            out.push(b'}');
-        }
+        Value::Array(items) => write_array(out, items, write),
+        Value::Object(members) => write_object(out, members, write),
     }
+}
+
+/// Appends `[item,…]`, each item written by `item`.
+pub fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
+    out.push(b'[');
+    for (i, value) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        item(out, value);
+    }
+    out.push(b']');
+}
+
+/// Appends `{"key":member,…}` in the order given, each member written by `member`.
+pub fn write_object<'a>(
+    out: &mut Vec<u8>,
+    members: impl IntoIterator<Item = (&'a String, &'a Value)>,
+    member: impl Fn(&mut Vec<u8>, &Value),
+) {
+    out.push(b'{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, key);
+        out.push(b':');
+        member(out, value);
+    }
+    out.push(b'}');
 }
 
 /// Appends `text` as a JSON string.
@@ -66,7 +76,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
                 .chain(last)
                 .any(|word| special_in(u64::from_le_bytes(*word)))
         }
-        _ => bytes.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20),
+        _ => bytes.iter().any(|&b| SPECIAL[usize::from(b)]),
     }
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn object_member(object: &str, key: &str) -> Option<Range<usize>> {
 }
 
 /// The bytes a string scan must stop at: quote, backslash and control bytes.
-static SPECIAL: [bool; 256] = {
+pub(crate) static SPECIAL: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {

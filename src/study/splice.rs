@@ -12,6 +12,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::mutate::{MutationClass, Outcome, Reach};
+use crate::payload::compact;
 use crate::rng::Stream;
 
 /// A base surface, its compact bytes, and the byte range of each tool in them.
@@ -49,7 +50,7 @@ impl<'a> Base<'a> {
                 bytes.push(b',');
             }
             let start = bytes.len();
-            write(&mut bytes, tool);
+            compact::write(&mut bytes, tool);
             tools.push(start..bytes.len());
         }
         bytes.extend_from_slice(CLOSE);
@@ -68,10 +69,6 @@ impl<'a> Base<'a> {
     pub fn value(&self) -> &'a Value {
         self.value
     }
-}
-
-fn write(out: &mut Vec<u8>, value: &Value) {
-    crate::payload::compact::write(out, value);
 }
 
 /// A reusable copy of a base that classes change and that is put back after each class, so a
@@ -118,7 +115,7 @@ impl Workspace {
             {
                 let span = &spans[index];
                 out.extend_from_slice(&base.bytes[..span.start]);
-                write(out, &tools[index]);
+                compact::write(out, &tools[index]);
                 out.extend_from_slice(&base.bytes[span.end..]);
                 restore(&mut tools[index], &base_tools(base)[index]);
             }

@@ -42,27 +42,9 @@ fn write_canonical(out: &mut Vec<u8>, value: &Value) {
         Value::Object(map) => {
             let mut members: Vec<(&String, &Value)> = map.iter().collect();
             members.sort_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
-            for (i, (key, member)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                compact::write_str(out, key);
-                out.push(b':');
-                write_canonical(out, member);
-            }
-            out.push(b'}');
+            compact::write_object(out, members, write_canonical);
         }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(out, item);
-            }
-            out.push(b']');
-        }
+        Value::Array(items) => compact::write_array(out, items, write_canonical),
         other => compact::write(out, other),
     }
 }

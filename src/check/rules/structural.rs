@@ -91,22 +91,14 @@ pub(crate) fn input_schema_problem(
     let pointer = tool.pointer("inputSchema");
     // Another type written as a string without escapes reads exactly as it would print.
     if let Some(other) = raw_type.filter(|t| t.starts_with('"') && !t.contains('\\')) {
-        return Some((
-            NotObjectRoot,
-            format!("{pointer}/type"),
-            format!("inputSchema root type is {other}, expected \"object\""),
-        ));
+        return Some(wrong_root_type(&pointer, other));
     }
     // An array root (often a whole schema wrapped in one) shows in its first byte: parsing it
     // would build the whole schema. Other non-objects (null, booleans, strings, numbers) parse
     // at no real cost below.
     let raw = tool.raw_field("inputSchema");
     if raw.is_some_and(|raw| raw.trim_start().starts_with('[')) {
-        return Some((
-            NotObjectRoot,
-            pointer,
-            "inputSchema is array, not an object".to_string(),
-        ));
+        return Some(not_an_object(pointer, "array"));
     }
     let (problem, pointer, message) = match tool.input_schema() {
         None => (Missing, pointer, "inputSchema is missing".to_string()),
@@ -118,19 +110,32 @@ pub(crate) fn input_schema_problem(
                 pointer,
                 "inputSchema has no \"type\" (expected \"object\")".to_string(),
             ),
-            Some(other) => (
-                NotObjectRoot,
-                format!("{pointer}/type"),
-                format!("inputSchema root type is {other}, expected \"object\""),
-            ),
+            Some(other) => wrong_root_type(&pointer, other),
         },
-        Some(other) => (
-            NotObjectRoot,
-            pointer,
-            format!("inputSchema is {}, not an object", json_type(other)),
-        ),
+        Some(other) => not_an_object(pointer, json_type(other)),
     };
     Some((problem, pointer, message))
+}
+
+/// A root `type` other than `"object"`, shown as JSON (from the text or the parsed value).
+fn wrong_root_type(
+    pointer: &str,
+    shown: impl std::fmt::Display,
+) -> (InputSchemaProblem, String, String) {
+    (
+        InputSchemaProblem::NotObjectRoot,
+        format!("{pointer}/type"),
+        format!("inputSchema root type is {shown}, expected \"object\""),
+    )
+}
+
+/// A schema that is a JSON `kind` other than an object.
+fn not_an_object(pointer: String, kind: &str) -> (InputSchemaProblem, String, String) {
+    (
+        InputSchemaProblem::NotObjectRoot,
+        pointer,
+        format!("inputSchema is {kind}, not an object"),
+    )
 }
 
 #[cfg(test)]
