@@ -3,6 +3,8 @@
 
 mod vocabulary;
 
+use std::sync::LazyLock;
+
 use serde_json::{json, Map, Value};
 
 use crate::rng::Stream;
@@ -121,15 +123,15 @@ fn tool(
     let mut properties = Map::with_capacity(count);
     let mut required = Vec::new();
     for &p in &chosen {
-        let (snake, kind, text) = PARAMETERS[p];
+        let (key, schema) = &PARAMETER_SCHEMAS[p];
         let key = match style {
-            NameStyle::Camel => camel(&snake.split('_').collect::<Vec<_>>()),
-            _ => snake.to_string(),
+            NameStyle::Camel => key.clone(),
+            _ => PARAMETERS[p].0.to_string(),
         };
         if rng.chance(1, 2) {
             required.push(Value::String(key.clone()));
         }
-        properties.insert(key, parameter(kind, text));
+        properties.insert(key, schema.clone());
     }
     let mut input = Map::with_capacity(5);
     if let Some(d) = dialect {
@@ -163,10 +165,29 @@ fn tool(
         fields.insert("annotations".into(), Value::Object(hints));
     }
     if rng.chance(1, 4) {
-        fields.insert("outputSchema".into(), output_schema(read_only));
+        fields.insert(
+            "outputSchema".into(),
+            OUTPUT_SCHEMAS[usize::from(read_only)].clone(),
+        );
     }
     Value::Object(fields)
 }
+
+/// Each parameter's camel-case key and schema, built once: cloning a built schema is cheaper
+/// than building it again (no key is hashed twice).
+static PARAMETER_SCHEMAS: LazyLock<Vec<(String, Value)>> = LazyLock::new(|| {
+    PARAMETERS
+        .iter()
+        .map(|&(snake, kind, text)| {
+            let key = camel(&snake.split('_').collect::<Vec<_>>());
+            (key, parameter(kind, text))
+        })
+        .collect()
+});
+
+/// The output schema of a tool that changes something (0) and of one that only reads (1).
+static OUTPUT_SCHEMAS: LazyLock<[Value; 2]> =
+    LazyLock::new(|| [output_schema(false), output_schema(true)]);
 
 /// A description template with `{Verb}`, `{verb}` and `{noun}` filled in.
 fn fill(template: &str, verb: &str, noun: &str) -> String {
