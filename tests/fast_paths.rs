@@ -285,6 +285,22 @@ fn shared_parsed_tools_answer_as_their_own_would() {
                 assert_eq!(a.fields(), b.fields(), "{} {}", path.display(), class.id());
                 assert_eq!(a.raw(), b.raw());
             }
+            // The runner's reading, which shares while it scans, beside the original bytes and
+            // beside their compact form (where the untouched tools have the same bytes).
+            let compact = payload::read(&class.serialize(&value), "a", Limits::default()).unwrap();
+            for beside in [&approved, &compact] {
+                let read = payload::read_candidate(bytes.clone(), "c", Limits::default(), beside);
+                let read = read.unwrap();
+                assert_eq!(read, own, "{} {}", path.display(), class.id());
+                for (a, b) in own.tools().zip(read.tools()) {
+                    assert_eq!(a.fields(), b.fields(), "{} {}", path.display(), class.id());
+                    assert_eq!(a.location, b.location);
+                }
+                for (i, tool) in read.tools().enumerate() {
+                    let same = beside.tool(i).is_some_and(|t| t.raw() == tool.raw());
+                    assert_eq!(read.shares_parsed(i, beside, i), same, "{}", class.id());
+                }
+            }
         }
     }
 }

@@ -16,17 +16,18 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::pointer;
-use crate::surface::{Key, Locations, RawField, RawTool};
+use crate::surface::{Key, Locations, RawField, RawTool, Surface};
 
 /// The tools in `text` and their locations (places relative to `text`), or `None` when the
-/// general reader must decide.
-pub(super) fn read(text: &str) -> Option<(Vec<RawTool>, Locations)> {
+/// general reader must decide. On the fastest path a tool with the same bytes as the tool at its
+/// place in `beside` shares what that one has parsed (see [`super::scan::read`]).
+pub(super) fn read(text: &str, beside: Option<&Surface>) -> Option<(Vec<RawTool>, Locations)> {
     let mut found = Found {
         tools: Vec::new(),
         locations: Locations::new(),
     };
     // The shape of every study candidate has a faster reader still.
-    if let Some(tools) = super::scan::read(text) {
+    if let Some(tools) = super::scan::read(text, beside) {
         found.push(tools, "/tools");
         return Some((found.tools, found.locations));
     }
@@ -306,6 +307,10 @@ fn walk(doc: &str, value: &str, at: &str, wrappers: u8, found: &mut Found) -> Op
 impl Found {
     fn push(&mut self, tools: Vec<RawTool>, at: &str) {
         self.locations.push_array(at, tools.len());
-        self.tools.extend(tools);
+        if self.tools.is_empty() {
+            self.tools = tools;
+        } else {
+            self.tools.extend(tools);
+        }
     }
 }

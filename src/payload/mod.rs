@@ -94,6 +94,29 @@ pub fn read_owned(
     source_name: &str,
     limits: Limits,
 ) -> Result<Surface, PayloadError> {
+    read_owned_beside(bytes, source_name, limits, None)
+}
+
+/// [`read_owned`] of a candidate, followed by [`Surface::share_parsed`] with `approved`: the
+/// same surface, but a tool whose bytes equal the approved tool's at its place shares that
+/// tool's parsed fields straight away, without building a field list to drop.
+pub fn read_candidate(
+    bytes: Vec<u8>,
+    source_name: &str,
+    limits: Limits,
+    approved: &Surface,
+) -> Result<Surface, PayloadError> {
+    let mut surface = read_owned_beside(bytes, source_name, limits, Some(approved))?;
+    surface.share_parsed(approved);
+    Ok(surface)
+}
+
+fn read_owned_beside(
+    bytes: Vec<u8>,
+    source_name: &str,
+    limits: Limits,
+    beside: Option<&Surface>,
+) -> Result<Surface, PayloadError> {
     let json = checked(&bytes, source_name, limits)?;
     if json.len() < bytes.len() {
         // A byte-order mark led: places are relative to the JSON after it, so read a copy.
@@ -104,7 +127,7 @@ pub fn read_owned(
         Ok(text) => text,
         Err(not_utf8) => return read_general(not_utf8.as_bytes(), source_name, limits),
     };
-    match fast::read(&text) {
+    match fast::read(&text, beside) {
         Some((tools, locations)) => Ok(Surface::from_text(text, tools, locations)),
         None => read_general(text.as_bytes(), source_name, limits),
     }
@@ -130,7 +153,7 @@ type Found<'a> = (
 
 fn fast_path(json: &[u8]) -> Option<Found<'_>> {
     let text = std::str::from_utf8(json).ok()?;
-    let (tools, locations) = fast::read(text)?;
+    let (tools, locations) = fast::read(text, None)?;
     Some((text, tools, locations))
 }
 

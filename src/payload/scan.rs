@@ -11,13 +11,15 @@
 
 use std::ops::Range;
 
-use crate::surface::{Key, RawField, RawTool};
+use crate::surface::{Key, RawField, RawTool, Surface};
 
 /// Nesting beyond this is left to the general reader (serde_json's default limit).
 const MAX_DEPTH: usize = 128;
 
-/// The tools of a `{"tools":[…]}` document, with places in `text`.
-pub(super) fn read(text: &str) -> Option<Vec<RawTool>> {
+/// The tools of a `{"tools":[…]}` document, with places in `text`. A tool whose bytes equal
+/// those of the tool at its place in `beside` shares what `beside` has parsed of it (as
+/// [`Surface::share_parsed`] would) instead of keeping a field list of its own.
+pub(super) fn read(text: &str, beside: Option<&Surface>) -> Option<Vec<RawTool>> {
     let mut scanner = Scanner {
         bytes: text.as_bytes(),
         at: 0,
@@ -35,7 +37,7 @@ pub(super) fn read(text: &str) -> Option<Vec<RawTool>> {
         if tools.is_some() {
             return None;
         }
-        tools = Some(scanner.tools()?);
+        tools = Some(scanner.tools(beside)?);
         Some(())
     })?;
     scanner.whitespace();
@@ -334,19 +336,31 @@ impl Scanner<'_> {
         Some(found.filter(|_| !escaped))
     }
 
-    /// The `tools` array: tool objects only.
-    fn tools(&mut self) -> Option<Vec<RawTool>> {
+    /// The `tools` array: tool objects only (see [`read`] for `beside`).
+    fn tools(&mut self, beside: Option<&Surface>) -> Option<Vec<RawTool>> {
         let mut tools = Vec::new();
+        // A tool that shares `beside`'s leaves its field list for the next tool.
+        let mut fields = Vec::with_capacity(8);
         self.elements(|scanner| {
-            tools.push(scanner.tool()?);
+            let start = scanner.at;
+            scanner.tool(&mut fields)?;
+            let span = start..scanner.at;
+            let bytes = &scanner.bytes[span.clone()];
+            let same = beside.and_then(|surface| surface.parsed_if_same(tools.len(), bytes));
+            tools.push(match same {
+                Some(parsed) => {
+                    fields.clear();
+                    RawTool::shared(span, parsed)
+                }
+                None => RawTool::new(span, std::mem::replace(&mut fields, Vec::with_capacity(8))),
+            });
             Some(())
         })?;
         Some(tools)
     }
 
-    fn tool(&mut self) -> Option<RawTool> {
-        let start = self.at;
-        let mut fields: Vec<RawField> = Vec::with_capacity(8);
+    /// A tool object; its fields go to `fields` (empty before).
+    fn tool(&mut self, fields: &mut Vec<RawField>) -> Option<()> {
         self.members(|scanner, key| {
             let text = scanner.text(&key);
             let repeated = fields
@@ -369,8 +383,7 @@ impl Scanner<'_> {
                 type_member,
             ));
             Some(())
-        })?;
-        Some(RawTool::new(start..self.at, fields))
+        })
     }
 }
 

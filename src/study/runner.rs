@@ -297,12 +297,15 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         // A spliced candidate is read in its own buffer, which comes back for the next class.
         let owned = !is_live && !control;
         let read = if owned {
-            payload::read_owned(std::mem::take(&mut spliced), "candidate", Limits::default())
+            let bytes = std::mem::take(&mut spliced);
+            payload::read_candidate(bytes, "candidate", Limits::default(), &approved)
         } else {
-            payload::read(candidate_bytes, "candidate", Limits::default())
+            payload::read(candidate_bytes, "candidate", Limits::default()).map(|mut read| {
+                read.share_parsed(&approved);
+                read
+            })
         };
-        let mut candidate = read.map_err(|e| reject(class.id(), e))?;
-        candidate.share_parsed(&approved);
+        let candidate = read.map_err(|e| reject(class.id(), e))?;
         let comparison = Comparison::new(&approved, &candidate);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();

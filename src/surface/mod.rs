@@ -178,9 +178,13 @@ impl Surface {
     /// For each tool, the index of a tool of `other` with the same bytes, if any, paired one to
     /// one: the same index first (where most partners sit), then by text.
     pub fn same_text_partners(&self, other: &Surface) -> Vec<Option<usize>> {
-        let mut partners: Vec<Option<usize>> = (0..self.len())
-            .map(|i| (i < other.len() && self.tool_text(i) == other.tool_text(i)).then_some(i))
-            .collect();
+        let same_at = |i: usize| {
+            i < other.len()
+                && (Arc::ptr_eq(&self.tools[i].parsed, &other.tools[i].parsed)
+                    || self.tool_text(i) == other.tool_text(i))
+        };
+        let mut partners: Vec<Option<usize>> =
+            (0..self.len()).map(|i| same_at(i).then_some(i)).collect();
         let mut taken = vec![false; other.len()];
         partners.iter().flatten().for_each(|&j| taken[j] = true);
         let unpaired = (0..self.len()).filter(|&i| partners[i].is_none());
@@ -204,6 +208,24 @@ impl Surface {
             partners[i] = waiting.get_mut(self.tool_text(i)).and_then(Vec::pop);
         }
         partners
+    }
+
+    /// Whether tool `index` shares what is parsed with tool `other_index` of `other` (for tests of
+    /// the sharing readers).
+    #[doc(hidden)]
+    pub fn shares_parsed(&self, index: usize, other: &Surface, other_index: usize) -> bool {
+        let (Some(tool), Some(partner)) = (self.tools.get(index), other.tools.get(other_index))
+        else {
+            return false;
+        };
+        Arc::ptr_eq(&tool.parsed, &partner.parsed)
+    }
+
+    /// What is parsed of tool `index`, when its bytes are `bytes`: for a reader that finds a
+    /// tool with the same bytes at the same place (see [`Surface::share_parsed`]).
+    pub(crate) fn parsed_if_same(&self, index: usize, bytes: &[u8]) -> Option<&Arc<Parsed>> {
+        let tool = self.tools.get(index)?;
+        (self.text.as_bytes()[tool.span.clone()] == *bytes).then_some(&tool.parsed)
     }
 
     fn tool_text(&self, index: usize) -> &str {
@@ -238,6 +260,14 @@ impl RawTool {
     /// A tool at `span` of its surface's text, with its fields' places in that text.
     pub(crate) fn new(span: Range<usize>, fields: Vec<RawField>) -> RawTool {
         RawTool::with_map(span, fields, OnceLock::new())
+    }
+
+    /// A tool at `span` whose bytes equal those of a tool already read: it shares `parsed`.
+    pub(crate) fn shared(span: Range<usize>, parsed: &Arc<Parsed>) -> RawTool {
+        RawTool {
+            span,
+            parsed: Arc::clone(parsed),
+        }
     }
 
     pub(super) fn with_map(
