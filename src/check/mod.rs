@@ -125,8 +125,12 @@ impl Finding {
         }
     }
 
-    /// Stable across runs and machines: the first 16 hex digits of SHA-256 over rule id, tool,
-    /// pointers and values. A policy file accepts a finding by this value.
+    /// A finding that carries only its rule and severity, for a caller that keeps no more (see
+    /// [`Comparison::verdict_only`]).
+    pub fn verdict(rule: &dyn Rule) -> Finding {
+        Finding::at(rule, None, String::new(), String::new())
+    }
+
     /// What the finding is, as 16 hex digits: rule, tool name (both names for a rename), the
     /// paths inside the tool and the values. Never the file pointer, so the same finding keeps
     /// its fingerprint (and its `[[accept]]` waiver) when tools are reordered or the payload is a
@@ -200,6 +204,8 @@ pub struct Comparison<'a> {
     pub approved: &'a Surface,
     pub candidate: &'a Surface,
     changes: OnceLock<Vec<Change>>,
+    /// Whether findings say where and what (tool, pointer, message), or only that they exist.
+    detail: bool,
 }
 
 impl<'a> Comparison<'a> {
@@ -208,7 +214,33 @@ impl<'a> Comparison<'a> {
             approved,
             candidate,
             changes: OnceLock::new(),
+            detail: true,
         }
+    }
+
+    /// A comparison for a caller that uses only how many findings each rule reports and their
+    /// severity (a study that keeps no pointers): a rule may then leave out the tool, pointer
+    /// and message (see [`Comparison::finding`]). The findings are the same in number, rule and
+    /// severity.
+    pub fn verdict_only(approved: &'a Surface, candidate: &'a Surface) -> Comparison<'a> {
+        Comparison {
+            detail: false,
+            ..Comparison::new(approved, candidate)
+        }
+    }
+
+    /// A finding of `rule` about the candidate, with the tool, pointer and message `detail`
+    /// builds, when this comparison keeps them (only the rule and severity otherwise).
+    pub fn finding(
+        &self,
+        rule: &dyn Rule,
+        detail: impl FnOnce() -> (Option<ToolRef>, String, String),
+    ) -> Finding {
+        if !self.detail {
+            return Finding::verdict(rule);
+        }
+        let (tool, pointer, message) = detail();
+        Finding::at(rule, tool, pointer, message)
     }
 
     /// Every change between the two surfaces, in approved-tool order.

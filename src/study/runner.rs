@@ -306,7 +306,13 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             })
         };
         let candidate = read.map_err(|e| reject(class.id(), e))?;
-        let comparison = Comparison::new(&approved, &candidate);
+        // Only `--rows all` shows a finding's pointer (`--rows missed` keeps only rows without
+        // findings): otherwise a finding counts only by its rule and severity.
+        let comparison = if mode == RowsMode::All {
+            Comparison::new(&approved, &candidate)
+        } else {
+            Comparison::verdict_only(&approved, &candidate)
+        };
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();
             rule.check(&comparison, out);

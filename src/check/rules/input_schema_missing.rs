@@ -1,7 +1,7 @@
 //! `input-schema-missing`: a tool has no inputSchema field.
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
 pub struct InputSchemaMissing;
 
@@ -23,15 +23,9 @@ impl Rule for InputSchemaMissing {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
-            if let Some((InputSchemaProblem::Missing, pointer, message)) =
-                input_schema_problem(&tool)
-            {
-                out.push(Finding::at(
-                    self,
-                    Some(ToolRef::of(&tool)),
-                    pointer,
-                    message,
-                ));
+            let problem = input_schema_problem(&tool);
+            if let Some(problem) = problem.filter(|p| p.kind() == InputSchemaProblem::Missing) {
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
         }
     }

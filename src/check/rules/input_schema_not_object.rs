@@ -1,7 +1,7 @@
 //! `input-schema-not-object`: a tool's inputSchema is not an object schema with "type": "object".
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
 pub struct InputSchemaNotObject;
 
@@ -23,15 +23,10 @@ impl Rule for InputSchemaNotObject {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
-            if let Some((InputSchemaProblem::NotObjectRoot, pointer, message)) =
-                input_schema_problem(&tool)
+            let problem = input_schema_problem(&tool);
+            if let Some(problem) = problem.filter(|p| p.kind() == InputSchemaProblem::NotObjectRoot)
             {
-                out.push(Finding::at(
-                    self,
-                    Some(ToolRef::of(&tool)),
-                    pointer,
-                    message,
-                ));
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `input-schema-null`: a tool's inputSchema is null.
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
 pub struct InputSchemaNull;
 
@@ -23,14 +23,9 @@ impl Rule for InputSchemaNull {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
-            if let Some((InputSchemaProblem::Null, pointer, message)) = input_schema_problem(&tool)
-            {
-                out.push(Finding::at(
-                    self,
-                    Some(ToolRef::of(&tool)),
-                    pointer,
-                    message,
-                ));
+            let problem = input_schema_problem(&tool);
+            if let Some(problem) = problem.filter(|p| p.kind() == InputSchemaProblem::Null) {
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
         }
     }

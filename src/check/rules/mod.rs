@@ -109,6 +109,53 @@ mod tests {
         }
     }
 
+    /// Every rule reports the same findings, in rule and severity, with and without detail, on
+    /// every class's candidates over generated surfaces; the lazy rules then leave detail out.
+    #[test]
+    fn verdict_only_findings_match_detailed_ones() {
+        use crate::check::{Comparison, Finding};
+        use crate::{generate, mutate, payload};
+        let (mut findings, mut left_out) = (0, 0);
+        for index in 0..40 {
+            let base = generate::surface(7, index, 4);
+            let approved_bytes = serde_json::to_vec(&base).unwrap();
+            let approved = payload::read(&approved_bytes, "a", Default::default()).unwrap();
+            for class in mutate::REGISTRY {
+                let mut value = base.clone();
+                if class
+                    .apply(&mut value, &mut mutate::stream(7, *class, index))
+                    .is_err()
+                {
+                    continue;
+                }
+                let bytes = class.serialize(&value);
+                let candidate = payload::read(&bytes, "c", Default::default()).unwrap();
+                for rule in registry() {
+                    let (mut full, mut verdict) = (Vec::new(), Vec::new());
+                    rule.check(&Comparison::new(&approved, &candidate), &mut full);
+                    rule.check(
+                        &Comparison::verdict_only(&approved, &candidate),
+                        &mut verdict,
+                    );
+                    let judged = |f: &Vec<Finding>| {
+                        f.iter().map(|f| (f.rule, f.severity)).collect::<Vec<_>>()
+                    };
+                    assert_eq!(
+                        judged(&full),
+                        judged(&verdict),
+                        "{} on {}",
+                        rule.id(),
+                        class.id()
+                    );
+                    findings += full.len();
+                    left_out += verdict.iter().filter(|f| f.pointer.is_empty()).count();
+                }
+            }
+        }
+        assert!(findings > 1000, "{findings}");
+        assert!(left_out > 100, "{left_out}");
+    }
+
     #[test]
     fn each_change_kind_has_exactly_one_diff_rule() {
         let kinds: Vec<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();

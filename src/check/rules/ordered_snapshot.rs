@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::payload::short;
+use crate::surface::Surface;
 
 pub struct OrderedSnapshot;
 
@@ -26,38 +27,47 @@ impl Rule for OrderedSnapshot {
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         let (approved, candidate) = (comparison.approved, comparison.candidate);
         // Equal texts are equal names: the common case needs no parsing.
-        if approved
-            .tools()
-            .map(|t| t.raw_field("name"))
-            .eq(candidate.tools().map(|t| t.raw_field("name")))
-        {
+        if raw_names(approved).eq(raw_names(candidate)) {
             return;
         }
-        let old: Vec<Option<&Value>> = approved.tools().map(|t| t.name()).collect();
-        let new: Vec<Option<&Value>> = candidate.tools().map(|t| t.name()).collect();
-        if old == new {
+        if names(approved).eq(names(candidate)) {
             return;
         }
         // Report the first position where the lists differ: one finding per candidate.
-        let at = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-        let show = |name: Option<&Option<&Value>>| match name {
-            None => "(no tool)".to_string(),
-            Some(None) => "(no name)".to_string(),
-            Some(Some(v)) => short(v),
-        };
-        let message = format!(
-            "ordered tool names differ at position {at}: approved {}, candidate {} ({} tools approved, {} in candidate)",
-            show(old.get(at)),
-            show(new.get(at)),
-            old.len(),
-            new.len()
-        );
-        let (tool, pointer) = match candidate.tool(at) {
-            Some(t) => (Some(ToolRef::of(&t)), t.pointer("name")),
-            None => (None, format!("/tools/{at}")),
-        };
-        out.push(Finding::at(self, tool, pointer, message));
+        let at = names(approved)
+            .zip(names(candidate))
+            .take_while(|(a, b)| a == b)
+            .count();
+        out.push(comparison.finding(self, || {
+            let show = |surface: &Surface| match surface.tool(at).map(|t| t.name()) {
+                None => "(no tool)".to_string(),
+                Some(None) => "(no name)".to_string(),
+                Some(Some(v)) => short(v),
+            };
+            let message = format!(
+                "ordered tool names differ at position {at}: approved {}, candidate {} ({} tools approved, {} in candidate)",
+                show(approved),
+                show(candidate),
+                approved.len(),
+                candidate.len()
+            );
+            let (tool, pointer) = match candidate.tool(at) {
+                Some(t) => (Some(ToolRef::of(&t)), t.pointer("name")),
+                None => (None, format!("/tools/{at}")),
+            };
+            (tool, pointer, message)
+        }));
     }
+}
+
+/// Each tool's `name` as written (`None` where a tool has none).
+fn raw_names(surface: &Surface) -> impl Iterator<Item = Option<&str>> {
+    surface.tools().map(|t| t.raw_field("name"))
+}
+
+/// Each tool's `name` value (`None` where a tool has none).
+fn names(surface: &Surface) -> impl Iterator<Item = Option<&Value>> {
+    surface.tools().map(|t| t.name())
 }
 
 #[cfg(test)]

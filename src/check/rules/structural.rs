@@ -1,5 +1,7 @@
 //! `structural`: the payload a client receives is well-formed by the MCP 2025-11-25 rules.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
@@ -25,19 +27,13 @@ impl Rule for Structural {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
-            if let Some((pointer, message)) = name_problem(&tool) {
-                out.push(self.finding(&tool, pointer, message));
+            if let Some(problem) = name_problem(&tool) {
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
-            if let Some((_, pointer, message)) = input_schema_problem(&tool) {
-                out.push(self.finding(&tool, pointer, message));
+            if let Some(problem) = input_schema_problem(&tool) {
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
         }
-    }
-}
-
-impl Structural {
-    fn finding(&self, tool: &Tool<'_>, pointer: String, message: String) -> Finding {
-        Finding::at(self, Some(ToolRef::of(tool)), pointer, message)
     }
 }
 
@@ -49,25 +45,45 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-pub(crate) fn name_problem(tool: &Tool<'_>) -> Option<(String, String)> {
-    // A valid name needs no escapes, so its raw text settles the common case without parsing.
+/// What is wrong with a tool's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NameProblem<'a> {
+    Missing,
+    /// Not a string: the JSON type it is.
+    NotString(&'static str),
+    /// A string that breaks the name rule.
+    NoMatch(Cow<'a, str>),
+}
+
+impl NameProblem<'_> {
+    /// The finding's tool, pointer and message (built only when a caller keeps them).
+    pub(crate) fn detail(&self, tool: &Tool<'_>) -> (Option<ToolRef>, String, String) {
+        let message = match self {
+            NameProblem::Missing => "tool has no name".to_string(),
+            NameProblem::NotString(kind) => format!("tool name is {kind}, not a string"),
+            NameProblem::NoMatch(name) => format!(
+                "tool name {:?} does not match ^[A-Za-z0-9_.-]{{1,128}}$",
+                name
+            ),
+        };
+        (Some(ToolRef::of(tool)), tool.pointer("name"), message)
+    }
+}
+
+pub(crate) fn name_problem<'a>(tool: &Tool<'a>) -> Option<NameProblem<'a>> {
+    // A name without escapes is its raw text: that settles it without parsing.
     let raw = tool
         .raw_field("name")
         .and_then(|r| r.strip_prefix('"')?.strip_suffix('"'));
-    if raw.is_some_and(is_valid_tool_name) {
-        return None;
+    if let Some(raw) = raw.filter(|raw| !raw.contains('\\')) {
+        return (!is_valid_tool_name(raw)).then_some(NameProblem::NoMatch(Cow::Borrowed(raw)));
     }
-    let pointer = tool.pointer("name");
-    let message = match tool.name() {
-        None => "tool has no name".to_string(),
-        Some(Value::String(name)) if is_valid_tool_name(name) => return None,
-        Some(Value::String(name)) => format!(
-            "tool name {:?} does not match ^[A-Za-z0-9_.-]{{1,128}}$",
-            name
-        ),
-        Some(other) => format!("tool name is {}, not a string", json_type(other)),
-    };
-    Some((pointer, message))
+    match tool.name() {
+        None => Some(NameProblem::Missing),
+        Some(Value::String(name)) if is_valid_tool_name(name) => None,
+        Some(Value::String(name)) => Some(NameProblem::NoMatch(Cow::Borrowed(name))),
+        Some(other) => Some(NameProblem::NotString(json_type(other))),
+    }
 }
 
 /// What is wrong with a tool's `inputSchema`, if anything.
@@ -79,63 +95,77 @@ pub(crate) enum InputSchemaProblem {
     NotObjectRoot,
 }
 
-pub(crate) fn input_schema_problem(
-    tool: &Tool<'_>,
-) -> Option<(InputSchemaProblem, String, String)> {
-    use InputSchemaProblem::*;
+/// An `inputSchema` problem and what its finding says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SchemaProblem<'a> {
+    Missing,
+    Null,
+    /// An object without a `type` member.
+    NoType,
+    /// An object whose root `type` is this other JSON (as it prints).
+    RootType(Cow<'a, str>),
+    /// Not an object: the JSON type it is.
+    NotObject(&'static str),
+}
+
+impl SchemaProblem<'_> {
+    pub(crate) fn kind(&self) -> InputSchemaProblem {
+        match self {
+            SchemaProblem::Missing => InputSchemaProblem::Missing,
+            SchemaProblem::Null => InputSchemaProblem::Null,
+            _ => InputSchemaProblem::NotObjectRoot,
+        }
+    }
+
+    /// The finding's tool, pointer and message (built only when a caller keeps them).
+    pub(crate) fn detail(&self, tool: &Tool<'_>) -> (Option<ToolRef>, String, String) {
+        let pointer = tool.pointer("inputSchema");
+        let (pointer, message) = match self {
+            SchemaProblem::Missing => (pointer, "inputSchema is missing".to_string()),
+            SchemaProblem::Null => (pointer, "inputSchema is null".to_string()),
+            SchemaProblem::NoType => (
+                pointer,
+                "inputSchema has no \"type\" (expected \"object\")".to_string(),
+            ),
+            SchemaProblem::RootType(shown) => (
+                format!("{pointer}/type"),
+                format!("inputSchema root type is {shown}, expected \"object\""),
+            ),
+            SchemaProblem::NotObject(kind) => {
+                (pointer, format!("inputSchema is {kind}, not an object"))
+            }
+        };
+        (Some(ToolRef::of(tool)), pointer, message)
+    }
+}
+
+pub(crate) fn input_schema_problem<'a>(tool: &Tool<'a>) -> Option<SchemaProblem<'a>> {
     // The common case, an object whose `type` is written "object", needs no parsing.
     let raw_type = tool.raw_type_of("inputSchema");
     if raw_type == Some("\"object\"") {
         return None;
     }
-    let pointer = tool.pointer("inputSchema");
     // Another type written as a string without escapes reads exactly as it would print.
     if let Some(other) = raw_type.filter(|t| t.starts_with('"') && !t.contains('\\')) {
-        return Some(wrong_root_type(&pointer, other));
+        return Some(SchemaProblem::RootType(Cow::Borrowed(other)));
     }
     // An array root (often a whole schema wrapped in one) shows in its first byte: parsing it
     // would build the whole schema. Other non-objects (null, booleans, strings, numbers) parse
     // at no real cost below.
     let raw = tool.raw_field("inputSchema");
     if raw.is_some_and(|raw| raw.trim_start().starts_with('[')) {
-        return Some(not_an_object(pointer, "array"));
+        return Some(SchemaProblem::NotObject("array"));
     }
-    let (problem, pointer, message) = match tool.input_schema() {
-        None => (Missing, pointer, "inputSchema is missing".to_string()),
-        Some(Value::Null) => (Null, pointer, "inputSchema is null".to_string()),
+    match tool.input_schema() {
+        None => Some(SchemaProblem::Missing),
+        Some(Value::Null) => Some(SchemaProblem::Null),
         Some(Value::Object(schema)) => match schema.get("type") {
-            Some(Value::String(t)) if t == "object" => return None,
-            None => (
-                NotObjectRoot,
-                pointer,
-                "inputSchema has no \"type\" (expected \"object\")".to_string(),
-            ),
-            Some(other) => wrong_root_type(&pointer, other),
+            Some(Value::String(t)) if t == "object" => None,
+            None => Some(SchemaProblem::NoType),
+            Some(other) => Some(SchemaProblem::RootType(Cow::Owned(other.to_string()))),
         },
-        Some(other) => not_an_object(pointer, json_type(other)),
-    };
-    Some((problem, pointer, message))
-}
-
-/// A root `type` other than `"object"`, shown as JSON (from the text or the parsed value).
-fn wrong_root_type(
-    pointer: &str,
-    shown: impl std::fmt::Display,
-) -> (InputSchemaProblem, String, String) {
-    (
-        InputSchemaProblem::NotObjectRoot,
-        format!("{pointer}/type"),
-        format!("inputSchema root type is {shown}, expected \"object\""),
-    )
-}
-
-/// A schema that is a JSON `kind` other than an object.
-fn not_an_object(pointer: String, kind: &str) -> (InputSchemaProblem, String, String) {
-    (
-        InputSchemaProblem::NotObjectRoot,
-        pointer,
-        format!("inputSchema is {kind}, not an object"),
-    )
+        Some(other) => Some(SchemaProblem::NotObject(json_type(other))),
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `tool-name-invalid`: a tool name that breaks the MCP 2025-11-25 name rule.
 
 use super::structural::name_problem;
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
 pub struct ToolNameInvalid;
 
@@ -23,13 +23,8 @@ impl Rule for ToolNameInvalid {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
-            if let Some((pointer, message)) = name_problem(&tool) {
-                out.push(Finding::at(
-                    self,
-                    Some(ToolRef::of(&tool)),
-                    pointer,
-                    message,
-                ));
+            if let Some(problem) = name_problem(&tool) {
+                out.push(comparison.finding(self, || problem.detail(&tool)));
             }
         }
     }
