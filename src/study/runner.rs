@@ -286,16 +286,18 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 ));
             }
             &through_wrap
-        } else if control {
-            base_bytes
         } else {
+            if control {
+                spliced.clear();
+                spliced.extend_from_slice(base_bytes);
+            }
             &spliced
         };
         if external {
             result.candidates.push(candidate_bytes.to_vec());
         }
-        // A spliced candidate is read in its own buffer, which comes back for the next class.
-        let owned = !is_live && !control;
+        // A generated candidate is read in its own buffer, which comes back for the next class.
+        let owned = !is_live;
         let read = if owned {
             let bytes = std::mem::take(&mut spliced);
             payload::read_candidate(bytes, "candidate", Limits::default(), &approved)
