@@ -179,8 +179,13 @@ impl Scanner<'_> {
     }
 
     fn colon(&mut self) -> Option<()> {
-        self.whitespace();
-        self.expect(b':')?;
+        // Compact JSON has no whitespace around the colon: that case first.
+        if self.peek() != Some(b':') {
+            self.whitespace();
+            self.expect(b':')?;
+        } else {
+            self.at += 1;
+        }
         self.whitespace();
         Some(())
     }
@@ -192,6 +197,11 @@ impl Scanner<'_> {
     /// A string; the input is valid UTF-8 already, so only escapes and control bytes matter.
     fn string(&mut self) -> Option<Token> {
         self.expect(b'"')?;
+        self.string_after_quote()
+    }
+
+    /// [`Scanner::string`] once its opening quote is consumed.
+    fn string_after_quote(&mut self) -> Option<Token> {
         let start = self.at;
         let mut escaped = false;
         loop {
@@ -267,7 +277,10 @@ impl Scanner<'_> {
     /// Any value, validated; `depth` counts the arrays and objects around it.
     fn value(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => {
+                self.at += 1;
+                self.string_after_quote().map(drop)
+            }
             b'{' => {
                 self.within(depth)?;
                 self.members(|scanner, _| scanner.value(depth + 1))
