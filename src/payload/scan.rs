@@ -200,7 +200,9 @@ impl Scanner<'_> {
         self.string_after_quote()
     }
 
-    /// [`Scanner::string`] once its opening quote is consumed.
+    /// [`Scanner::string`] once its opening quote is consumed. Inlined: most strings are a few
+    /// bytes, and a call's register saves cost as much as scanning them.
+    #[inline(always)]
     fn string_after_quote(&mut self) -> Option<Token> {
         let start = self.at;
         let mut escaped = false;
@@ -274,25 +276,31 @@ impl Scanner<'_> {
         found.then(|| self.at += word.len())
     }
 
-    /// Any value, validated; `depth` counts the arrays and objects around it.
+    /// Any value, validated; `depth` counts the arrays and objects around it. Inlined, so that
+    /// only an object or array costs a call.
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
             b'"' => {
                 self.at += 1;
                 self.string_after_quote().map(drop)
             }
-            b'{' => {
-                self.within(depth)?;
-                self.members(|scanner, _| scanner.value(depth + 1))
-            }
-            b'[' => {
-                self.within(depth)?;
-                self.elements(|scanner| scanner.value(depth + 1))
-            }
+            b'{' | b'[' => self.container(depth),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
             _ => self.number(),
+        }
+    }
+
+    /// An object or array value (see [`Scanner::value`]).
+    #[inline(never)]
+    fn container(&mut self, depth: usize) -> Option<()> {
+        self.within(depth)?;
+        if self.peek() == Some(b'{') {
+            self.members(|scanner, _| scanner.value(depth + 1))
+        } else {
+            self.elements(|scanner| scanner.value(depth + 1))
         }
     }
 
