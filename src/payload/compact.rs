@@ -53,7 +53,8 @@ pub fn write_object<'a>(
     out.push(b'}');
 }
 
-/// Appends `text` as a JSON string.
+/// Appends `text` as a JSON string (inlined: most strings are short keys).
+#[inline(always)]
 pub fn write_str(out: &mut Vec<u8>, text: &str) {
     if needs_escape(text.as_bytes()) {
         return serde_write(out, text);

@@ -195,6 +195,7 @@ impl Scanner<'_> {
     }
 
     /// A string; the input is valid UTF-8 already, so only escapes and control bytes matter.
+    #[inline(always)]
     fn string(&mut self) -> Option<Token> {
         self.expect(b'"')?;
         self.string_after_quote()
