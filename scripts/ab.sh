@@ -15,14 +15,8 @@ commit=$1
 surfaces=${2:-100000}
 runs=${3:-5}
 threads=${4:-0}
-work=$(mktemp -d)
-trap 'git worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-git worktree add --detach --quiet "$work/tree" "$commit"
-echo "building $commit and this checkout (release)..."
-CARGO_TARGET_DIR="$work/target" cargo build --release --locked --quiet --manifest-path "$work/tree/Cargo.toml"
-cargo build --release --locked --quiet
-before="$work/target/release/driftlab"
-now=./target/release/driftlab
+source scripts/build-beside.sh
+build_beside "$commit"
 thread_args=()
 [ "$threads" != 0 ] && thread_args=(--threads "$threads")
 

@@ -7,14 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 commit=${1:-397bb43}
-work=$(mktemp -d)
-trap 'git worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-git worktree add --detach --quiet "$work/tree" "$commit"
-echo "building $commit and this checkout (release)..."
-CARGO_TARGET_DIR="$work/target" cargo build --release --locked --quiet --manifest-path "$work/tree/Cargo.toml"
-cargo build --release --locked --quiet
-before="$work/target/release/driftlab"
-now=./target/release/driftlab
+source scripts/build-beside.sh
+build_beside "$commit"
 spec="$work/tree/research/2026-11-30-mcp-drift-taxonomy/study-real.toml"
 "$before" study "$spec" --quiet --no-figures --out "$work/rows-before" >/dev/null
 "$now" study "$spec" --quiet --no-figures --out "$work/rows-now" >/dev/null
