@@ -96,37 +96,44 @@ fn checks(c: &mut Criterion) {
 }
 
 /// The study's hot path for one candidate of the published study, stage by stage: the base's
-/// bytes (serialized once per surface, with a copy for the classes), a class's candidate spliced
-/// from them, reading it, and each study rule on a freshly read candidate. `hot/scan` is the
+/// bytes (serialized once per surface; `+copy` adds the working copy that only a class without
+/// an edit needs), a class's candidate spliced from them, reading it, and each study rule on a freshly read candidate. `hot/scan` is the
 /// floor: serde_json visiting every token of the same bytes, allocating nothing.
 fn hot_path(c: &mut Criterion) {
     use driftlab::study::splice::{Base, Workspace};
     let value = generate::surface(20260822, 3, 3);
     let base = Base::new(&value);
+    c.bench_function("hot/base-bytes", |b| {
+        b.iter(|| black_box(Base::new(black_box(&value))))
+    });
     c.bench_function("hot/base-bytes+copy", |b| {
         b.iter(|| {
             let base = Base::new(black_box(&value));
-            black_box(Workspace::new(&base));
+            black_box((base.value().clone(), base));
         })
     });
     let approved = payload::read(base.bytes(), "approved", Limits::default()).unwrap();
-    let mut workspace = Workspace::new(&base);
     let mut out = Vec::new();
     let published = study::Study::default_study();
-    for class in &published.mutations {
-        c.bench_function(&format!("hot/splice/{}", class.id()), |b| {
-            b.iter(|| {
-                let mut rng = mutate::stream(20260822, *class, 3);
-                black_box(workspace.candidate(&base, *class, &mut rng, &mut out)).ok();
-            })
-        });
+    // As the runner makes candidates (`splice`: each class edits the base's bytes) and, for
+    // comparison, on a working copy of the base's value (`splice-value`; the copy is made once).
+    for (name, read) in [("splice", Some(&approved)), ("splice-value", None)] {
+        let mut workspace = Workspace::new(&base, read);
+        for class in &published.mutations {
+            c.bench_function(&format!("hot/{name}/{}", class.id()), |b| {
+                b.iter(|| {
+                    let stream = || mutate::stream(20260822, *class, 3);
+                    black_box(workspace.candidate(&base, *class, stream, &mut out)).ok();
+                })
+            });
+        }
     }
     let class = &mutate::NameSpace;
-    workspace
+    Workspace::new(&base, Some(&approved))
         .candidate(
             &base,
             class,
-            &mut mutate::stream(20260822, class, 3),
+            || mutate::stream(20260822, class, 3),
             &mut out,
         )
         .unwrap();

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
+use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 pub struct InputSchemaArrayRoot;
 
@@ -29,9 +30,23 @@ impl MutationClass for InputSchemaArrayRoot {
         schema.insert("type".into(), "array".into());
         schema.insert("items".into(), old);
         tool.insert("inputSchema".into(), Value::Object(schema));
-        Ok(Applied {
-            tool_index: Some(index),
-            detail: format!("{}: inputSchema root type -> array", label(tool)),
-        })
+        Ok(applied(index, &label(tool)))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        let (index, tool) = draw_read_tool(base, rng)?;
+        let old = tool.raw_field("inputSchema")?;
+        let mut schema = Vec::with_capacity(old.len() + 32);
+        schema.extend_from_slice(br#"{"type":"array","items":"#);
+        schema.extend_from_slice(old.as_bytes());
+        schema.push(b'}');
+        let edit = edit::set_field(base, index, "inputSchema", schema)?;
+        Some((applied(index, tool.name_str()?), edit))
+    }
+}
+
+fn applied(index: usize, name: &str) -> Applied {
+    Applied {
+        tool_index: Some(index),
+        detail: format!("{name}: inputSchema root type -> array"),
     }
 }

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
+use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 pub struct InputSchemaMissing;
 
@@ -24,9 +25,18 @@ impl MutationClass for InputSchemaMissing {
         let (index, tool) = draw_tool(surface, rng)?;
         // shift_remove keeps the order of the remaining fields.
         tool.shift_remove("inputSchema");
-        Ok(Applied {
-            tool_index: Some(index),
-            detail: format!("{}: inputSchema removed", label(tool)),
-        })
+        Ok(applied(index, &label(tool)))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        let (index, tool) = draw_read_tool(base, rng)?;
+        let edit = edit::remove_field(base, index, "inputSchema")?;
+        Some((applied(index, tool.name_str()?), edit))
+    }
+}
+
+fn applied(index: usize, name: &str) -> Applied {
+    Applied {
+        tool_index: Some(index),
+        detail: format!("{name}: inputSchema removed"),
     }
 }

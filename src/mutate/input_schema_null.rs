@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
+use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 pub struct InputSchemaNull;
 
@@ -23,9 +24,18 @@ impl MutationClass for InputSchemaNull {
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;
         tool.insert("inputSchema".into(), Value::Null);
-        Ok(Applied {
-            tool_index: Some(index),
-            detail: format!("{}: inputSchema -> null", label(tool)),
-        })
+        Ok(applied(index, &label(tool)))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        let (index, tool) = draw_read_tool(base, rng)?;
+        let edit = edit::set_field(base, index, "inputSchema", b"null".to_vec())?;
+        Some((applied(index, tool.name_str()?), edit))
+    }
+}
+
+fn applied(index: usize, name: &str) -> Applied {
+    Applied {
+        tool_index: Some(index),
+        detail: format!("{name}: inputSchema -> null"),
     }
 }

@@ -7,6 +7,7 @@
 mod annotation_became_dangerous;
 mod constraint_tightened;
 mod description_rewritten;
+mod edit;
 mod enum_value_added;
 mod enum_value_removed;
 mod identity;
@@ -33,6 +34,7 @@ mod tools_reordered;
 pub use annotation_became_dangerous::AnnotationBecameDangerous;
 pub use constraint_tightened::ConstraintTightened;
 pub use description_rewritten::DescriptionRewritten;
+pub use edit::Edit;
 pub use enum_value_added::EnumValueAdded;
 pub use enum_value_removed::EnumValueRemoved;
 pub use identity::Identity;
@@ -59,6 +61,7 @@ pub use tools_reordered::ToolsReordered;
 use serde_json::{Map, Value};
 
 use crate::rng::Stream;
+use crate::surface::{Surface, Tool};
 
 /// Where a mutation landed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +149,15 @@ pub trait MutationClass: Sync {
     fn reach(&self, applied: &Applied) -> Reach {
         applied.tool_index.map_or(Reach::Surface, Reach::Tool)
     }
+    /// The same change as an edit of the base's bytes, without a `Value`, for the classes a
+    /// study runs most. `base` is the base as read from its compact `{"tools":[…]}` bytes.
+    /// `Some` must be exactly what `apply` on the base's value and `serialize` give: the same
+    /// outcome, the same draws and the same bytes (a test checks every class that has an edit,
+    /// over generated and real bases). `None` (the default) means "use `apply`", on a fresh
+    /// stream: the class may have drawn before declining.
+    fn edit(&self, _base: &Surface, _rng: &mut Stream) -> Option<(Applied, Edit)> {
+        None
+    }
 }
 
 /// The control class, run on every surface to measure false positives.
@@ -219,6 +231,15 @@ fn draw_tool<'a>(
         Value::Object(tool) => Ok((index, tool)),
         _ => Err(NotApplicable(format!("tool {index} is not an object"))),
     }
+}
+
+/// [`draw_tool`]'s draw on a surface read from bytes: the same tool for the same stream.
+fn draw_read_tool<'s>(surface: &'s Surface, rng: &mut Stream) -> Option<(usize, Tool<'s>)> {
+    if surface.is_empty() {
+        return None;
+    }
+    let index = rng.index(surface.len());
+    Some((index, surface.tool(index)?))
 }
 
 fn label(tool: &Map<String, Value>) -> String {

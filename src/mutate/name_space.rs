@@ -2,8 +2,10 @@
 
 use serde_json::Value;
 
-use super::{draw_tool, label, Applied, Label, MutationClass, Outcome};
+use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
+use crate::payload::compact;
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 pub struct NameSpace;
 
@@ -24,11 +26,25 @@ impl MutationClass for NameSpace {
         let (index, tool) = draw_tool(surface, rng)?;
         let old = label(tool);
         let new = with_space(&old, rng);
-        tool.insert("name".into(), Value::String(new.clone()));
-        Ok(Applied {
-            tool_index: Some(index),
-            detail: format!("{old} -> {new:?}"),
-        })
+        let applied = applied(index, &old, &new);
+        tool.insert("name".into(), Value::String(new));
+        Ok(applied)
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        let (index, tool) = draw_read_tool(base, rng)?;
+        let old = tool.name_str()?;
+        let new = with_space(old, rng);
+        let mut value = Vec::with_capacity(new.len() + 2);
+        compact::write_str(&mut value, &new);
+        let edit = edit::set_field(base, index, "name", value)?;
+        Some((applied(index, old, &new), edit))
+    }
+}
+
+fn applied(index: usize, old: &str, new: &str) -> Applied {
+    Applied {
+        tool_index: Some(index),
+        detail: format!("{old} -> {new:?}"),
     }
 }
 

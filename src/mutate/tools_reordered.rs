@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{tools_mut, Applied, Label, MutationClass, NotApplicable, Outcome, Reach};
+use super::{tools_mut, Applied, Edit, Label, MutationClass, NotApplicable, Outcome, Reach};
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 pub struct ToolsReordered;
 
@@ -30,27 +31,19 @@ impl MutationClass for ToolsReordered {
         if n < 2 {
             return Err(NotApplicable(format!("{n} tool(s): no other order exists")));
         }
-        let identity: Vec<usize> = (0..n).collect();
-        let mut order = identity.clone();
-        for _ in 0..REDRAWS {
-            order.clone_from(&identity);
-            rng.shuffle(&mut order);
-            if order != identity {
-                break;
-            }
-        }
-        if order == identity {
-            order.rotate_left(1);
-        }
+        let order = draw_order(n, rng);
         let mut taken: Vec<Option<Value>> = tools.drain(..).map(Some).collect();
         for &from in &order {
             tools.push(taken[from].take().unwrap_or(Value::Null));
         }
-        let shown: Vec<String> = order.iter().map(usize::to_string).collect();
-        Ok(Applied {
-            tool_index: None,
-            detail: format!("order {}", shown.join(" ")),
-        })
+        Ok(applied(&order))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        if base.len() < 2 {
+            return None;
+        }
+        let order = draw_order(base.len(), rng);
+        Some((applied(&order), Edit::Order(order)))
     }
     fn reach(&self, applied: &Applied) -> Reach {
         // `apply` writes the order it drew into the detail ("order 2 0 1").
@@ -60,6 +53,31 @@ impl MutationClass for ToolsReordered {
             .map(|o| o.split(' ').map(str::parse).collect::<Result<_, _>>().ok())
             .unwrap_or_default();
         order.map_or(Reach::Surface, Reach::Order)
+    }
+}
+
+/// A uniformly drawn non-identity order of `n >= 2` tools: position `i` gets tool `order[i]`.
+fn draw_order(n: usize, rng: &mut Stream) -> Vec<usize> {
+    let identity: Vec<usize> = (0..n).collect();
+    let mut order = identity.clone();
+    for _ in 0..REDRAWS {
+        order.clone_from(&identity);
+        rng.shuffle(&mut order);
+        if order != identity {
+            break;
+        }
+    }
+    if order == identity {
+        order.rotate_left(1);
+    }
+    order
+}
+
+fn applied(order: &[usize]) -> Applied {
+    let shown: Vec<String> = order.iter().map(usize::to_string).collect();
+    Applied {
+        tool_index: None,
+        detail: format!("order {}", shown.join(" ")),
     }
 }
 

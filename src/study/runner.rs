@@ -223,15 +223,16 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         pending: Vec::new(),
     };
     let mut findings: Vec<Vec<Finding>> = vec![Vec::new(); study.rules.len()];
-    let mut workspace = Workspace::new(&base);
+    // Classes that can edit the base's bytes do so on the approved reading of them.
+    let mut workspace = Workspace::new(&base, Some(&approved));
     let mut spliced = Vec::with_capacity(base_bytes.len() + 64);
     let mut through_wrap;
     for (class_index, class) in study.classes().enumerate() {
         // The control changes nothing: its candidate is the approved bytes.
         let control = class_index == 0;
-        let stream = &mut mutate::stream(seed, class, index);
+        let stream = || mutate::stream(seed, class, index);
         let outcome = if control {
-            class.apply(&mut Value::Null, stream)
+            class.apply(&mut Value::Null, &mut stream())
         } else {
             workspace.candidate(&base, class, stream, &mut spliced)
         };
@@ -424,7 +425,7 @@ fn request_id(study: &Study, index: u64, class_index: usize) -> u64 {
 pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
     let (_, value) = base_surface(study, index);
     let base = Base::new(&value);
-    let mut workspace = Workspace::new(&base);
+    let mut workspace = Workspace::new(&base, None);
     let mut candidates = Vec::new();
     for (class_index, class) in study.classes().enumerate() {
         let id = request_id(study, index, class_index);
@@ -433,7 +434,7 @@ pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec
             continue;
         }
         let mut bytes = Vec::new();
-        let stream = &mut mutate::stream(study.spec.seed, class, index);
+        let stream = || mutate::stream(study.spec.seed, class, index);
         if workspace
             .candidate(&base, class, stream, &mut bytes)
             .is_ok()

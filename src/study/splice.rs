@@ -4,16 +4,19 @@
 //! surface gives ([`MutationClass::serialize`]). Serializing a whole surface per candidate is
 //! most of a study's work, so the base is serialized once, with the place of each tool, and a
 //! class that changed one tool (or only the order) gets the base's bytes with that tool's new
-//! bytes spliced in (or the tools' bytes in the new order). A test proves the bytes identical to
-//! serializing the mutated surface, for every class, over many seeds and the real bases.
+//! bytes spliced in (or the tools' bytes in the new order). The classes a study runs most skip
+//! the `Value` altogether: they say how to edit the base's bytes ([`MutationClass::edit`]). A
+//! test proves the bytes identical to serializing the mutated surface, for every class, over many
+//! seeds and the real bases.
 
 use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::mutate::{MutationClass, Outcome, Reach};
+use crate::mutate::{Edit, MutationClass, Outcome, Reach};
 use crate::payload::compact;
 use crate::rng::Stream;
+use crate::surface::Surface;
 
 /// A base surface, its compact bytes, and the byte range of each tool in them.
 pub struct Base<'a> {
@@ -71,45 +74,60 @@ impl<'a> Base<'a> {
     }
 }
 
-/// A reusable copy of a base that classes change and that is put back after each class, so a
-/// surface's classes need one copy of the base between them instead of one each.
-pub struct Workspace {
-    copy: Value,
+/// Where a surface's candidates are made: by a class's edit of the base's bytes where it has
+/// one ([`MutationClass::edit`]), otherwise on a copy of the base that the class changes and
+/// that is put back afterwards, so a surface's classes need at most one copy between them.
+pub struct Workspace<'r> {
+    /// Made for the first class without an edit.
+    copy: Option<Value>,
+    /// The base read from its own bytes, when classes may edit those bytes.
+    read: Option<&'r Surface>,
 }
 
-impl Workspace {
-    pub fn new(base: &Base<'_>) -> Workspace {
-        Workspace {
-            copy: base.value.clone(),
-        }
+impl<'r> Workspace<'r> {
+    /// `read` is the base as read from [`Base::bytes`] (the runner has it: it is the approved
+    /// surface); without it, or when its text is not those bytes, every class changes the copy.
+    pub fn new(base: &Base<'_>, read: Option<&'r Surface>) -> Workspace<'r> {
+        let read = read.filter(|read| base.tools.is_some() && read.text().as_bytes() == base.bytes);
+        Workspace { copy: None, read }
     }
 
-    /// The copy classes change: equal to the base between calls.
-    pub fn copy(&self) -> &Value {
-        &self.copy
+    /// The copy classes change, once made: equal to the base between calls.
+    pub fn copy(&self) -> Option<&Value> {
+        self.copy.as_ref()
     }
 
-    /// Applies `class` and writes the candidate's bytes into `out` (cleared first); afterwards
-    /// the copy equals the base again.
+    /// Applies `class` with the stream `stream` makes and writes the candidate's bytes into
+    /// `out` (cleared first); afterwards the copy, if any, equals the base again.
     pub fn candidate(
         &mut self,
         base: &Base<'_>,
         class: &dyn MutationClass,
-        rng: &mut Stream,
+        stream: impl Fn() -> Stream,
         out: &mut Vec<u8>,
     ) -> Outcome {
         out.clear();
-        let outcome = class.apply(&mut self.copy, rng);
+        if let Some(read) = self.read {
+            // A class that declines may have drawn: `apply` below starts a fresh stream.
+            if let Some((applied, edit)) = class.edit(read, &mut stream()) {
+                if write_edit(base, &edit, out) {
+                    return Ok(applied);
+                }
+                out.clear();
+            }
+        }
+        let copy = self.copy.get_or_insert_with(|| base.value.clone());
+        let outcome = class.apply(copy, &mut stream());
         let Ok(applied) = &outcome else {
             // A class may have changed something before finding it does not apply.
-            restore(&mut self.copy, base.value);
+            restore(copy, base.value);
             return outcome;
         };
         let reach = base
             .tools
             .as_ref()
             .map_or(Reach::Surface, |_| class.reach(applied));
-        match (reach, &base.tools, tools_mut(&mut self.copy)) {
+        match (reach, &base.tools, tools_mut(copy)) {
             (Reach::Tool(index), Some(spans), Some(tools))
                 if tools.len() == spans.len() && index < spans.len() =>
             {
@@ -120,18 +138,9 @@ impl Workspace {
                 restore(&mut tools[index], &base_tools(base)[index]);
             }
             (Reach::Order(order), Some(spans), Some(tools))
-                if tools.len() == spans.len()
-                    && order.len() == spans.len()
-                    && is_permutation(&order) =>
+                if tools.len() == spans.len() && is_order_of(&order, spans) =>
             {
-                out.extend_from_slice(OPEN);
-                for (i, &from) in order.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(&base.bytes[spans[from].clone()]);
-                }
-                out.extend_from_slice(CLOSE);
+                write_order(base, spans, &order, out);
                 // Put every tool back where it came from.
                 let mut moved = std::mem::take(tools);
                 let mut back = vec![Value::Null; moved.len()];
@@ -141,12 +150,52 @@ impl Workspace {
                 *tools = back;
             }
             _ => {
-                out.extend_from_slice(&class.serialize(&self.copy));
-                restore(&mut self.copy, base.value);
+                out.extend_from_slice(&class.serialize(copy));
+                restore(copy, base.value);
             }
         }
         outcome
     }
+}
+
+/// Writes the bytes `edit` makes of the base's; `false` (and `out` unspecified) when it does
+/// not fit them.
+fn write_edit(base: &Base<'_>, edit: &Edit, out: &mut Vec<u8>) -> bool {
+    match edit {
+        Edit::Splice { range, with } => {
+            let fits = range.start <= range.end && range.end <= base.bytes.len();
+            if fits {
+                out.extend_from_slice(&base.bytes[..range.start]);
+                out.extend_from_slice(with);
+                out.extend_from_slice(&base.bytes[range.end..]);
+            }
+            fits
+        }
+        Edit::Order(order) => match &base.tools {
+            Some(spans) if is_order_of(order, spans) => {
+                write_order(base, spans, order, out);
+                true
+            }
+            _ => false,
+        },
+    }
+}
+
+/// Whether `order` is an order of the tools at `spans`: each index once.
+fn is_order_of(order: &[usize], spans: &[Range<usize>]) -> bool {
+    order.len() == spans.len() && is_permutation(order)
+}
+
+/// Writes the base's tools in `order`: position `i` gets tool `order[i]`.
+fn write_order(base: &Base<'_>, spans: &[Range<usize>], order: &[usize], out: &mut Vec<u8>) {
+    out.extend_from_slice(OPEN);
+    for (i, &from) in order.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&base.bytes[spans[from].clone()]);
+    }
+    out.extend_from_slice(CLOSE);
 }
 
 /// Makes `value` equal to `original` (the same members in the same order), copying only what

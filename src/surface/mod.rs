@@ -73,6 +73,17 @@ pub(crate) enum Key {
     Decoded(Box<str>),
 }
 
+/// Where a field sits in its tool's text (see [`Tool::field_place`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPlace {
+    /// The key's text, between its quotes.
+    pub key: Range<usize>,
+    pub value: Range<usize>,
+    /// Its position among the tool's fields, and how many fields the tool has.
+    pub position: usize,
+    pub fields: usize,
+}
+
 /// One listed tool, by position.
 #[derive(Debug, Clone, Copy)]
 pub struct Tool<'a> {
@@ -226,6 +237,16 @@ impl Surface {
     pub(crate) fn parsed_if_same(&self, index: usize, bytes: &[u8]) -> Option<&Arc<Parsed>> {
         let tool = self.tools.get(index)?;
         (self.text.as_bytes()[tool.span.clone()] == *bytes).then_some(&tool.parsed)
+    }
+
+    /// The JSON text the surface was read from (or written as).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Where tool `index`'s object is in [`Surface::text`].
+    pub fn tool_span(&self, index: usize) -> Option<Range<usize>> {
+        self.tools.get(index).map(|tool| tool.span.clone())
     }
 
     fn tool_text(&self, index: usize) -> &str {
@@ -402,6 +423,22 @@ impl<'a> Tool<'a> {
 
     fn find(&self, key: &str) -> Option<&'a RawField> {
         self.parsed.fields.iter().find(|f| self.key(f) == key)
+    }
+
+    /// Where field `key` is in the tool's text; `None` when it is absent or its key was written
+    /// with escapes (so has no place of its own).
+    pub fn field_place(&self, key: &str) -> Option<FieldPlace> {
+        let fields = &self.parsed.fields;
+        let position = fields.iter().position(|f| self.key(f) == key)?;
+        let Key::Span(key) = &fields[position].key else {
+            return None;
+        };
+        Some(FieldPlace {
+            key: key.clone(),
+            value: fields[position].value.clone(),
+            position,
+            fields: fields.len(),
+        })
     }
 
     /// The raw `name` value; `None` when the field is absent.
