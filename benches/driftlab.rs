@@ -28,6 +28,15 @@ fn generator(c: &mut Criterion) {
             black_box(generate::surface(20260822, i, 3))
         })
     });
+    // As the study runner generates a base: drawn, then written straight to bytes.
+    c.bench_function("generate/3-tools-written", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i += 1;
+            let plan = generate::plan(20260822, i, 3);
+            black_box(driftlab::study::splice::Base::generated(plan))
+        })
+    });
     c.bench_function("generate/100-tools", |b| {
         b.iter(|| black_box(generate::surface(20260822, 7, 100)))
     });

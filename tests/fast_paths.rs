@@ -261,6 +261,37 @@ fn spliced_candidates_are_the_bytes_of_the_serialized_mutated_surface() {
 }
 
 #[test]
+fn a_generated_base_written_from_its_draws_splices_as_its_value_does() {
+    let (mut written_out, mut given_out) = (Vec::new(), Vec::new());
+    for seed in [1, 20260822, 7] {
+        for index in 0..60 {
+            let tools = 1 + (index % 6) as usize;
+            let value = driftlab::generate::surface(seed, index, tools);
+            let given = Base::new(&value);
+            let written = Base::generated(driftlab::generate::plan(seed, index, tools));
+            assert_eq!(written.bytes(), given.bytes(), "{seed} {index}");
+            let read = payload::read(written.bytes(), "b", Limits::default()).unwrap();
+            for read in [Some(&read), None] {
+                let mut from_written = Workspace::new(&written, read);
+                let mut from_given = Workspace::new(&given, read);
+                for class in REGISTRY {
+                    let stream = || mutate::stream(seed, *class, index);
+                    assert_eq!(
+                        from_written.candidate(&written, *class, stream, &mut written_out),
+                        from_given.candidate(&given, *class, stream, &mut given_out),
+                        "{} on {seed} {index}",
+                        class.id()
+                    );
+                    assert_eq!(written_out, given_out, "{} on {seed} {index}", class.id());
+                }
+            }
+            // Built on demand, the value is the generator's.
+            assert_eq!(written.value(), &value);
+        }
+    }
+}
+
+#[test]
 fn a_class_that_edits_bytes_draws_as_it_applies() {
     let mut edits = std::collections::BTreeMap::<&str, usize>::new();
     for (b, base) in bases().iter().enumerate() {

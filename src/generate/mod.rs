@@ -3,10 +3,12 @@
 
 mod vocabulary;
 
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use serde_json::{json, Map, Value};
 
+use crate::payload::compact;
 use crate::rng::Stream;
 use vocabulary::{Kind, NameStyle, DESCRIPTIONS, DIALECTS, NAME_STYLES, NOUNS, PARAMETERS, VERBS};
 
@@ -18,6 +20,11 @@ const NAME_ATTEMPTS: usize = 16;
 
 /// Generates surface `index` of a study with `seed`: a `{"tools":[…]}` object with `tools` tools.
 pub fn surface(seed: u64, index: u64, tools: usize) -> Value {
+    plan(seed, index, tools).to_value()
+}
+
+/// Every draw of surface `index`, in order, before it is built as a value or written as bytes.
+pub fn plan(seed: u64, index: u64, tools: usize) -> Plan {
     let mut rng = Stream::derive(seed, PURPOSE, index);
     let style = *rng.choose(NAME_STYLES);
     let dialect = *rng.choose(DIALECTS);
@@ -28,8 +35,169 @@ pub fn surface(seed: u64, index: u64, tools: usize) -> Value {
         names.push(name.clone());
         list.push(tool(&mut rng, style, dialect, verb, read_only, noun, name));
     }
-    // Built directly: `json!` would copy every tool through `to_value`.
-    object([("tools", Value::Array(list))])
+    Plan { tools: list }
+}
+
+/// A generated surface as drawn: [`Plan::to_value`] builds it, [`Plan::write`] writes the bytes
+/// serializing that value gives, without building it (a test holds the two to each other).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    tools: Vec<ToolPlan>,
+}
+
+#[derive(Debug, Clone)]
+struct ToolPlan {
+    name: String,
+    title: Option<String>,
+    description: String,
+    dialect: Option<&'static str>,
+    /// Each chosen parameter (an index into `PARAMETERS`) and whether it is required.
+    parameters: Vec<(usize, bool)>,
+    camel_keys: bool,
+    closed: bool,
+    /// `readOnlyHint` and, for a tool that changes something, `destructiveHint`.
+    annotations: Option<(bool, Option<bool>)>,
+    /// The output schema of a tool that only reads (`true`) or changes something.
+    output: Option<bool>,
+}
+
+impl Plan {
+    /// The surface as a value.
+    pub fn to_value(&self) -> Value {
+        let tools = self.tools.iter().map(ToolPlan::to_value).collect();
+        // Built directly: `json!` would copy every tool through `to_value`.
+        object([("tools", Value::Array(tools))])
+    }
+
+    /// Appends the surface's compact bytes (what `serde_json::to_vec(&self.to_value())` gives)
+    /// and returns where each tool's object is in `out`.
+    pub fn write(&self, out: &mut Vec<u8>) -> Vec<Range<usize>> {
+        out.extend_from_slice(b"{\"tools\":[");
+        let mut spans = Vec::with_capacity(self.tools.len());
+        for (i, tool) in self.tools.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let start = out.len();
+            tool.write(out);
+            spans.push(start..out.len());
+        }
+        out.extend_from_slice(b"]}");
+        spans
+    }
+}
+
+impl ToolPlan {
+    fn key(&self, parameter: usize) -> &'static str {
+        if self.camel_keys {
+            &PARAMETER_SCHEMAS[parameter].0
+        } else {
+            PARAMETERS[parameter].0
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        let mut properties = Map::with_capacity(self.parameters.len());
+        let mut required = Vec::new();
+        for &(p, is_required) in &self.parameters {
+            let key = self.key(p);
+            if is_required {
+                required.push(text(key));
+            }
+            properties.insert(key.to_string(), PARAMETER_SCHEMAS[p].1.clone());
+        }
+        let mut input = Map::with_capacity(5);
+        if let Some(d) = self.dialect {
+            input.insert("$schema".into(), d.into());
+        }
+        input.insert("type".into(), "object".into());
+        input.insert("properties".into(), Value::Object(properties));
+        if !required.is_empty() {
+            input.insert("required".into(), Value::Array(required));
+        }
+        if self.closed {
+            input.insert("additionalProperties".into(), false.into());
+        }
+        let mut fields = Map::with_capacity(6);
+        fields.insert("name".into(), text(&self.name));
+        if let Some(title) = &self.title {
+            fields.insert("title".into(), text(title));
+        }
+        fields.insert("description".into(), text(&self.description));
+        fields.insert("inputSchema".into(), Value::Object(input));
+        if let Some((read_only, destructive)) = self.annotations {
+            let mut hints = Map::new();
+            hints.insert("readOnlyHint".into(), read_only.into());
+            if let Some(destructive) = destructive {
+                hints.insert("destructiveHint".into(), destructive.into());
+            }
+            fields.insert("annotations".into(), Value::Object(hints));
+        }
+        if let Some(read_only) = self.output {
+            fields.insert(
+                "outputSchema".into(),
+                OUTPUT_SCHEMAS[usize::from(read_only)].clone(),
+            );
+        }
+        Value::Object(fields)
+    }
+
+    /// The tool's compact bytes, member by member as [`ToolPlan::to_value`] orders them.
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"name\":");
+        compact::write_str(out, &self.name);
+        if let Some(title) = &self.title {
+            out.extend_from_slice(b",\"title\":");
+            compact::write_str(out, title);
+        }
+        out.extend_from_slice(b",\"description\":");
+        compact::write_str(out, &self.description);
+        out.extend_from_slice(b",\"inputSchema\":{");
+        if let Some(dialect) = self.dialect {
+            out.extend_from_slice(b"\"$schema\":");
+            compact::write_str(out, dialect);
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"type\":\"object\",\"properties\":{");
+        for (i, &(p, _)) in self.parameters.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            compact::write_str(out, self.key(p));
+            out.push(b':');
+            out.extend_from_slice(&PARAMETER_BYTES[p]);
+        }
+        out.push(b'}');
+        let mut required = self.parameters.iter().filter(|(_, r)| *r).peekable();
+        if required.peek().is_some() {
+            out.extend_from_slice(b",\"required\":[");
+            for (i, &(p, _)) in required.enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                compact::write_str(out, self.key(p));
+            }
+            out.push(b']');
+        }
+        if self.closed {
+            out.extend_from_slice(b",\"additionalProperties\":false");
+        }
+        out.push(b'}');
+        if let Some((read_only, destructive)) = self.annotations {
+            out.extend_from_slice(b",\"annotations\":{\"readOnlyHint\":");
+            out.extend_from_slice(if read_only { b"true" } else { b"false" });
+            if let Some(destructive) = destructive {
+                out.extend_from_slice(b",\"destructiveHint\":");
+                out.extend_from_slice(if destructive { b"true" } else { b"false" });
+            }
+            out.push(b'}');
+        }
+        if let Some(read_only) = self.output {
+            out.extend_from_slice(b",\"outputSchema\":");
+            out.extend_from_slice(&OUTPUT_BYTES[usize::from(read_only)]);
+        }
+        out.push(b'}');
+    }
 }
 
 /// An object with these members, in this order.
@@ -104,12 +272,12 @@ fn capitalize(word: &str) -> String {
 fn tool(
     rng: &mut Stream,
     style: NameStyle,
-    dialect: Option<&str>,
+    dialect: Option<&'static str>,
     verb: &str,
     read_only: bool,
     noun: &str,
     name: String,
-) -> Value {
+) -> ToolPlan {
     let template = *rng.choose(DESCRIPTIONS);
     let description = fill(template, verb, noun);
     let count = 1 + rng.index(4);
@@ -120,57 +288,26 @@ fn tool(
             chosen.push(candidate);
         }
     }
-    let mut properties = Map::with_capacity(count);
-    let mut required = Vec::new();
-    for &p in &chosen {
-        let (key, schema) = &PARAMETER_SCHEMAS[p];
-        let key = match style {
-            NameStyle::Camel => key.clone(),
-            _ => PARAMETERS[p].0.to_string(),
-        };
-        if rng.chance(1, 2) {
-            required.push(Value::String(key.clone()));
-        }
-        properties.insert(key, schema.clone());
+    let parameters = chosen.into_iter().map(|p| (p, rng.chance(1, 2))).collect();
+    let closed = rng.chance(1, 2);
+    let title = rng
+        .chance(1, 3)
+        .then(|| format!("{} {}", capitalize(verb), capitalize(noun)));
+    let annotations = rng
+        .chance(1, 2)
+        .then(|| (read_only, (!read_only).then(|| verb == "delete")));
+    let output = rng.chance(1, 4).then_some(read_only);
+    ToolPlan {
+        name,
+        title,
+        description,
+        dialect,
+        parameters,
+        camel_keys: matches!(style, NameStyle::Camel),
+        closed,
+        annotations,
+        output,
     }
-    let mut input = Map::with_capacity(5);
-    if let Some(d) = dialect {
-        input.insert("$schema".into(), d.into());
-    }
-    input.insert("type".into(), "object".into());
-    input.insert("properties".into(), Value::Object(properties));
-    if !required.is_empty() {
-        input.insert("required".into(), Value::Array(required));
-    }
-    if rng.chance(1, 2) {
-        input.insert("additionalProperties".into(), false.into());
-    }
-
-    let mut fields = Map::with_capacity(6);
-    fields.insert("name".into(), name.into());
-    if rng.chance(1, 3) {
-        fields.insert(
-            "title".into(),
-            format!("{} {}", capitalize(verb), capitalize(noun)).into(),
-        );
-    }
-    fields.insert("description".into(), description.into());
-    fields.insert("inputSchema".into(), Value::Object(input));
-    if rng.chance(1, 2) {
-        let mut hints = Map::new();
-        hints.insert("readOnlyHint".into(), read_only.into());
-        if !read_only {
-            hints.insert("destructiveHint".into(), (verb == "delete").into());
-        }
-        fields.insert("annotations".into(), Value::Object(hints));
-    }
-    if rng.chance(1, 4) {
-        fields.insert(
-            "outputSchema".into(),
-            OUTPUT_SCHEMAS[usize::from(read_only)].clone(),
-        );
-    }
-    Value::Object(fields)
 }
 
 /// Each parameter's camel-case key and schema, built once: cloning a built schema is cheaper
@@ -188,6 +325,19 @@ static PARAMETER_SCHEMAS: LazyLock<Vec<(String, Value)>> = LazyLock::new(|| {
 /// The output schema of a tool that changes something (0) and of one that only reads (1).
 static OUTPUT_SCHEMAS: LazyLock<[Value; 2]> =
     LazyLock::new(|| [output_schema(false), output_schema(true)]);
+
+/// The compact bytes of each parameter's schema and of the two output schemas, for
+/// [`Plan::write`].
+static PARAMETER_BYTES: LazyLock<Vec<Vec<u8>>> =
+    LazyLock::new(|| PARAMETER_SCHEMAS.iter().map(|(_, s)| bytes(s)).collect());
+static OUTPUT_BYTES: LazyLock<[Vec<u8>; 2]> =
+    LazyLock::new(|| OUTPUT_SCHEMAS.each_ref().map(bytes));
+
+fn bytes(value: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    compact::write(&mut out, value);
+    out
+}
 
 /// A description template with `{Verb}`, `{verb}` and `{noun}` filled in.
 fn fill(template: &str, verb: &str, noun: &str) -> String {
@@ -283,6 +433,27 @@ mod tests {
         assert_eq!(surface(1, 5, 3), surface(1, 5, 3));
         assert_ne!(surface(1, 5, 3), surface(1, 6, 3));
         assert_ne!(surface(1, 5, 3), surface(2, 5, 3));
+    }
+
+    #[test]
+    fn written_plans_are_the_bytes_their_values_serialize_to() {
+        let mut out = Vec::new();
+        for seed in [1, 20260822] {
+            for index in 0..300 {
+                for tools in [1, 3, 7] {
+                    let plan = plan(seed, index, tools);
+                    out.clear();
+                    let spans = plan.write(&mut out);
+                    let value = plan.to_value();
+                    assert_eq!(out, serde_json::to_vec(&value).unwrap(), "{seed} {index}");
+                    let listed = value["tools"].as_array().unwrap();
+                    assert_eq!(spans.len(), listed.len());
+                    for (span, tool) in spans.iter().zip(listed) {
+                        assert_eq!(out[span.clone()], serde_json::to_vec(tool).unwrap());
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -196,17 +196,18 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         source: RunFailure::Live(message),
     };
     let is_live = !study.spec.live.is_empty();
-    // The base as a value (for the classes) and the approved bytes a client receives.
-    let (base_name, base_value, live_bytes) = if is_live {
-        // The server's own bytes, exactly as a client receives them.
-        let live = live::approved(study, index).map_err(|m| live_failure("(approved)", m))?;
-        (live.name, Cow::Owned(live.value), Some(live.bytes))
+    // The base (for the classes) and the approved bytes a client receives: for a live server
+    // its own bytes, exactly as a client receives them.
+    let live = if is_live {
+        Some(live::approved(study, index).map_err(|m| live_failure("(approved)", m))?)
     } else {
-        let (name, base) = base_surface(study, index);
-        (name, base, None)
+        None
     };
-    let base = Base::new(&base_value);
-    let base_bytes: &[u8] = live_bytes.as_deref().unwrap_or(base.bytes());
+    let (base_name, base) = match &live {
+        Some(live) => (live.name, Base::new(&live.value)),
+        None => base(study, index),
+    };
+    let base_bytes: &[u8] = live.as_ref().map_or(base.bytes(), |live| &live.bytes);
     let approved = payload::read(base_bytes, "approved", Limits::default())
         .map_err(|e| reject("(approved)", e))?;
     let gates = study.gates.len();
@@ -423,8 +424,7 @@ fn request_id(study: &Study, index: u64, class_index: usize) -> u64 {
 /// live servers): the approved bytes and, for the control and each applicable class, the
 /// request id and the candidate bytes. `driftlab generate --checker-requests` writes these.
 pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
-    let (_, value) = base_surface(study, index);
-    let base = Base::new(&value);
+    let (_, base) = base(study, index);
     let mut workspace = Workspace::new(&base, None);
     let mut candidates = Vec::new();
     for (class_index, class) in study.classes().enumerate() {
@@ -448,15 +448,37 @@ pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec
 /// Surface `index`'s base: generated, or a real payload drawn with `below(bases)` from the
 /// stream `(seed, "base", index)`.
 pub fn base_surface(study: &Study, index: u64) -> (&str, Cow<'_, Value>) {
-    if study.bases.is_empty() {
-        return (
-            "synthetic",
+    match real_base(study, index) {
+        Some((name, value)) => (name, Cow::Borrowed(value)),
+        None => (
+            SYNTHETIC,
             Cow::Owned(generate::surface(study.spec.seed, index, study.spec.tools)),
-        );
+        ),
+    }
+}
+
+/// [`base_surface`] ready for splicing: a generated base is written straight to bytes.
+fn base(study: &Study, index: u64) -> (&str, Base<'_>) {
+    match real_base(study, index) {
+        Some((name, value)) => (name, Base::new(value)),
+        None => {
+            let plan = generate::plan(study.spec.seed, index, study.spec.tools);
+            (SYNTHETIC, Base::generated(plan))
+        }
+    }
+}
+
+/// The base name of a generated surface.
+const SYNTHETIC: &str = "synthetic";
+
+/// The real payload surface `index` is based on; `None` for a study of generated surfaces.
+fn real_base(study: &Study, index: u64) -> Option<(&str, &Value)> {
+    if study.bases.is_empty() {
+        return None;
     }
     let mut rng = crate::rng::Stream::derive(study.spec.seed, "base", index);
     let (name, value) = rng.choose(&study.bases);
-    (name.as_str(), Cow::Borrowed(value))
+    Some((name.as_str(), value))
 }
 
 /// Running counts per (class, gate): detected, applicable, not applicable, checker crashes.

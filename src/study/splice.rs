@@ -9,10 +9,13 @@
 //! test proves the bytes identical to serializing the mutated surface, for every class, over many
 //! seeds and the real bases.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::generate::Plan;
 use crate::mutate::{Edit, MutationClass, Outcome, Reach};
 use crate::payload::compact;
 use crate::rng::Stream;
@@ -20,7 +23,9 @@ use crate::surface::Surface;
 
 /// A base surface, its compact bytes, and the byte range of each tool in them.
 pub struct Base<'a> {
-    value: &'a Value,
+    /// Given, or built from the generator's plan when a class first needs it.
+    value: OnceCell<Cow<'a, Value>>,
+    plan: Option<Plan>,
     bytes: Vec<u8>,
     /// `None` when the base is not a bare `{"tools":[…]}` object: nothing is spliced then.
     tools: Option<Vec<Range<usize>>>,
@@ -38,7 +43,8 @@ impl<'a> Base<'a> {
             .and_then(Value::as_array);
         let Some(list) = list else {
             return Base {
-                value,
+                value: OnceCell::from(Cow::Borrowed(value)),
+                plan: None,
                 // Serializing a `Value` cannot fail.
                 bytes: serde_json::to_vec(value).unwrap_or_default(),
                 tools: None,
@@ -58,7 +64,21 @@ impl<'a> Base<'a> {
         }
         bytes.extend_from_slice(CLOSE);
         Base {
-            value,
+            value: OnceCell::from(Cow::Borrowed(value)),
+            plan: None,
+            bytes,
+            tools: Some(tools),
+        }
+    }
+
+    /// A generated base: its bytes written straight from the generator's draws, and its value
+    /// built only if a class without an edit needs it.
+    pub fn generated(plan: Plan) -> Base<'a> {
+        let mut bytes = Vec::with_capacity(4096);
+        let tools = plan.write(&mut bytes);
+        Base {
+            value: OnceCell::new(),
+            plan: Some(plan),
             bytes,
             tools: Some(tools),
         }
@@ -69,8 +89,11 @@ impl<'a> Base<'a> {
         &self.bytes
     }
 
-    pub fn value(&self) -> &'a Value {
-        self.value
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            // Every base is given a value or a plan.
+            Cow::Owned(self.plan.as_ref().map(Plan::to_value).unwrap_or_default())
+        })
     }
 }
 
@@ -116,11 +139,11 @@ impl<'r> Workspace<'r> {
                 out.clear();
             }
         }
-        let copy = self.copy.get_or_insert_with(|| base.value.clone());
+        let copy = self.copy.get_or_insert_with(|| base.value().clone());
         let outcome = class.apply(copy, &mut stream());
         let Ok(applied) = &outcome else {
             // A class may have changed something before finding it does not apply.
-            restore(copy, base.value);
+            restore(copy, base.value());
             return outcome;
         };
         let reach = base
@@ -151,7 +174,7 @@ impl<'r> Workspace<'r> {
             }
             _ => {
                 out.extend_from_slice(&class.serialize(copy));
-                restore(copy, base.value);
+                restore(copy, base.value());
             }
         }
         outcome
@@ -237,8 +260,8 @@ fn tools_mut(surface: &mut Value) -> Option<&mut Vec<Value>> {
     surface.get_mut("tools")?.as_array_mut()
 }
 
-fn base_tools<'v>(base: &Base<'v>) -> &'v [Value] {
-    base.value
+fn base_tools<'b>(base: &'b Base<'_>) -> &'b [Value] {
+    base.value()
         .get("tools")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
