@@ -9,7 +9,6 @@
 //! test proves the bytes identical to serializing the mutated surface, for every class, over many
 //! seeds and the real bases.
 
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
 
@@ -23,12 +22,20 @@ use crate::surface::Surface;
 
 /// A base surface, its compact bytes, and the byte range of each tool in them.
 pub struct Base<'a> {
-    /// Given, or built from the generator's plan when a class first needs it.
-    value: OnceCell<Cow<'a, Value>>,
-    plan: Option<Plan>,
+    source: Source<'a>,
     bytes: Vec<u8>,
     /// `None` when the base is not a bare `{"tools":[…]}` object: nothing is spliced then.
     tools: Option<Vec<Range<usize>>>,
+}
+
+/// Where a base's value comes from.
+enum Source<'a> {
+    Given(&'a Value),
+    /// Generated: built from the generator's draws when a class first needs the value.
+    Drawn {
+        plan: Plan,
+        value: OnceCell<Value>,
+    },
 }
 
 const OPEN: &[u8] = b"{\"tools\":[";
@@ -43,8 +50,7 @@ impl<'a> Base<'a> {
             .and_then(Value::as_array);
         let Some(list) = list else {
             return Base {
-                value: OnceCell::from(Cow::Borrowed(value)),
-                plan: None,
+                source: Source::Given(value),
                 // Serializing a `Value` cannot fail.
                 bytes: serde_json::to_vec(value).unwrap_or_default(),
                 tools: None,
@@ -64,8 +70,7 @@ impl<'a> Base<'a> {
         }
         bytes.extend_from_slice(CLOSE);
         Base {
-            value: OnceCell::from(Cow::Borrowed(value)),
-            plan: None,
+            source: Source::Given(value),
             bytes,
             tools: Some(tools),
         }
@@ -77,8 +82,10 @@ impl<'a> Base<'a> {
         let mut bytes = Vec::with_capacity(4096);
         let tools = plan.write(&mut bytes);
         Base {
-            value: OnceCell::new(),
-            plan: Some(plan),
+            source: Source::Drawn {
+                plan,
+                value: OnceCell::new(),
+            },
             bytes,
             tools: Some(tools),
         }
@@ -90,10 +97,10 @@ impl<'a> Base<'a> {
     }
 
     pub fn value(&self) -> &Value {
-        self.value.get_or_init(|| {
-            // Every base is given a value or a plan.
-            Cow::Owned(self.plan.as_ref().map(Plan::to_value).unwrap_or_default())
-        })
+        match &self.source {
+            Source::Given(value) => value,
+            Source::Drawn { plan, value } => value.get_or_init(|| plan.to_value()),
+        }
     }
 }
 
