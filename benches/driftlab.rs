@@ -106,8 +106,9 @@ fn checks(c: &mut Criterion) {
 
 /// The study's hot path for one candidate of the published study, stage by stage: the base's
 /// bytes (serialized once per surface; `+copy` adds the working copy that only a class without
-/// an edit needs), a class's candidate spliced from them, reading it, and each study rule on a freshly read candidate. `hot/scan` is the
-/// floor: serde_json visiting every token of the same bytes, allocating nothing.
+/// an edit needs), a class's candidate spliced from them, reading it, and each study rule on a
+/// freshly read candidate. `hot/scan` is the floor: serde_json visiting every token of the same
+/// bytes, allocating nothing.
 fn hot_path(c: &mut Criterion) {
     use driftlab::study::splice::{Base, Workspace};
     let value = generate::surface(20260822, 3, 3);
