@@ -9,6 +9,9 @@ use crate::surface::Surface;
 
 pub struct InputSchemaArrayRoot;
 
+/// What the detail says was done to the tool.
+const CHANGE: &str = "inputSchema root type -> array";
+
 impl MutationClass for InputSchemaArrayRoot {
     fn id(&self) -> &'static str {
         "input-schema-array-root"
@@ -30,7 +33,7 @@ impl MutationClass for InputSchemaArrayRoot {
         schema.insert("type".into(), "array".into());
         schema.insert("items".into(), old);
         tool.insert("inputSchema".into(), Value::Object(schema));
-        Ok(applied(index, &label(tool)))
+        Ok(Applied::on_tool(index, &label(tool), CHANGE))
     }
     fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
         let (index, tool) = draw_read_tool(base, rng)?;
@@ -40,13 +43,6 @@ impl MutationClass for InputSchemaArrayRoot {
         schema.extend_from_slice(old.as_bytes());
         schema.push(b'}');
         let edit = edit::set_field(base, index, "inputSchema", schema)?;
-        Some((applied(index, tool.name_str()?), edit))
-    }
-}
-
-fn applied(index: usize, name: &str) -> Applied {
-    Applied {
-        tool_index: Some(index),
-        detail: format!("{name}: inputSchema root type -> array"),
+        Some((Applied::on_tool(index, tool.name_str()?, CHANGE), edit))
     }
 }

@@ -8,6 +8,9 @@ use crate::surface::Surface;
 
 pub struct InputSchemaMissing;
 
+/// What the detail says was done to the tool.
+const CHANGE: &str = "inputSchema removed";
+
 impl MutationClass for InputSchemaMissing {
     fn id(&self) -> &'static str {
         "input-schema-missing"
@@ -25,18 +28,11 @@ impl MutationClass for InputSchemaMissing {
         let (index, tool) = draw_tool(surface, rng)?;
         // shift_remove keeps the order of the remaining fields.
         tool.shift_remove("inputSchema");
-        Ok(applied(index, &label(tool)))
+        Ok(Applied::on_tool(index, &label(tool), CHANGE))
     }
     fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
         let (index, tool) = draw_read_tool(base, rng)?;
         let edit = edit::remove_field(base, index, "inputSchema")?;
-        Some((applied(index, tool.name_str()?), edit))
-    }
-}
-
-fn applied(index: usize, name: &str) -> Applied {
-    Applied {
-        tool_index: Some(index),
-        detail: format!("{name}: inputSchema removed"),
+        Some((Applied::on_tool(index, tool.name_str()?, CHANGE), edit))
     }
 }

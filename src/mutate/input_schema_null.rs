@@ -8,6 +8,9 @@ use crate::surface::Surface;
 
 pub struct InputSchemaNull;
 
+/// What the detail says was done to the tool.
+const CHANGE: &str = "inputSchema -> null";
+
 impl MutationClass for InputSchemaNull {
     fn id(&self) -> &'static str {
         "input-schema-null"
@@ -24,18 +27,11 @@ impl MutationClass for InputSchemaNull {
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (index, tool) = draw_tool(surface, rng)?;
         tool.insert("inputSchema".into(), Value::Null);
-        Ok(applied(index, &label(tool)))
+        Ok(Applied::on_tool(index, &label(tool), CHANGE))
     }
     fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
         let (index, tool) = draw_read_tool(base, rng)?;
         let edit = edit::set_field(base, index, "inputSchema", b"null".to_vec())?;
-        Some((applied(index, tool.name_str()?), edit))
-    }
-}
-
-fn applied(index: usize, name: &str) -> Applied {
-    Applied {
-        tool_index: Some(index),
-        detail: format!("{name}: inputSchema -> null"),
+        Some((Applied::on_tool(index, tool.name_str()?, CHANGE), edit))
     }
 }

@@ -72,6 +72,16 @@ pub struct Applied {
     pub detail: String,
 }
 
+impl Applied {
+    /// A change to tool `index`, named `name`: "<name>: <change>".
+    fn on_tool(index: usize, name: &str, change: &str) -> Applied {
+        Applied {
+            tool_index: Some(index),
+            detail: format!("{name}: {change}"),
+        }
+    }
+}
+
 /// Why a class could not be applied to a surface (the row is kept and marked, never dropped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotApplicable(pub String);
