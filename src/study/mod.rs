@@ -7,6 +7,7 @@ pub mod runner;
 pub mod spec;
 pub mod splice;
 pub mod sweep;
+mod tally;
 
 pub use runner::run;
 pub use spec::{Study, StudySpec};
