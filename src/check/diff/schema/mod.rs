@@ -1,0 +1,345 @@
+//! Compares two JSON Schemas of the same tool, keyword by keyword, judging each change by the
+//! direction data flows: an input schema as a request (narrowing what is accepted breaks callers),
+//! an output schema as a response (widening what may come back breaks consumers).
+//!
+//! Walks `properties`, `items`, `prefixItems`, `additionalProperties`, `anyOf`/`oneOf`/`allOf`
+//! (pairing branches), shared `$defs`/`definitions`, and follows local `$ref`s that differ
+//! (cycle-safe). Depth and work are bounded. What cannot be judged soundly is reported as
+//! `schema-change-unjudged` with its pointer — never passed silently.
+//!
+//! This file walks the two schemas (descending, following `$ref`s, comparing definitions); what
+//! one node's keywords say is compared in `keywords.rs`, the schemas nested in a node in
+//! `nested.rs`, and union and intersection branches in `branches.rs`.
+
+mod branches;
+mod keywords;
+mod nested;
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::tool::ToolDiff;
+use super::ChangeKind as K;
+use crate::pointer;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// inputSchema: what the server accepts.
+    Request,
+    /// outputSchema: what the server may return.
+    Response,
+}
+
+/// Deeper schemas are not compared further (reported as unjudged). Every schema level is at
+/// least two JSON levels, so this covers anything the reader accepts (`payload::MAX_DEPTH`).
+pub const MAX_DEPTH: usize = 1000;
+/// At most this many schema nodes are compared per tool schema.
+const MAX_NODES: usize = 20_000;
+
+/// Keywords that only annotate; a change is reported as information.
+pub(super) const ANNOTATIONS: &[&str] = &[
+    "title",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$id",
+    "$anchor",
+];
+/// Keywords with a comparison of their own (the rest are compared by value in `others`).
+const HANDLED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "default",
+    "description",
+    "$schema",
+    "$defs",
+    "definitions",
+    "$ref",
+    "minimum",
+    "exclusiveMinimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "multipleOf",
+    "pattern",
+    "format",
+    "uniqueItems",
+];
+
+struct Walker<'d, 'a, 'o> {
+    diff: &'d mut ToolDiff<'a, 'o>,
+    old_root: &'a Value,
+    new_root: &'a Value,
+    old_base: String,
+    new_base: String,
+    direction: Direction,
+    visited: HashSet<(String, String)>,
+    nodes: usize,
+}
+
+/// A place in both schemas: pointers into the payloads and a readable parameter path.
+#[derive(Clone)]
+struct At {
+    old: String,
+    new: String,
+    /// e.g. `owner`, `filter.labels[]`; empty at the root.
+    path: String,
+}
+
+impl At {
+    fn child(&self, keyword: &str, key: Option<&str>, path: String) -> At {
+        let (mut old, mut new) = (
+            pointer::push(&self.old, keyword),
+            pointer::push(&self.new, keyword),
+        );
+        if let Some(key) = key {
+            old = pointer::push(&old, key);
+            new = pointer::push(&new, key);
+        }
+        At { old, new, path }
+    }
+
+    fn index(&self, keyword: &str, old_i: usize, new_i: usize, path: String) -> At {
+        At {
+            old: pointer::push_index(&pointer::push(&self.old, keyword), old_i),
+            new: pointer::push_index(&pointer::push(&self.new, keyword), new_i),
+            path,
+        }
+    }
+
+    fn keyword(&self, keyword: &str) -> (String, String) {
+        (
+            pointer::push(&self.old, keyword),
+            pointer::push(&self.new, keyword),
+        )
+    }
+}
+
+pub(super) fn compare<'a>(
+    diff: &mut ToolDiff<'a, '_>,
+    old: &'a Value,
+    new: &'a Value,
+    old_pointer: &str,
+    new_pointer: &str,
+    direction: Direction,
+) {
+    let mut walker = Walker {
+        diff,
+        old_root: old,
+        new_root: new,
+        old_base: old_pointer.to_string(),
+        new_base: new_pointer.to_string(),
+        direction,
+        visited: HashSet::new(),
+        nodes: 0,
+    };
+    let at = At {
+        old: old_pointer.to_string(),
+        new: new_pointer.to_string(),
+        path: String::new(),
+    };
+    walker.dialect(old, new, &at);
+    walker.definitions(old, new, &at);
+    walker.walk(old, new, &at, 0);
+}
+
+impl<'a> Walker<'_, 'a, '_> {
+    fn push(
+        &mut self,
+        kind: K,
+        at: (String, String),
+        old: Option<&Value>,
+        new: Option<&Value>,
+        message: String,
+    ) {
+        self.diff
+            .push(kind, Some(at.0), Some(at.1), old, new, message);
+    }
+
+    fn subject(&self, at: &At) -> String {
+        let side = match self.direction {
+            Direction::Request => "parameter",
+            Direction::Response => "output property",
+        };
+        if at.path.is_empty() {
+            match self.direction {
+                Direction::Request => "inputSchema".into(),
+                Direction::Response => "outputSchema".into(),
+            }
+        } else {
+            format!("{side} {:?}", at.path)
+        }
+    }
+
+    fn unjudged(
+        &mut self,
+        at: (String, String),
+        old: Option<&Value>,
+        new: Option<&Value>,
+        why: String,
+    ) {
+        self.push(K::SchemaChangeUnjudged, at, old, new, why);
+    }
+
+    fn walk(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
+        // Deep schemas recurse deeply: grow the stack on the heap rather than overflow it.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            self.walk_here(old, new, at, depth)
+        });
+    }
+
+    fn walk_here(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
+        if old == new {
+            return;
+        }
+        self.nodes += 1;
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
+            let why = format!(
+                "{} changed; nested deeper than {MAX_DEPTH} levels or too large to compare",
+                self.subject(at)
+            );
+            self.unjudged((at.old.clone(), at.new.clone()), Some(old), Some(new), why);
+            return;
+        }
+        // Follow $refs that differ; identical refs point into shared definitions, compared once.
+        let (old_ref, new_ref) = (old.get("$ref"), new.get("$ref"));
+        if old_ref != new_ref {
+            let (Some((o, op)), Some((n, np))) = (
+                self.resolve(old, &at.old, true),
+                self.resolve(new, &at.new, false),
+            ) else {
+                let why = format!(
+                    "{}: $ref changed and cannot be resolved locally",
+                    self.subject(at)
+                );
+                self.unjudged(at.keyword("$ref"), old_ref, new_ref, why);
+                return;
+            };
+            if !self.visited.insert((op.clone(), np.clone())) {
+                return;
+            }
+            let target = At {
+                old: op,
+                new: np,
+                path: at.path.clone(),
+            };
+            self.walk(o, n, &target, depth + 1);
+            return;
+        }
+        let (Some(o), Some(n)) = (as_schema(old), as_schema(new)) else {
+            let why = format!("{} changed between non-object schemas", self.subject(at));
+            self.unjudged((at.old.clone(), at.new.clone()), Some(old), Some(new), why);
+            return;
+        };
+        if self.union_wrap(old, new, o, n, at, depth) {
+            return;
+        }
+        self.types(o, n, at);
+        self.enums(o, n, at);
+        self.bounds(o, n, at);
+        self.text_constraints(o, n, at);
+        self.additional_properties(o, n, at, depth);
+        self.properties(o, n, at, depth);
+        self.items(o, n, at, depth);
+        self.branches(o, n, at, depth);
+        self.default_and_description(o, n, at);
+        self.others(o, n, at);
+    }
+
+    /// The target of a local `$ref` (`#/...`), or the node itself when it has none.
+    fn resolve(&self, node: &'a Value, at: &str, old: bool) -> Option<(&'a Value, String)> {
+        let Some(reference) = node.get("$ref") else {
+            return Some((node, at.to_string()));
+        };
+        let fragment = reference.as_str()?.strip_prefix('#')?;
+        let (root, base) = if old {
+            (self.old_root, &self.old_base)
+        } else {
+            (self.new_root, &self.new_base)
+        };
+        let mut target = root.pointer(fragment)?;
+        let mut target_pointer = format!("{base}{fragment}");
+        // Chains of refs: bounded, a cycle of pure refs resolves to nothing.
+        for _ in 0..32 {
+            match target
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+            {
+                Some(next) => {
+                    target = root.pointer(next)?;
+                    target_pointer = format!("{base}{next}");
+                }
+                None => return Some((target, target_pointer)),
+            }
+        }
+        None
+    }
+
+    fn dialect(&mut self, old: &Value, new: &Value, at: &At) {
+        let (o, n) = (old.get("$schema"), new.get("$schema"));
+        if o != n {
+            let message = format!(
+                "JSON Schema dialect ($schema) of {} changed",
+                self.subject(at)
+            );
+            self.push(
+                K::SchemaDialectChanged,
+                at.keyword("$schema"),
+                o,
+                n,
+                message,
+            );
+        }
+    }
+
+    /// Definitions present on both sides, compared once each, in the root's direction.
+    fn definitions(&mut self, old: &'a Value, new: &'a Value, at: &At) {
+        for keyword in ["$defs", "definitions"] {
+            let (Some(o), Some(n)) = (
+                old.get(keyword).and_then(Value::as_object),
+                new.get(keyword).and_then(Value::as_object),
+            ) else {
+                continue;
+            };
+            for (name, old_def) in o {
+                if let Some(new_def) = n.get(name) {
+                    let child = at.child(keyword, Some(name), format!("${name}"));
+                    if self.visited.insert((child.old.clone(), child.new.clone())) {
+                        self.walk(old_def, new_def, &child, 1);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn as_schema(value: &Value) -> Option<&Map<String, Value>> {
+    match value {
+        Value::Object(m) => Some(m),
+        Value::Bool(true) => Some(empty_map()),
+        _ => None,
+    }
+}
+
+fn empty_map() -> &'static Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Map::new)
+}

@@ -1,0 +1,263 @@
+//! The schemas inside a schema: `properties` (with renames and requiredness),
+//! `additionalProperties`, `items` and `prefixItems`.
+
+use serde_json::{Map, Value};
+
+use super::{empty_map, At, Direction, Walker};
+use crate::check::diff::pairing::MAX_RENAME_COMPARISONS;
+use crate::check::diff::property_renames::PropertyRenames;
+use crate::check::diff::ChangeKind as K;
+use crate::pointer;
+use crate::surface::required_names;
+
+impl<'a> Walker<'_, 'a, '_> {
+    pub(super) fn additional_properties(
+        &mut self,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+    ) {
+        let raw = (o.get("additionalProperties"), n.get("additionalProperties"));
+        if raw.0 == raw.1 {
+            return;
+        }
+        let subject = self.subject(at);
+        let closed = |v: Option<&Value>| v == Some(&Value::Bool(false));
+        let open = |v: Option<&Value>| v.is_none() || v == Some(&Value::Bool(true));
+        match raw {
+            (a, b) if open(a) && !open(b) => self.tightened(
+                at,
+                "additionalProperties",
+                raw,
+                format!("{subject}: additionalProperties {} (unlisted properties restricted)", if closed(b) { "set to false" } else { "now constrained" }),
+            ),
+            (a, b) if !open(a) && open(b) => self.loosened(
+                at,
+                "additionalProperties",
+                raw,
+                format!("{subject}: additionalProperties restriction dropped (unlisted properties allowed)"),
+            ),
+            (a, b) if closed(a) => self.loosened(at, "additionalProperties", raw, format!("{subject}: additionalProperties false replaced by a schema {}", b.map(crate::payload::short).unwrap_or_default())),
+            (_, b) if closed(b) => self.tightened(at, "additionalProperties", raw, format!("{subject}: additionalProperties set to false")),
+            (Some(a), Some(b)) => {
+                let child = at.child("additionalProperties", None, format!("{}{{*}}", at.path));
+                self.walk(a, b, &child, depth + 1);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn properties(
+        &mut self,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+    ) {
+        let old_props = o
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(empty_map());
+        let new_props = n
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(empty_map());
+        let (old_req, new_req) = (required_names(o), required_names(n));
+        let name = |key: &str| {
+            if at.path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{}.{key}", at.path)
+            }
+        };
+
+        for (key, old_schema) in old_props {
+            let Some(new_schema) = new_props.get(key) else {
+                continue;
+            };
+            let child = at.child("properties", Some(key), name(key));
+            self.walk(old_schema, new_schema, &child, depth + 1);
+        }
+
+        let removed: Vec<&String> = old_props
+            .keys()
+            .filter(|k| !new_props.contains_key(*k))
+            .collect();
+        let added: Vec<&String> = new_props
+            .keys()
+            .filter(|k| !old_props.contains_key(*k))
+            .collect();
+        let mut renames = PropertyRenames::new(&added, new_props);
+        for key in removed {
+            let rename = renames.best(key, &old_props[key.as_str()]);
+            let old_at = pointer::push(&pointer::push(&at.old, "properties"), key);
+            match (rename, self.direction) {
+                (Some(new_key), Direction::Request) => {
+                    let new_key = renames.take(new_key);
+                    let new_at = pointer::push(&pointer::push(&at.new, "properties"), new_key);
+                    let message = format!(
+                        "parameter {:?} was likely renamed to {:?}",
+                        name(key),
+                        name(new_key)
+                    );
+                    self.push(
+                        K::ParameterRenamed,
+                        (old_at, new_at),
+                        Some(&Value::from(key.as_str())),
+                        Some(&Value::from(new_key.as_str())),
+                        message,
+                    );
+                }
+                _ => {
+                    let (kind, what) = match self.direction {
+                        Direction::Request => (K::ParameterRemoved, "parameter"),
+                        Direction::Response => (K::OutputPropertyRemoved, "output property"),
+                    };
+                    let message = format!("{what} {:?} was removed", name(key));
+                    self.diff.push(
+                        kind,
+                        Some(old_at),
+                        None,
+                        old_props.get(key.as_str()),
+                        None,
+                        message,
+                    );
+                }
+            }
+        }
+        if renames.capped {
+            let why = format!(
+                "{}: more than {MAX_RENAME_COMPARISONS} property pairs to compare; the rename search stopped and the rest are reported as removed and added",
+                self.subject(at)
+            );
+            self.unjudged(at.keyword("properties"), None, None, why);
+        }
+        for key in renames.untaken() {
+            let new_at = pointer::push(&pointer::push(&at.new, "properties"), key);
+            let (kind, message) = match (self.direction, new_req.contains(key.as_str())) {
+                (Direction::Request, true) => (
+                    K::RequiredParameterAdded,
+                    format!("required parameter {:?} was added", name(key)),
+                ),
+                (Direction::Request, false) => (
+                    K::OptionalParameterAdded,
+                    format!("optional parameter {:?} was added", name(key)),
+                ),
+                (Direction::Response, _) => (
+                    K::OutputCompatibleChange,
+                    format!("output property {:?} was added", name(key)),
+                ),
+            };
+            self.diff.push(
+                kind,
+                None,
+                Some(new_at),
+                None,
+                new_props.get(key.as_str()),
+                message,
+            );
+        }
+        // A name that entered or left `required`: judged unless its property was itself added or
+        // removed (reported above). Names without a property schema on either side count too.
+        for key in old_req.symmetric_difference(&new_req) {
+            if old_props.contains_key(key) == new_props.contains_key(key) {
+                self.requiredness(&name(key), new_req.contains(key), o, n, at);
+            }
+        }
+    }
+
+    /// `path` became required (`is`) or optional.
+    fn requiredness(
+        &mut self,
+        path: &str,
+        is: bool,
+        o: &Map<String, Value>,
+        n: &Map<String, Value>,
+        at: &At,
+    ) {
+        let (kind, message) = match (self.direction, is) {
+            (Direction::Request, true) => (
+                K::ParameterBecameRequired,
+                format!("parameter {path:?} became required"),
+            ),
+            (Direction::Request, false) => (
+                K::ParameterBecameOptional,
+                format!("parameter {path:?} became optional"),
+            ),
+            (Direction::Response, false) => (
+                K::OutputPropertyBecameOptional,
+                format!("output property {path:?} is no longer guaranteed (became optional)"),
+            ),
+            (Direction::Response, true) => (
+                K::OutputCompatibleChange,
+                format!("output property {path:?} became required"),
+            ),
+        };
+        self.push(
+            kind,
+            at.keyword("required"),
+            o.get("required"),
+            n.get("required"),
+            message,
+        );
+    }
+
+    pub(super) fn items(
+        &mut self,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+    ) {
+        let path = format!("{}[]", at.path);
+        match (o.get("items"), n.get("items")) {
+            (Some(a), Some(b)) if a.is_object() && b.is_object() => {
+                let child = at.child("items", None, path.clone());
+                self.walk(a, b, &child, depth + 1);
+            }
+            (Some(Value::Array(a)), Some(Value::Array(b))) => {
+                self.tuple("items", a, b, at, &path, depth)
+            }
+            (a, b) if a != b => {
+                let why = format!("{}: items changed shape", self.subject(at));
+                self.unjudged(at.keyword("items"), a, b, why);
+            }
+            _ => {}
+        }
+        match (o.get("prefixItems"), n.get("prefixItems")) {
+            (Some(Value::Array(a)), Some(Value::Array(b))) => {
+                self.tuple("prefixItems", a, b, at, &path, depth)
+            }
+            (a, b) if a != b => {
+                let why = format!("{}: prefixItems changed", self.subject(at));
+                self.unjudged(at.keyword("prefixItems"), a, b, why);
+            }
+            _ => {}
+        }
+    }
+
+    fn tuple(
+        &mut self,
+        keyword: &str,
+        a: &'a [Value],
+        b: &'a [Value],
+        at: &At,
+        path: &str,
+        depth: usize,
+    ) {
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let child = at.index(keyword, i, i, format!("{path}{i}"));
+            self.walk(x, y, &child, depth + 1);
+        }
+        if a.len() != b.len() {
+            let why = format!(
+                "{}: {keyword} has {} positions, now {}",
+                self.subject(at),
+                a.len(),
+                b.len()
+            );
+            self.unjudged(at.keyword(keyword), None, None, why);
+        }
+    }
+}
