@@ -17,9 +17,19 @@ type Problem = Option<(String, String)>;
 
 thread_local! {
     // Studies check the same schemas in many candidates: judge each distinct schema once.
-    static JUDGED: RefCell<HashMap<Vec<u8>, Problem>> = RefCell::new(HashMap::new());
+    static JUDGED: RefCell<Judged> = RefCell::new(Judged::default());
 }
+/// The cache starts over past this many schemas, or past this many bytes of schema text (so a
+/// gate reading megabyte schemas keeps no more than a few of them).
 const CACHE_LIMIT: usize = 4096;
+const CACHE_BYTES: usize = 16 << 20;
+
+/// The problems of the schemas judged so far, by their text.
+#[derive(Default)]
+struct Judged {
+    problems: HashMap<Vec<u8>, Problem>,
+    text_bytes: usize,
+}
 
 impl Rule for SchemaInvalid {
     fn id(&self) -> &'static str {
@@ -61,16 +71,22 @@ impl Rule for SchemaInvalid {
 /// The first problem of a schema (its JSON text; `parse` gives its value), judged once per
 /// distinct text and thread: a schema already judged is not even parsed.
 fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Problem {
-    if let Some(known) = JUDGED.with(|cache| cache.borrow().get(raw.as_bytes()).cloned()) {
+    if let Some(known) = JUDGED.with(|cache| cache.borrow().problems.get(raw.as_bytes()).cloned()) {
         return known;
     }
     let problem = parse().and_then(|schema| problem(&schema));
     JUDGED.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if cache.len() >= CACHE_LIMIT {
-            cache.clear();
+        if raw.len() > CACHE_BYTES {
+            return;
         }
-        cache.insert(raw.as_bytes().to_vec(), problem.clone());
+        if cache.problems.len() >= CACHE_LIMIT || cache.text_bytes + raw.len() > CACHE_BYTES {
+            *cache = Judged::default();
+        }
+        cache.text_bytes += raw.len();
+        cache
+            .problems
+            .insert(raw.as_bytes().to_vec(), problem.clone());
     });
     problem
 }
@@ -106,6 +122,46 @@ mod tests {
 
     fn judged(schema: Value) -> Problem {
         judge(&schema.to_string(), || Some(Cow::Owned(schema)))
+    }
+
+    /// A schema text of `len` bytes whose content depends on `tag`.
+    fn schema_text(tag: char, len: usize) -> String {
+        format!(
+            "{{\"description\":\"{}\"}}",
+            tag.to_string().repeat(len - 18)
+        )
+    }
+
+    #[test]
+    fn the_cache_answers_without_parsing_and_keeps_its_text_under_the_byte_limit() {
+        let cached_bytes = || JUDGED.with(|cache| cache.borrow().text_bytes);
+        let small = schema_text('s', 100);
+        assert_eq!(judge(&small, || None), None);
+        let problem = Some(("/x".to_string(), "made up".to_string()));
+        JUDGED.with(|cache| {
+            cache
+                .borrow_mut()
+                .problems
+                .insert(small.clone().into(), problem.clone())
+        });
+        // Known text: the cached answer, and `parse` is never called.
+        assert_eq!(
+            judge(&small, || unreachable!("parsed a judged schema")),
+            problem
+        );
+        // Big texts start the cache over rather than pass the limit.
+        for tag in ['a', 'b', 'c'] {
+            judge(&schema_text(tag, CACHE_BYTES / 3 + 1), || None);
+            assert!(
+                cached_bytes() <= CACHE_BYTES,
+                "{} cached bytes",
+                cached_bytes()
+            );
+        }
+        // A text over the limit on its own is judged but not kept.
+        let before = cached_bytes();
+        judge(&schema_text('z', CACHE_BYTES + 1), || None);
+        assert_eq!(cached_bytes(), before);
     }
 
     #[test]
