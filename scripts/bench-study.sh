@@ -13,9 +13,9 @@ trap 'rm -rf "$out"' EXIT
 n_compare=${1:-100000}
 n_scale=${2:-1000000}
 peer=../shared/peers/node-study.mjs
-# Prints "<wall seconds> <peak KB>" of a command.
-measure() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
-show() { echo "  $1 s wall, $2 KB peak RSS"; }
+# Prints "<wall seconds> <peak KB> <user CPU seconds>" of a command.
+measure() { /usr/bin/time -f "%e %M %U" "$@" 2>&1 >/dev/null | tail -1; }
+show() { echo "  $1 s wall, $2 KB peak RSS, $3 s user CPU"; }
 
 echo "published study end to end (all files and figures), 5 runs:"
 for _ in 1 2 3 4 5; do
@@ -23,13 +23,14 @@ for _ in 1 2 3 4 5; do
 done
 
 echo "driftlab, $n_compare surfaces x 5 mutations x 2 gates, --rows none:"
-read -r ours ours_kb < <(measure "$bin" study --quiet --force --no-figures --rows none \
+read -r ours ours_kb ours_cpu < <(measure "$bin" study --quiet --force --no-figures --rows none \
   --surfaces "$n_compare" --out "$out/compare")
-show "$ours" "$ours_kb"
+show "$ours" "$ours_kb" "$ours_cpu"
+python3 -c "print(f'  {1e6 * $ours_cpu / $n_compare:.1f} µs of user CPU per surface')"
 if command -v node >/dev/null && [ -f "$peer" ]; then
   echo "node-study.mjs, $n_compare surfaces:"
-  read -r theirs theirs_kb < <(measure node "$peer" "$n_compare")
-  show "$theirs" "$theirs_kb"
+  read -r theirs theirs_kb theirs_cpu < <(measure node "$peer" "$n_compare")
+  show "$theirs" "$theirs_kb" "$theirs_cpu"
   # Mean bytes of one approved surface: driftlab's from `generate` (its payload field), Node's
   # by running the peer's own generator (the file up to its main loop) on the same count.
   ours_bytes=$("$bin" generate --surfaces 1000 | python3 -c '
@@ -47,6 +48,7 @@ console.log(total / 1000);' "$peer" 2>/dev/null || echo 0)
 import sys
 ours, theirs, ours_bytes, theirs_bytes = map(float, sys.argv[1:])
 print(f"ratio: driftlab is {theirs / ours:.1f}x faster than Node per surface")
+print(f"10x Node would be {theirs / 10:.2f} s wall")
 if theirs_bytes > 0:
     print(f"mean approved surface: driftlab {ours_bytes:.0f} bytes, Node {theirs_bytes:.0f} bytes")
     per_byte = (theirs / theirs_bytes) / (ours / ours_bytes)
