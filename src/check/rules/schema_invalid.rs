@@ -75,19 +75,19 @@ fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Probl
         return known;
     }
     let problem = parse().and_then(|schema| problem(&schema));
-    JUDGED.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if raw.len() > CACHE_BYTES {
-            return;
-        }
-        if cache.problems.len() >= CACHE_LIMIT || cache.text_bytes + raw.len() > CACHE_BYTES {
-            *cache = Judged::default();
-        }
-        cache.text_bytes += raw.len();
-        cache
-            .problems
-            .insert(raw.as_bytes().to_vec(), problem.clone());
-    });
+    // A text over the byte limit on its own is judged but not kept.
+    if raw.len() <= CACHE_BYTES {
+        JUDGED.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.problems.len() >= CACHE_LIMIT || cache.text_bytes + raw.len() > CACHE_BYTES {
+                *cache = Judged::default();
+            }
+            cache.text_bytes += raw.len();
+            cache
+                .problems
+                .insert(raw.as_bytes().to_vec(), problem.clone());
+        });
+    }
     problem
 }
 
