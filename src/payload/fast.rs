@@ -19,21 +19,29 @@ use crate::pointer;
 use crate::surface::{Key, Locations, RawField, RawTool, Surface};
 
 /// The tools in `text` and their locations (places relative to `text`), or `None` when the
-/// general reader must decide. On the fastest path a tool with the same bytes as the tool at its
-/// place in `beside` shares what that one has parsed (see [`super::scan::read`]).
-pub(super) fn read(text: &str, beside: Option<&Surface>) -> Option<(Vec<RawTool>, Locations)> {
+/// general reader must decide; and whether the scanner of `{"tools":[…]}` documents read them.
+/// On that fastest path a tool with the same bytes as the tool at its place in `beside` shares
+/// what that one has parsed (see [`super::scan::read`]), and only the bytes where `text` differs
+/// from `beside`'s are scanned when `beside` was scanned too (see [`super::scan::read_beside`]).
+pub(super) fn read(
+    text: &str,
+    beside: Option<&Surface>,
+) -> Option<(Vec<RawTool>, Locations, bool)> {
     let mut found = Found {
         tools: Vec::new(),
         locations: Locations::new(),
     };
     // The shape of every study candidate has a faster reader still.
-    if let Some(tools) = super::scan::read(text, beside) {
+    let scanned = beside
+        .and_then(|beside| super::scan::read_beside(text, beside))
+        .or_else(|| super::scan::read(text, beside));
+    if let Some(tools) = scanned {
         found.push(tools, "/tools");
-        return Some((found.tools, found.locations));
+        return Some((found.tools, found.locations, true));
     }
     validate(text)?;
     walk(text, text, "", 0, &mut found)?;
-    Some((found.tools, found.locations))
+    Some((found.tools, found.locations, false))
 }
 
 struct Found {

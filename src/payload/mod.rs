@@ -79,9 +79,12 @@ pub fn read(bytes: &[u8], source_name: &str, limits: Limits) -> Result<Surface, 
     // Most payloads take the fast path; whatever it leaves (odd shapes, errors) the general
     // reader decides, with the same result.
     match fast_path(json) {
-        Some((text, tools, locations)) => {
-            Ok(Surface::from_text(text.to_string(), tools, locations))
-        }
+        Some((text, tools, locations, scanned)) => Ok(Surface::from_text(
+            text.to_string(),
+            tools,
+            locations,
+            scanned,
+        )),
         None => read_general(bytes, source_name, limits),
     }
 }
@@ -128,7 +131,9 @@ fn read_owned_beside(
         Err(not_utf8) => return read_general(not_utf8.as_bytes(), source_name, limits),
     };
     match fast::read(&text, beside) {
-        Some((tools, locations)) => Ok(Surface::from_text(text, tools, locations)),
+        Some((tools, locations, scanned)) => {
+            Ok(Surface::from_text(text, tools, locations, scanned))
+        }
         None => read_general(text.as_bytes(), source_name, limits),
     }
 }
@@ -144,17 +149,19 @@ pub fn read_general(
     from_value(value, source_name)
 }
 
-/// The JSON text, its tools and their locations, when the fast path reads `json`.
+/// The JSON text, its tools and their locations, when the fast path reads `json`, and whether
+/// the scanner read them.
 type Found<'a> = (
     &'a str,
     Vec<crate::surface::RawTool>,
     crate::surface::Locations,
+    bool,
 );
 
 fn fast_path(json: &[u8]) -> Option<Found<'_>> {
     let text = std::str::from_utf8(json).ok()?;
-    let (tools, locations) = fast::read(text, None)?;
-    Some((text, tools, locations))
+    let (tools, locations, scanned) = fast::read(text, None)?;
+    Some((text, tools, locations, scanned))
 }
 
 /// Whether [`read`] reads these bytes on its fast path (tests use it to show that the fast

@@ -29,6 +29,10 @@ pub struct Surface {
     tools: Vec<RawTool>,
     /// JSON pointer of each tool in the document it was read from (e.g. `/result/tools/2`).
     locations: Locations,
+    /// Whether `text` was read by the scanner of `{"tools":[…]}` documents, which then vouches
+    /// that the text after any tool's object is a valid rest of the document (see
+    /// `payload::scan::read_beside`).
+    scanned: bool,
 }
 
 /// One tool: where its object's bytes are, and what is known about them.
@@ -120,17 +124,30 @@ impl Surface {
             text,
             tools,
             locations,
+            scanned: false,
         }
     }
 
     /// A surface over JSON text already validated by the reader: `tools` hold ranges into `text`.
-    pub(crate) fn from_text(text: String, tools: Vec<RawTool>, locations: Locations) -> Surface {
+    /// `scanned` when the scanner of `{"tools":[…]}` documents read it.
+    pub(crate) fn from_text(
+        text: String,
+        tools: Vec<RawTool>,
+        locations: Locations,
+        scanned: bool,
+    ) -> Surface {
         debug_assert_eq!(tools.len(), locations.len());
         Surface {
             text,
             tools,
             locations,
+            scanned,
         }
+    }
+
+    /// The tools as read, when the scanner of `{"tools":[…]}` documents read the text.
+    pub(crate) fn scanned_tools(&self) -> Option<&[RawTool]> {
+        self.scanned.then_some(&self.tools[..])
     }
 
     /// The JSON text the surface was read from (or written as), to reuse its buffer.
@@ -271,6 +288,20 @@ impl RawTool {
     /// A tool at `span` of its surface's text, with its fields' places in that text.
     pub(crate) fn new(span: Range<usize>, fields: Vec<RawField>) -> RawTool {
         RawTool::with_map(span, fields, OnceLock::new())
+    }
+
+    /// Where the tool's object is in its surface's text.
+    pub(crate) fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+
+    /// This tool, sharing what is parsed, with its object starting at `start` of another text
+    /// holding the same bytes there.
+    pub(crate) fn moved_to(&self, start: usize) -> RawTool {
+        RawTool {
+            span: start..start + self.span.len(),
+            parsed: Arc::clone(&self.parsed),
+        }
     }
 
     /// A tool at `span` whose bytes equal those of a tool already read: it shares `parsed`.

@@ -9,9 +9,13 @@
 //! than 128 levels, and anything invalid. The callers then read the bytes the slower way, which
 //! gives the same surface or the precise error.
 
+mod beside;
+
 use std::ops::Range;
 
 use crate::surface::{Key, RawField, RawTool, Surface};
+
+pub(super) use beside::read_beside;
 
 /// Nesting beyond this is left to the general reader (serde_json's default limit).
 const MAX_DEPTH: usize = 128;
@@ -363,22 +367,30 @@ impl Scanner<'_> {
         let mut tools = Vec::new();
         // A tool that shares `beside`'s leaves its field list for the next tool.
         let mut fields = Vec::with_capacity(8);
-        self.elements(|scanner| {
-            let start = scanner.at;
-            scanner.tool(&mut fields)?;
-            let span = start..scanner.at;
-            let bytes = &scanner.bytes[span.clone()];
-            let same = beside.and_then(|surface| surface.parsed_if_same(tools.len(), bytes));
-            tools.push(match same {
-                Some(parsed) => {
-                    fields.clear();
-                    RawTool::shared(span, parsed)
-                }
-                None => RawTool::new(span, std::mem::replace(&mut fields, Vec::with_capacity(8))),
-            });
-            Some(())
-        })?;
+        self.elements(|scanner| scanner.tool_element(&mut tools, &mut fields, beside))?;
         Some(tools)
+    }
+
+    /// One element of the `tools` array, added to `tools`; `fields` is a spare field list.
+    fn tool_element(
+        &mut self,
+        tools: &mut Vec<RawTool>,
+        fields: &mut Vec<RawField>,
+        beside: Option<&Surface>,
+    ) -> Option<()> {
+        let start = self.at;
+        self.tool(fields)?;
+        let span = start..self.at;
+        let bytes = &self.bytes[span.clone()];
+        let same = beside.and_then(|surface| surface.parsed_if_same(tools.len(), bytes));
+        tools.push(match same {
+            Some(parsed) => {
+                fields.clear();
+                RawTool::shared(span, parsed)
+            }
+            None => RawTool::new(span, std::mem::replace(fields, Vec::with_capacity(8))),
+        });
+        Some(())
     }
 
     /// A tool object; its fields go to `fields` (empty before).

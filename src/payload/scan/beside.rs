@@ -1,0 +1,295 @@
+//! Reading a candidate beside the approved surface it was made from, scanning only where their
+//! bytes differ.
+//!
+//! A study's candidate is its approved payload with a tool changed, added, removed or moved, so
+//! most of its bytes equal the approved text's. The scanner reads left to right, and right after
+//! a tool object of the `tools` array its state is the same whatever the tools were: inside the
+//! top-level object, inside its one `tools` array, after an element. So:
+//! - where the candidate starts with the approved bytes up to the end of a tool, scanning that
+//!   much of it gives what it gave in the approved text: the same tools at the same places;
+//! - where, right after a tool, the rest of the candidate equals the approved text after one of
+//!   its tools, scanning the rest gives what it gave there: the approved surface's later tools
+//!   (and the approved text's end, which the scanner accepted), moved by the difference in length.
+//!
+//! Only the bytes between are scanned; every other byte is compared with a byte the scanner read
+//! in the approved text. The result is what [`super::read`] gives, which a test holds it to.
+
+use super::Scanner;
+use crate::surface::{RawTool, Surface};
+
+/// The tools of `text` as [`super::read`] reads them, or `None` to leave it to that: when
+/// `beside` was not read by the scanner, when `text` differs from it before its first tool, or
+/// when the tools array ends in the part that differs.
+pub(crate) fn read_beside(text: &str, beside: &Surface) -> Option<Vec<RawTool>> {
+    let approved = beside.scanned_tools()?;
+    let (old, new) = (beside.text().as_bytes(), text.as_bytes());
+    let first = approved.first()?.span();
+    let prefix = common_prefix(old, new);
+    if first.start > prefix {
+        return None;
+    }
+    let suffix = common_suffix(old, new);
+    // The tools wholly within the common prefix read as they did, at the same places.
+    let kept = approved.partition_point(|tool| tool.span().end <= prefix);
+    let mut tools: Vec<RawTool> = approved[..kept]
+        .iter()
+        .map(|tool| tool.moved_to(tool.span().start))
+        .collect();
+    let mut scanner = Scanner {
+        bytes: new,
+        at: first.start,
+    };
+    let mut fields = Vec::with_capacity(8);
+    if kept == 0 {
+        // Right after the array's `[` and the whitespace before the approved first tool.
+        if scanner.close(b']') {
+            return None;
+        }
+        scanner.tool_element(&mut tools, &mut fields, Some(beside))?;
+    } else {
+        scanner.at = approved[kept - 1].span().end;
+    }
+    // How many bytes follow each approved tool; only those within the common suffix can match.
+    let old_rest = |tool: &RawTool| old.len() - tool.span().end;
+    let mut next = approved.partition_point(|tool| old_rest(tool) > suffix);
+    loop {
+        let rest = new.len() - scanner.at;
+        while next < approved.len() && old_rest(&approved[next]) > rest {
+            next += 1;
+        }
+        if next < approved.len() && old_rest(&approved[next]) == rest {
+            let moved = |tool: &RawTool| tool.moved_to(new.len() - (old.len() - tool.span().start));
+            tools.extend(approved[next + 1..].iter().map(moved));
+            return Some(tools);
+        }
+        if !scanner.comma_or_close(b']')? {
+            return None;
+        }
+        scanner.tool_element(&mut tools, &mut fields, Some(beside))?;
+    }
+}
+
+/// How many bytes `a` and `b` have in common at their start.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let (a, b) = (&a[..len], &b[..len]);
+    let mut at = 0;
+    // Whole 32-byte blocks first (one vector compare each), then words within the block that
+    // differs.
+    while let (Some(x), Some(y)) = (a[at..].first_chunk::<32>(), b[at..].first_chunk::<32>()) {
+        if x != y {
+            break;
+        }
+        at += 32;
+    }
+    while let (Some(x), Some(y)) = (a[at..].first_chunk::<8>(), b[at..].first_chunk::<8>()) {
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return at + differ.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` have in common at their end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - len..], &b[b.len() - len..]);
+    let mut end = len;
+    while let (Some(x), Some(y)) = (a[..end].last_chunk::<32>(), b[..end].last_chunk::<32>()) {
+        if x != y {
+            break;
+        }
+        end -= 32;
+    }
+    while let (Some(x), Some(y)) = (a[..end].last_chunk::<8>(), b[..end].last_chunk::<8>()) {
+        // The last byte is the most significant: equal bytes at the end are leading zeros.
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return len - end + differ.leading_zeros() as usize / 8;
+        }
+        end -= 8;
+    }
+    let same = a[..end]
+        .iter()
+        .rev()
+        .zip(b[..end].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    len - end + same
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::{self, Limits};
+    use crate::surface::Locations;
+
+    /// What a reading found, tool by tool: its place, and each field's place and `type` member.
+    fn described(text: &str, tools: Vec<RawTool>) -> Vec<String> {
+        let mut locations = Locations::new();
+        locations.push_array("/tools", tools.len());
+        let surface = Surface::from_text(text.to_string(), tools, locations, true);
+        let spans = (0..surface.len()).map(|i| surface.tool_span(i));
+        surface
+            .tools()
+            .zip(spans)
+            .map(|(tool, span)| {
+                let fields: Vec<String> = tool
+                    .keys()
+                    .map(|key| {
+                        let place = tool.field_place(key);
+                        format!("{key} {place:?} {:?}", tool.raw_type_of(key))
+                    })
+                    .collect();
+                format!("{span:?} {fields:?}")
+            })
+            .collect()
+    }
+
+    /// Approved texts around the places the shortcut depends on: first and last tool, members
+    /// before and after the array, whitespace, repeated tools, nested values, non-ASCII text.
+    const APPROVED: &[&str] = &[
+        r#"{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","x":[1,2.5,{"y":null}]},{"name":"c","d":"\u00e9\n","inputSchema":{"type":"object","properties":{}}}]}"#,
+        "{ \"tools\" : [\n  {\"name\": \"a\"} ,\n  {\"name\": \"b\", \"t\": true}\n ] ,\"after\":{}}\n",
+        r#"{"nextCursor":"x","tools":[{"name":"a"},{"name":"a"},{"name":"a"}],"_meta":{"k":[false]}}"#,
+        r#"{"tools":[{"name":"é","description":"naïve ☃"}]}"#,
+    ];
+
+    /// Edits of `text`: a byte removed, replaced or inserted at every place (bytes that open,
+    /// close or separate values, and the lead of a two-byte character), and whole tools
+    /// removed, repeated, swapped and moved.
+    fn edits(text: &str, approved: &Surface) -> Vec<Vec<u8>> {
+        let bytes = text.as_bytes();
+        let mut edits = Vec::new();
+        for at in 0..=bytes.len() {
+            for insert in [
+                &b"}"[..],
+                b"]",
+                b",",
+                b"\"",
+                b" ",
+                b"{",
+                b"x",
+                b"1",
+                b"\xc3",
+                b"\\",
+            ] {
+                let mut edit = bytes.to_vec();
+                edit.splice(at..at, insert.iter().copied());
+                edits.push(edit);
+            }
+            if at < bytes.len() {
+                let mut removed = bytes.to_vec();
+                removed.remove(at);
+                edits.push(removed);
+                let mut replaced = bytes.to_vec();
+                replaced[at] = b'a';
+                edits.push(replaced);
+            }
+        }
+        let spans: Vec<_> = (0..approved.len())
+            .filter_map(|i| approved.tool_span(i))
+            .collect();
+        let whole = |range: std::ops::Range<usize>, with: &[u8]| {
+            let mut edit = bytes.to_vec();
+            edit.splice(range, with.iter().copied());
+            edit
+        };
+        for (i, span) in spans.iter().enumerate() {
+            let tool = &bytes[span.clone()];
+            edits.push(whole(span.clone(), b""));
+            edits.push(whole(span.start..span.start, &[tool, b","].concat()));
+            edits.push(whole(span.end..span.end, &[b",", tool].concat()));
+            if let Some(next) = spans.get(i + 1) {
+                edits.push(whole(span.start..next.start, b""));
+                edits.push(whole(span.end..next.end, b""));
+                let swapped = [&bytes[next.clone()], &bytes[span.end..next.start], tool].concat();
+                edits.push(whole(span.start..next.end, &swapped));
+            }
+            for other in &spans {
+                edits.push(whole(span.clone(), &bytes[other.clone()]));
+            }
+        }
+        edits
+    }
+
+    #[test]
+    fn reading_beside_gives_what_the_scanner_gives_or_leaves_it() {
+        let (mut read, mut left) = (0, 0);
+        for text in APPROVED {
+            let approved = payload::read(text.as_bytes(), "a", Limits::default()).unwrap();
+            assert!(approved.scanned_tools().is_some(), "{text}");
+            for edit in edits(text, &approved) {
+                let Ok(edited) = std::str::from_utf8(&edit) else {
+                    continue;
+                };
+                let scanned = super::super::read(edited, Some(&approved));
+                let Some(beside) = read_beside(edited, &approved) else {
+                    left += 1;
+                    continue;
+                };
+                let scanned = scanned.unwrap_or_else(|| panic!("accepted {edited:?}"));
+                assert_eq!(
+                    described(edited, beside),
+                    described(edited, scanned),
+                    "{edited:?}"
+                );
+                read += 1;
+            }
+        }
+        // Most edits make invalid JSON, which is left to the full scan; many valid ones remain.
+        assert!(read > 400 && left > 1000, "{read} read beside, {left} left");
+    }
+
+    #[test]
+    fn only_a_scanned_surface_is_read_beside() {
+        // The serde path reads this wrapper; its text after a tool is not known to be valid
+        // after any tool of a `tools` array.
+        let wrapped = r#"{"result":{"tools":[{"name":"a"}]}}"#;
+        let approved = payload::read(wrapped.as_bytes(), "a", Limits::default()).unwrap();
+        assert!(approved.scanned_tools().is_none());
+        assert!(read_beside(wrapped, &approved).is_none());
+        let plain = r#"{"tools":[{"name":"a"}]}"#;
+        let approved = payload::read(plain.as_bytes(), "a", Limits::default()).unwrap();
+        let tools = read_beside(plain, &approved).unwrap();
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools[0].span(), 10..22);
+    }
+
+    #[test]
+    fn common_ends_agree_with_the_bytewise_definition() {
+        let prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let suffix = |a: &[u8], b: &[u8]| {
+            let (a, b) = (a.iter().rev(), b.iter().rev());
+            a.zip(b).take_while(|(x, y)| x == y).count()
+        };
+        let mut cases = 0;
+        for len in 0..40 {
+            let a: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            for at in 0..=len {
+                // A byte changed, bytes inserted, a byte removed, at every place.
+                let mut changed = a.clone();
+                if at < len {
+                    changed[at] ^= 0x80;
+                }
+                let mut inserted = a.clone();
+                inserted.splice(at..at, [1, 2, 3]);
+                let mut removed = a.clone();
+                removed.drain(at..(at + 1).min(len));
+                for b in [changed, inserted, removed] {
+                    assert_eq!(common_prefix(&a, &b), prefix(&a, &b), "{a:?} {b:?}");
+                    assert_eq!(common_suffix(&a, &b), suffix(&a, &b), "{a:?} {b:?}");
+                    assert_eq!(common_suffix(&b, &a), suffix(&b, &a), "{b:?} {a:?}");
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 1000);
+    }
+}
