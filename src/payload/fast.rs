@@ -21,8 +21,7 @@ use crate::surface::{Key, Locations, RawField, RawTool, Surface};
 /// The tools in `text` and their locations (places relative to `text`), or `None` when the
 /// general reader must decide; and whether the scanner of `{"tools":[…]}` documents read them.
 /// On that fastest path a tool with the same bytes as the tool at its place in `beside` shares
-/// what that one has parsed (see [`super::scan::read`]), and only the bytes where `text` differs
-/// from `beside`'s are scanned when `beside` was scanned too (see [`super::scan::read_beside`]).
+/// what that one has parsed (see [`super::scan::read`]).
 pub(super) fn read(
     text: &str,
     beside: Option<&Surface>,
@@ -32,10 +31,7 @@ pub(super) fn read(
         locations: Locations::new(),
     };
     // The shape of every study candidate has a faster reader still.
-    let scanned = beside
-        .and_then(|beside| super::scan::read_beside(text, beside))
-        .or_else(|| super::scan::read(text, beside));
-    if let Some(tools) = scanned {
+    if let Some(tools) = super::scan::read(text, beside) {
         found.push(tools, "/tools");
         return Some((found.tools, found.locations, true));
     }

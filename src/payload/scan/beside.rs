@@ -19,12 +19,14 @@
 use super::Scanner;
 use crate::surface::{RawField, RawTool, Surface};
 
-/// The tools of `text` as [`super::read`] reads them, or `None` to leave it to that: when
-/// `beside` was not read by the scanner, when `text` differs from it before its first tool, or
-/// when the tools array ends in the part that differs.
-pub(crate) fn read_beside(text: &str, beside: &Surface) -> Option<Vec<RawTool>> {
+/// The tools of `new` as [`super::read`] reads them, or `None` to leave it to that: when
+/// `beside` was not read by the scanner, when `new` differs from it before its first tool, when
+/// the tools array ends in the part that differs, or when that part is not UTF-8 (the rest is
+/// the approved text's, cut after ASCII bytes, so `new` is UTF-8 when `Some`). Each tool with
+/// the bytes of an approved tool shares what that one has parsed (the one at its place first).
+pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> {
     let approved = beside.scanned_tools()?;
-    let (old, new) = (beside.text().as_bytes(), text.as_bytes());
+    let old = beside.text().as_bytes();
     let first = approved.first()?.span();
     let prefix = common_prefix(old, new);
     if first.start > prefix {
@@ -44,15 +46,17 @@ pub(crate) fn read_beside(text: &str, beside: &Surface) -> Option<Vec<RawTool>> 
         bytes: new,
         at: first.start,
     };
+    if kept > 0 {
+        scanner.at = approved[kept - 1].span().end;
+    }
     let mut fields = Vec::with_capacity(8);
+    let differs_from = scanner.at;
     if kept == 0 {
         // Right after the array's `[` and the whitespace before the approved first tool.
         if scanner.close(b']') {
             return None;
         }
         element(&mut scanner, &mut tools, &mut fields, beside, approved)?;
-    } else {
-        scanner.at = approved[kept - 1].span().end;
     }
     // How many bytes follow each approved tool; only those within the common suffix can match.
     let old_rest = |tool: &RawTool| old.len() - tool.span().end;
@@ -63,8 +67,13 @@ pub(crate) fn read_beside(text: &str, beside: &Surface) -> Option<Vec<RawTool>> 
             next += 1;
         }
         if next < approved.len() && old_rest(&approved[next]) == rest {
-            let moved = |tool: &RawTool| tool.moved_to(new.len() - (old.len() - tool.span().start));
-            tools.extend(approved[next + 1..].iter().map(moved));
+            std::str::from_utf8(&new[differs_from..scanner.at]).ok()?;
+            for tool in &approved[next + 1..] {
+                let at = new.len() - (old.len() - tool.span().start);
+                let same_place = approved.get(tools.len());
+                let same_place = same_place.filter(|same| old[same.span()] == old[tool.span()]);
+                tools.push(same_place.unwrap_or(tool).moved_to(at));
+            }
             return Some(tools);
         }
         if !scanner.comma_or_close(b']')? {
@@ -255,15 +264,14 @@ mod tests {
             let approved = payload::read(text.as_bytes(), "a", Limits::default()).unwrap();
             assert!(approved.scanned_tools().is_some(), "{text}");
             for (edit, must_read) in edits(text, &approved) {
-                let Ok(edited) = std::str::from_utf8(&edit) else {
-                    continue;
-                };
-                let scanned = super::super::read(edited, Some(&approved));
-                let Some(beside) = read_beside(edited, &approved) else {
-                    assert!(!must_read, "left {edited:?}");
+                let Some(beside) = read_beside(&edit, &approved) else {
+                    assert!(!must_read, "left {edit:?}");
                     left += 1;
                     continue;
                 };
+                let edited = std::str::from_utf8(&edit)
+                    .unwrap_or_else(|_| panic!("accepted bytes that are not UTF-8: {edit:?}"));
+                let scanned = super::super::read(edited, Some(&approved));
                 let scanned = scanned.unwrap_or_else(|| panic!("accepted {edited:?}"));
                 assert_eq!(
                     described(edited, beside),
@@ -284,10 +292,10 @@ mod tests {
         let wrapped = r#"{"result":{"tools":[{"name":"a"}]}}"#;
         let approved = payload::read(wrapped.as_bytes(), "a", Limits::default()).unwrap();
         assert!(approved.scanned_tools().is_none());
-        assert!(read_beside(wrapped, &approved).is_none());
+        assert!(read_beside(wrapped.as_bytes(), &approved).is_none());
         let plain = r#"{"tools":[{"name":"a"}]}"#;
         let approved = payload::read(plain.as_bytes(), "a", Limits::default()).unwrap();
-        let tools = read_beside(plain, &approved).unwrap();
+        let tools = read_beside(plain.as_bytes(), &approved).unwrap();
         assert_eq!(tools.len(), 1);
         assert_eq!(tools[0].span(), 10..22);
     }
