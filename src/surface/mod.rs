@@ -228,9 +228,9 @@ impl Surface {
         partners
     }
 
-    /// Whether tool `index` shares what is parsed with tool `other_index` of `other` (for tests of
-    /// the sharing readers).
-    #[doc(hidden)]
+    /// Whether tool `index` shares what is parsed with tool `other_index` of `other`: if so, the
+    /// two have the same bytes (for rules, a comparison that costs nothing; for tests, what the
+    /// sharing readers did).
     pub fn shares_parsed(&self, index: usize, other: &Surface, other_index: usize) -> bool {
         let (Some(tool), Some(partner)) = (self.tools.get(index), other.tools.get(other_index))
         else {
