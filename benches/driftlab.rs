@@ -107,8 +107,9 @@ fn checks(c: &mut Criterion) {
 /// The study's hot path for one candidate of the published study, stage by stage: the base's
 /// bytes (serialized once per surface; `+copy` adds the working copy that only a class without
 /// an edit needs), a class's candidate spliced from them, reading it, and each study rule on a
-/// freshly read candidate. `hot/scan` is the floor: serde_json visiting every token of the same
-/// bytes, allocating nothing.
+/// freshly read candidate. A candidate is read beside the approved surface (`hot/read+share`:
+/// only the changed tool is scanned); `hot/read-full` reads all of it, and `hot/scan` is the
+/// floor for that: serde_json visiting every token of the same bytes, allocating nothing.
 fn hot_path(c: &mut Criterion) {
     use driftlab::study::splice::{Base, Workspace};
     let value = generate::surface(20260822, 3, 3);
@@ -155,6 +156,13 @@ fn hot_path(c: &mut Criterion) {
         payload::read_candidate(bytes, "candidate", Limits::default(), &approved).unwrap()
     };
     c.bench_function("hot/read+share", |b| b.iter(|| black_box(read())));
+    // The same bytes read in full, as any payload without an approved text beside it.
+    c.bench_function("hot/read-full", |b| {
+        b.iter(|| {
+            let bytes = candidate_bytes.clone();
+            black_box(payload::read_owned(bytes, "candidate", Limits::default()).unwrap())
+        })
+    });
     c.bench_function("hot/scan", |b| {
         b.iter(|| {
             let text = std::str::from_utf8(black_box(&candidate_bytes)).unwrap();
