@@ -1,7 +1,8 @@
 //! Fuzzes the payload reader and the whole gate: the input is split at its first NUL byte into an
 //! approved and a candidate payload; both are read, every payload and diff rule runs, and every
 //! report format renders. Nothing may panic, overflow the stack or loop. The reader's fast paths
-//! must agree with the general reader on every input: the same surface or the same error.
+//! must agree with the general reader on every input: the same surface or the same error, and so
+//! must reading the candidate beside the approved surface.
 #![no_main]
 
 use driftlab::check::rules::of_kind;
@@ -21,8 +22,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(payload::read(bytes, "p", limits), payload::read_general(bytes, "p", limits));
     }
     let (Ok(approved), Ok(candidate)) = (payload::read(old, "old", limits), payload::read(new, "new", limits)) else {
+        if let Ok(approved) = payload::read(old, "old", limits) {
+            let beside = payload::read_candidate(new.to_vec(), "new", limits, &approved);
+            assert_eq!(beside, payload::read_general(new, "new", limits));
+        }
         return;
     };
+    // Read beside the approved surface, as the study reads candidates: the same surface.
+    assert_eq!(payload::read_candidate(new.to_vec(), "new", limits, &approved), Ok(candidate.clone()));
     let mut rules = of_kind(RuleKind::Payload);
     rules.extend(of_kind(RuleKind::Diff));
     rules.extend(of_kind(RuleKind::Study));
