@@ -37,20 +37,16 @@ pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> 
     let kept = approved.partition_point(|tool| tool.span().end <= prefix);
     // Room for one tool more than approved, as a class adds at most one.
     let mut tools = Vec::with_capacity(approved.len() + 1);
-    tools.extend(
-        approved[..kept]
-            .iter()
-            .map(|tool| tool.moved_to(tool.span().start)),
-    );
+    tools.extend_from_slice(&approved[..kept]);
+    let differs_from = match kept {
+        0 => first.start,
+        kept => approved[kept - 1].span().end,
+    };
     let mut scanner = Scanner {
         bytes: new,
-        at: first.start,
+        at: differs_from,
     };
-    if kept > 0 {
-        scanner.at = approved[kept - 1].span().end;
-    }
     let mut fields = Vec::with_capacity(8);
-    let differs_from = scanner.at;
     if kept == 0 {
         // Right after the array's `[` and the whitespace before the approved first tool.
         if scanner.close(b']') {
@@ -95,11 +91,8 @@ fn element(
     approved: &[RawTool],
 ) -> Option<()> {
     let (old, rest) = (beside.text().as_bytes(), &scanner.bytes[scanner.at..]);
-    let same = approved.get(tools.len()).into_iter().chain(approved);
-    if let Some(tool) = same
-        .into_iter()
-        .find(|tool| rest.starts_with(&old[tool.span()]))
-    {
+    let mut same = approved.get(tools.len()).into_iter().chain(approved);
+    if let Some(tool) = same.find(|tool| rest.starts_with(&old[tool.span()])) {
         tools.push(tool.moved_to(scanner.at));
         scanner.at += tool.span().len();
         return Some(());
