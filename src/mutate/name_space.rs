@@ -42,9 +42,17 @@ impl MutationClass for NameSpace {
 }
 
 fn applied(index: usize, old: &str, new: &str) -> Applied {
+    // `{new:?}` quotes the name and escapes what needs it; most names need nothing escaped.
+    let plain = new
+        .bytes()
+        .all(|b| b == b' ' || (b.is_ascii_graphic() && !matches!(b, b'"' | b'\\')));
     Applied {
         tool_index: Some(index),
-        detail: format!("{old} -> {new:?}"),
+        detail: if plain {
+            super::concat(&[old, " -> \"", new, "\""])
+        } else {
+            format!("{old} -> {new:?}")
+        },
     }
 }
 
@@ -87,5 +95,20 @@ mod tests {
         let split = with_space("fetch", &mut rng);
         assert_eq!(split.replace(' ', ""), "fetch");
         assert!(split.contains(' ') && !split.starts_with(' ') && !split.ends_with(' '));
+    }
+
+    #[test]
+    fn the_detail_shows_the_new_name_as_debug_quotes_it() {
+        for new in [
+            "get user",
+            "a\"b",
+            "back\\slash",
+            "tab\there",
+            "é ü",
+            "x ",
+            "{}[]:,",
+        ] {
+            assert_eq!(applied(0, "old", new).detail, format!("old -> {new:?}"));
+        }
     }
 }

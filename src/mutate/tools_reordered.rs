@@ -74,10 +74,19 @@ fn draw_order(n: usize, rng: &mut Stream) -> Vec<usize> {
 }
 
 fn applied(order: &[usize]) -> Applied {
-    let shown: Vec<String> = order.iter().map(usize::to_string).collect();
+    let mut detail = String::with_capacity(6 + 3 * order.len());
+    detail.push_str("order");
+    for &i in order {
+        detail.push(' ');
+        match u8::try_from(i) {
+            // Built by hand: a study makes a detail for every candidate (see `concat`).
+            Ok(digit @ 0..=9) => detail.push(char::from(b'0' + digit)),
+            _ => detail.push_str(&i.to_string()),
+        }
+    }
     Applied {
         tool_index: None,
-        detail: format!("order {}", shown.join(" ")),
+        detail,
     }
 }
 
@@ -105,6 +114,14 @@ mod tests {
             seen.insert(names);
         }
         assert_eq!(seen.len(), 5, "{seen:?}");
+    }
+
+    #[test]
+    fn the_detail_lists_the_order_and_reads_back() {
+        let order = [12, 0, 9, 10, 3, 1, 2, 4, 5, 6, 7, 8, 11];
+        let applied = applied(&order);
+        assert_eq!(applied.detail, "order 12 0 9 10 3 1 2 4 5 6 7 8 11");
+        assert_eq!(ToolsReordered.reach(&applied), Reach::Order(order.to_vec()));
     }
 
     #[test]

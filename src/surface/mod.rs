@@ -13,6 +13,7 @@ mod text;
 mod tool;
 
 use std::ops::Range;
+use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
@@ -35,6 +36,9 @@ pub struct Surface {
     scanned: bool,
 }
 
+/// What `Parsed::passes_structural` holds before any check ran (then 1: passes, or 0).
+const UNKNOWN: u8 = 2;
+
 /// One tool: where its object's bytes are, and what is known about them.
 #[derive(Debug, Clone)]
 pub(crate) struct RawTool {
@@ -49,6 +53,10 @@ pub(crate) struct Parsed {
     fields: Vec<RawField>,
     /// The whole object, parsed on first use (given up front when built from values).
     map: OnceLock<Map<String, Value>>,
+    /// Whether the tool passed `structural`'s check, once a check has run: a fact about its
+    /// bytes alone, so every surface sharing this tool's parsing shares the answer.
+    /// (A relaxed atomic rather than a `OnceLock`: filling one costs a synchronized write.)
+    passes_structural: AtomicU8,
 }
 
 /// A top-level field of a tool: its key and the bytes of its value. Keys are unique.
@@ -330,7 +338,11 @@ impl RawTool {
         }
         RawTool {
             span,
-            parsed: Arc::new(Parsed { fields, map }),
+            parsed: Arc::new(Parsed {
+                fields,
+                map,
+                passes_structural: AtomicU8::new(UNKNOWN),
+            }),
         }
     }
 }

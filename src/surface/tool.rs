@@ -1,6 +1,7 @@
 //! One listed tool: its text, and its fields found, parsed or probed on first use.
 
 use std::ops::Range;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
@@ -128,7 +129,15 @@ impl<'a> Tool<'a> {
 
     /// The name if it is a string.
     pub fn name_str(&self) -> Option<&'a str> {
-        self.name().and_then(Value::as_str)
+        self.raw_string("name")
+            .or_else(|| self.name().and_then(Value::as_str))
+    }
+
+    /// Field `key`'s string, when it is written without escapes: then its text between the
+    /// quotes is the string, with no parsing. `None` otherwise (absent, not a string, escaped).
+    pub fn raw_string(&self, key: &str) -> Option<&'a str> {
+        let raw = self.raw_field(key)?.strip_prefix('"')?.strip_suffix('"')?;
+        (!raw.contains('\\')).then_some(raw)
     }
 
     /// A printable label: the name, or `#<index>` when the name is missing or not a string.
@@ -147,6 +156,23 @@ impl<'a> Tool<'a> {
     /// The raw `outputSchema`; `None` when absent, `Some(Value::Null)` when `null`.
     pub fn output_schema(&self) -> Option<&'a Value> {
         self.get("outputSchema")
+    }
+
+    /// Whether a tool with these bytes already passed `structural`'s check (`None`: not known).
+    pub(crate) fn passes_structural(&self) -> Option<bool> {
+        match self.parsed.passes_structural.load(Ordering::Relaxed) {
+            super::UNKNOWN => None,
+            known => Some(known == 1),
+        }
+    }
+
+    /// Records what `structural`'s check found for a tool with these bytes.
+    pub(crate) fn remember_passes_structural(&self, passes: bool) {
+        // Two threads may judge the same bytes at once; both find the same.
+        let passes = u8::from(passes);
+        self.parsed
+            .passes_structural
+            .store(passes, Ordering::Relaxed);
     }
 
     /// Pointer to a field of this tool.

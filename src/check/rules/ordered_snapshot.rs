@@ -1,10 +1,8 @@
 //! `ordered-snapshot`: the candidate's ordered list of tool names equals the approved list.
 
-use serde_json::Value;
-
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::payload::short;
-use crate::surface::Surface;
+use crate::surface::{Surface, Tool};
 
 pub struct OrderedSnapshot;
 
@@ -35,14 +33,15 @@ impl Rule for OrderedSnapshot {
         if approved.len() == candidate.len() && (0..approved.len()).all(same_raw_name) {
             return;
         }
-        if names(approved).eq(names(candidate)) {
+        // Report the first position where the lists differ: one finding per candidate.
+        let at = approved
+            .tools()
+            .zip(candidate.tools())
+            .take_while(|(a, b)| same_name(a, b))
+            .count();
+        if at == approved.len() && at == candidate.len() {
             return;
         }
-        // Report the first position where the lists differ: one finding per candidate.
-        let at = names(approved)
-            .zip(names(candidate))
-            .take_while(|(a, b)| a == b)
-            .count();
         out.push(comparison.finding(self, || {
             let show = |surface: &Surface| match surface.tool(at).map(|t| t.name()) {
                 None => "(no tool)".to_string(),
@@ -70,9 +69,13 @@ fn raw_name(surface: &Surface, index: usize) -> Option<&str> {
     surface.tool(index).and_then(|t| t.raw_field("name"))
 }
 
-/// Each tool's `name` value (`None` where a tool has none).
-fn names(surface: &Surface) -> impl Iterator<Item = Option<&Value>> {
-    surface.tools().map(|t| t.name())
+/// Whether two tools' `name` values are equal (both absent counts as equal): from their text
+/// when both are strings written without escapes, otherwise parsed.
+fn same_name(a: &Tool<'_>, b: &Tool<'_>) -> bool {
+    match (a.raw_string("name"), b.raw_string("name")) {
+        (Some(a), Some(b)) => a == b,
+        _ => a.name() == b.name(),
+    }
 }
 
 #[cfg(test)]
@@ -80,6 +83,7 @@ mod tests {
     use super::*;
     use crate::payload;
     use serde_json::json;
+    use serde_json::Value;
 
     fn check(approved: Value, candidate: Value) -> Vec<Finding> {
         let a = payload::from_value(approved, "a").unwrap();

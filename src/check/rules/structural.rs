@@ -27,12 +27,19 @@ impl Rule for Structural {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
+            // The answer depends on the tool's bytes alone, and a candidate shares the parsing
+            // of its unchanged tools with the approved surface: most were judged before.
+            if tool.passes_structural() == Some(true) {
+                continue;
+            }
+            let before = out.len();
             if let Some(problem) = name_problem(&tool) {
                 out.push(comparison.finding(self, || problem.detail(&tool)));
             }
             if let Some(problem) = input_schema_problem(&tool) {
                 out.push(comparison.finding(self, || problem.detail(&tool)));
             }
+            tool.remember_passes_structural(out.len() == before);
         }
     }
 }
@@ -72,10 +79,7 @@ impl NameProblem<'_> {
 
 pub(crate) fn name_problem<'a>(tool: &Tool<'a>) -> Option<NameProblem<'a>> {
     // A name without escapes is its raw text: that settles it without parsing.
-    let raw = tool
-        .raw_field("name")
-        .and_then(|r| r.strip_prefix('"')?.strip_suffix('"'));
-    if let Some(raw) = raw.filter(|raw| !raw.contains('\\')) {
+    if let Some(raw) = tool.raw_string("name") {
         return (!is_valid_tool_name(raw)).then_some(NameProblem::NoMatch(Cow::Borrowed(raw)));
     }
     match tool.name() {
@@ -172,6 +176,7 @@ pub(crate) fn input_schema_problem<'a>(tool: &Tool<'a>) -> Option<SchemaProblem<
 mod tests {
     use super::*;
     use crate::payload;
+    use crate::surface::Surface;
     use serde_json::json;
 
     fn findings(candidate: Value) -> Vec<Finding> {
@@ -215,6 +220,40 @@ mod tests {
         );
         let f = findings(tool(Some(json!([{"type": "object"}]))));
         assert_eq!(f[0].message, "inputSchema is array, not an object");
+    }
+
+    #[test]
+    fn a_verdict_remembered_for_shared_tools_keeps_every_finding() {
+        let approved = r#"{"tools":[{"name":"ok","inputSchema":{"type":"object"}},{"name":"not ok","inputSchema":{"type":"object"}},{"name":"x","inputSchema":null}]}"#;
+        let approved = payload::read(approved.as_bytes(), "a", Default::default()).unwrap();
+        // The candidate changes the first tool; the other two share the approved parsing.
+        let candidate = r#"{"tools":[{"name":"o k","inputSchema":{"type":"object"}},{"name":"not ok","inputSchema":{"type":"object"}},{"name":"x","inputSchema":null}]}"#;
+        let candidate = payload::read_candidate(
+            candidate.as_bytes().to_vec(),
+            "c",
+            Default::default(),
+            &approved,
+        )
+        .unwrap();
+        assert!(
+            candidate.shares_parsed(1, &approved, 1) && candidate.shares_parsed(2, &approved, 2)
+        );
+        let pointers = |candidate: &Surface| {
+            let mut out = Vec::new();
+            Structural.check(&Comparison::new(&approved, candidate), &mut out);
+            out.into_iter().map(|f| f.pointer).collect::<Vec<_>>()
+        };
+        let approved_pointers = ["/tools/1/name", "/tools/2/inputSchema"];
+        // Judged afresh, then with every verdict remembered: the same findings.
+        for _ in 0..2 {
+            assert_eq!(pointers(&approved), approved_pointers);
+        }
+        let known: Vec<_> = approved.tools().map(|t| t.passes_structural()).collect();
+        assert_eq!(known, [Some(true), Some(false), Some(false)]);
+        assert_eq!(
+            pointers(&candidate),
+            ["/tools/0/name", "/tools/1/name", "/tools/2/inputSchema"]
+        );
     }
 
     /// What the finding says, from the parsed schema (the definition the text shortcuts in
