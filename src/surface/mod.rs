@@ -303,6 +303,11 @@ impl RawTool {
         self.span.clone()
     }
 
+    /// The tool's fields, in order, with places relative to its first byte.
+    pub(crate) fn fields(&self) -> &[RawField] {
+        &self.parsed.fields
+    }
+
     /// This tool, sharing what is parsed, with its object starting at `start` of another text
     /// holding the same bytes there.
     pub(crate) fn moved_to(&self, start: usize) -> RawTool {
@@ -354,6 +359,30 @@ impl RawField {
             value,
             parsed: OnceLock::new(),
             type_member: TypeMember::Lazy(OnceLock::new()),
+        }
+    }
+
+    /// Where the value ends: relative to its tool's first byte for a field of a [`RawTool`].
+    pub(crate) fn value_end(&self) -> usize {
+        self.value.end
+    }
+
+    /// This field (of a [`RawTool`]) for a text holding the same member bytes elsewhere: each
+    /// place `p` becomes `p - from + to`. Nothing parsed is carried over: the new field belongs
+    /// to a tool with other bytes.
+    pub(crate) fn moved(&self, from: usize, to: usize) -> RawField {
+        let moved = |range: &Range<usize>| range.start - from + to..range.end - from + to;
+        RawField {
+            key: match &self.key {
+                Key::Span(key) => Key::Span(moved(key)),
+                Key::Decoded(key) => Key::Decoded(key.clone()),
+            },
+            value: moved(&self.value),
+            parsed: OnceLock::new(),
+            type_member: match &self.type_member {
+                TypeMember::Recorded(member) => TypeMember::Recorded(member.as_ref().map(moved)),
+                TypeMember::Lazy(_) => TypeMember::Lazy(OnceLock::new()),
+            },
         }
     }
 

@@ -395,29 +395,37 @@ impl Scanner<'_> {
 
     /// A tool object; its fields go to `fields` (empty before).
     fn tool(&mut self, fields: &mut Vec<RawField>) -> Option<()> {
-        self.members(|scanner, key| {
-            let text = scanner.text(&key);
-            let repeated = fields
-                .iter()
-                .any(|f| matches!(&f.key, Key::Span(k) if scanner.bytes[k.clone()] == *text));
-            if key.escaped || repeated {
-                return None;
-            }
-            let value_start = scanner.at;
-            // A schema's `type` is looked up often: find it now, while the bytes are at hand.
-            let type_member = if scanner.peek() == Some(b'{') {
-                scanner.object_and_type_member(3)?
-            } else {
-                scanner.value(3)?;
-                None
-            };
-            fields.push(RawField::with_type_member(
-                Key::Span(key.content),
-                value_start..scanner.at,
-                type_member,
-            ));
-            Some(())
-        })
+        self.members(|scanner, key| scanner.tool_member(key, fields))
+    }
+
+    /// The value of a tool's member `key` (after its colon), added to `fields`: declined when
+    /// the key is escaped or repeats one in `fields`.
+    fn tool_member(&mut self, key: Token, fields: &mut Vec<RawField>) -> Option<()> {
+        if key.escaped || self.repeats(&key.content, fields) {
+            return None;
+        }
+        let value_start = self.at;
+        // A schema's `type` is looked up often: find it now, while the bytes are at hand.
+        let type_member = if self.peek() == Some(b'{') {
+            self.object_and_type_member(3)?
+        } else {
+            self.value(3)?;
+            None
+        };
+        fields.push(RawField::with_type_member(
+            Key::Span(key.content),
+            value_start..self.at,
+            type_member,
+        ));
+        Some(())
+    }
+
+    /// Whether the key at `key` is also the key of one of `fields`.
+    fn repeats(&self, key: &Range<usize>, fields: &[RawField]) -> bool {
+        let text = &self.bytes[key.clone()];
+        fields
+            .iter()
+            .any(|f| matches!(&f.key, Key::Span(k) if self.bytes[k.clone()] == *text))
     }
 }
 
