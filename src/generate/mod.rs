@@ -74,22 +74,23 @@ fn spell(style: NameStyle, words: &[&str]) -> String {
 }
 
 fn camel(words: &[&str]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(words.iter().map(|w| w.len()).sum());
     for (i, word) in words.iter().enumerate() {
         if i == 0 {
             out.push_str(word);
         } else {
-            out.push_str(&capitalize(word));
+            push_capitalized(&mut out, word);
         }
     }
     out
 }
 
-fn capitalize(word: &str) -> String {
+/// Appends `word` with its first letter in upper case (ASCII letters only change).
+fn push_capitalized(out: &mut String, word: &str) {
     let mut chars = word.chars();
-    match chars.next() {
-        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
-        None => String::new(),
+    if let Some(first) = chars.next() {
+        out.push(first.to_ascii_uppercase());
+        out.push_str(chars.as_str());
     }
 }
 
@@ -114,9 +115,13 @@ fn tool(
     }
     let parameters = chosen.into_iter().map(|p| (p, rng.chance(1, 2))).collect();
     let closed = rng.chance(1, 2);
-    let title = rng
-        .chance(1, 3)
-        .then(|| format!("{} {}", capitalize(verb), capitalize(noun)));
+    let title = rng.chance(1, 3).then(|| {
+        let mut title = String::with_capacity(verb.len() + 1 + noun.len());
+        push_capitalized(&mut title, verb);
+        title.push(' ');
+        push_capitalized(&mut title, noun);
+        title
+    });
     let annotations = rng
         .chance(1, 2)
         .then(|| (read_only, (!read_only).then(|| verb == "delete")));
@@ -142,7 +147,7 @@ fn fill(template: &str, verb: &str, noun: &str) -> String {
         out.push_str(&rest[..open]);
         rest = &rest[open..];
         if let Some(after) = rest.strip_prefix("{Verb}") {
-            out.push_str(&capitalize(verb));
+            push_capitalized(&mut out, verb);
             rest = after;
         } else if let Some(after) = rest.strip_prefix("{verb}") {
             out.push_str(verb);
@@ -189,6 +194,15 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The first letter in upper case, built the plain way.
+    fn capitalize(word: &str) -> String {
+        let mut chars = word.chars();
+        match chars.next() {
+            Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+            None => String::new(),
         }
     }
 

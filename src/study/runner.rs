@@ -155,12 +155,13 @@ where
         source: RunFailure::Checker(message),
     };
     let mut checkers = Checkers::start(study).map_err(|m| checker_failed(range.start, m))?;
+    let shared = Shared::new(study);
     let mut start = range.start;
     while start < range.end {
         let end = start.saturating_add(CHUNK).min(range.end);
         let chunk: Vec<Result<SurfaceResult, RunError>> = (start..end)
             .into_par_iter()
-            .map(|index| evaluate_surface(study, index, mode))
+            .map(|index| evaluate_surface(study, &shared, index, mode))
             .collect();
         let mut chunk: Vec<SurfaceResult> = chunk.into_iter().collect::<Result<_, _>>()?;
         // External checkers judge the whole chunk in surface order, then the rows are final.
@@ -181,8 +182,38 @@ where
     Ok(tally.summary(study))
 }
 
+/// What every surface of a run shares, worked out once.
+struct Shared {
+    /// The control's outcome: it draws nothing and changes nothing, so it is the same on every
+    /// surface (and needs no stream of its own).
+    control: mutate::Outcome,
+    /// For each gate, the place of each of its rules in `Study::rules`.
+    gate_rules: Vec<Vec<usize>>,
+}
+
+impl Shared {
+    fn new(study: &Study) -> Shared {
+        let control = mutate::CONTROL;
+        let place =
+            |rule: &&dyn crate::check::Rule| study.rules.iter().position(|r| r.id() == rule.id());
+        Shared {
+            control: control.apply(&mut Value::Null, &mut mutate::stream(0, control, 0)),
+            gate_rules: study
+                .gates
+                .iter()
+                .map(|gate| gate.rules.iter().filter_map(place).collect())
+                .collect(),
+        }
+    }
+}
+
 /// Every decision of one surface (every class, control first, × every gate), and its rows.
-fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<SurfaceResult, RunError> {
+fn evaluate_surface(
+    study: &Study,
+    shared: &Shared,
+    index: u64,
+    mode: RowsMode,
+) -> Result<SurfaceResult, RunError> {
     let seed = study.spec.seed;
     let reject = |mutation, source: PayloadError| RunError {
         surface: index,
@@ -232,7 +263,7 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
         let control = class_index == 0;
         let stream = || mutate::stream(seed, class, index);
         let outcome = if control {
-            class.apply(&mut Value::Null, &mut stream())
+            shared.control.clone()
         } else {
             workspace.candidate(&base, class, stream, &mut spliced)
         };
@@ -362,19 +393,16 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
                 continue;
             }
             // The findings of this gate's rules that reach its threshold, rule by rule.
-            let counted = |rule: &&dyn crate::check::Rule| {
-                let at = study.rules.iter().position(|r| r.id() == rule.id())?;
-                Some((
-                    rule.id(),
-                    findings[at]
-                        .iter()
-                        .filter(|f| gate.fail_on.fails(f.severity)),
-                ))
+            let counted = |&at: &usize| {
+                let hits = findings[at]
+                    .iter()
+                    .filter(|f| gate.fail_on.fails(f.severity));
+                (study.rules[at].id(), hits)
             };
-            let detected = gate
-                .rules
+            let gate_rules = &shared.gate_rules[gate_index];
+            let detected = gate_rules
                 .iter()
-                .filter_map(counted)
+                .map(counted)
                 .any(|(_, mut hits)| hits.next().is_some());
             result.decisions.push(Decision {
                 class: class_index,
@@ -386,10 +414,9 @@ fn evaluate_surface(study: &Study, index: u64, mode: RowsMode) -> Result<Surface
             if !mode.keeps(class_index, true, detected) {
                 continue;
             }
-            let fired: Vec<(&str, Vec<&Finding>)> = gate
-                .rules
+            let fired: Vec<(&str, Vec<&Finding>)> = gate_rules
                 .iter()
-                .filter_map(counted)
+                .map(counted)
                 .map(|(id, hits)| (id, hits.collect::<Vec<_>>()))
                 .filter(|(_, hits)| !hits.is_empty())
                 .collect();

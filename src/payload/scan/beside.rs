@@ -46,7 +46,8 @@ pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> 
         bytes: new,
         at: differs_from,
     };
-    let mut fields = Vec::with_capacity(8);
+    // Allocated only if a tool is scanned.
+    let mut fields = Vec::new();
     if kept == 0 {
         // Right after the array's `[` and the whitespace before the approved first tool.
         if scanner.close(b']') {
@@ -158,16 +159,10 @@ fn changed_tool(
                     fields.push(field);
                 }
                 scanner.at = end;
-                return Some(RawTool::new(
-                    start..end,
-                    std::mem::replace(fields, Vec::with_capacity(8)),
-                ));
+                return Some(RawTool::new(start..end, std::mem::take(fields)));
             }
             if !scanner.comma_or_close(b'}')? {
-                return Some(RawTool::new(
-                    start..scanner.at,
-                    std::mem::replace(fields, Vec::with_capacity(8)),
-                ));
+                return Some(RawTool::new(start..scanner.at, std::mem::take(fields)));
             }
         }
         let key = scanner.string()?;
