@@ -356,7 +356,7 @@ fn shared_parsed_tools_answer_as_their_own_would() {
                 assert_eq!(read, own, "{} {}", path.display(), class.id());
                 for (a, b) in own.tools().zip(read.tools()) {
                     assert_eq!(a.fields(), b.fields(), "{} {}", path.display(), class.id());
-                    assert_eq!(a.location, b.location);
+                    assert_eq!(a.location(), b.location());
                 }
                 for (i, tool) in read.tools().enumerate() {
                     let same = beside.tool(i).is_some_and(|t| t.raw() == tool.raw());

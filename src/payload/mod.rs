@@ -129,9 +129,9 @@ fn beside(bytes: Vec<u8>, limits: Limits, approved: &Surface) -> Result<Surface,
         return Err(bytes);
     };
     debug_assert!(std::str::from_utf8(&bytes).is_ok());
-    // SAFETY: `read_beside` returns tools only for UTF-8 bytes: it checks the part that differs
-    // from the approved text, and the rest is the approved text's (a `String`) cut right after
-    // ASCII bytes. Checking them all again cost 3% of a study.
+    // SAFETY: `read_beside` returns tools only for UTF-8 bytes: it checks each tool and member
+    // it scans; the rest is the approved text's (a `String`) cut at ASCII bytes, or bytes the
+    // scanner accepts only as ASCII. Checking them all again cost 3% of a study.
     let text = unsafe { String::from_utf8_unchecked(bytes) };
     let mut locations = crate::surface::Locations::new();
     locations.push_array("/tools", tools.len());
@@ -498,7 +498,7 @@ mod tests {
             Limits::default(),
         )
         .unwrap();
-        assert_eq!(s.tool(1).unwrap().location, "/1/result/tools/0");
+        assert_eq!(s.tool(1).unwrap().location(), "/1/result/tools/0");
     }
 
     #[test]

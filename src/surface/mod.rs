@@ -90,7 +90,8 @@ pub(crate) enum Key {
 #[derive(Debug, Clone, Copy)]
 pub struct Tool<'a> {
     pub index: usize,
-    pub location: &'a str,
+    /// Where the surface's tools were found (see [`Tool::location`]).
+    locations: &'a Locations,
     /// The tool object's own text; field places are relative to it.
     text: &'a str,
     parsed: &'a Parsed,
@@ -183,7 +184,7 @@ impl Surface {
         let tool = &self.tools[index];
         Tool {
             index,
-            location: self.locations.get(index),
+            locations: &self.locations,
             text: &self.text[tool.span.clone()],
             parsed: &tool.parsed,
         }

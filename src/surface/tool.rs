@@ -175,8 +175,13 @@ impl<'a> Tool<'a> {
             .store(passes, Ordering::Relaxed);
     }
 
+    /// JSON pointer of the tool in the document it was read from (e.g. `/result/tools/2`).
+    pub fn location(&self) -> &'a str {
+        self.locations.get(self.index)
+    }
+
     /// Pointer to a field of this tool.
     pub fn pointer(&self, field: &str) -> String {
-        pointer::push(self.location, field)
+        pointer::push(self.location(), field)
     }
 }

@@ -21,9 +21,11 @@ use crate::surface::{RawField, RawTool, Surface};
 
 /// The tools of `new` as [`super::read`] reads them, or `None` to leave it to that: when
 /// `beside` was not read by the scanner, when `new` differs from it before its first tool, when
-/// the tools array ends in the part that differs, or when that part is not UTF-8 (the rest is
-/// the approved text's, cut after ASCII bytes, so `new` is UTF-8 when `Some`). Each tool with
-/// the bytes of an approved tool shares what that one has parsed (the one at its place first).
+/// the tools array ends in the part that differs, or when a scanned tool or member is not UTF-8.
+/// `new` is UTF-8 when `Some`: every other byte is either the approved text's, in a part that
+/// starts and ends at ASCII bytes, or a byte the scanner accepts only as ASCII (whitespace,
+/// commas, brackets). Each tool with the bytes of an approved tool shares what that one has
+/// parsed (the one at its place first).
 pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> {
     let approved = beside.scanned_tools()?;
     let old = beside.text().as_bytes();
@@ -64,7 +66,6 @@ pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> 
             next += 1;
         }
         if next < approved.len() && old_rest(&approved[next]) == rest {
-            std::str::from_utf8(&new[differs_from..scanner.at]).ok()?;
             for tool in &approved[next + 1..] {
                 let at = new.len() - (old.len() - tool.span().start);
                 let same_place = approved.get(tools.len());
@@ -104,7 +105,11 @@ fn element(
             tools.push(tool);
             Some(())
         }
-        None => scanner.tool_element(tools, fields, Some(beside)),
+        None => {
+            let start = scanner.at;
+            scanner.tool_element(tools, fields, Some(beside))?;
+            utf8(&scanner.bytes[start..scanner.at])
+        }
     }
 }
 
@@ -165,11 +170,19 @@ fn changed_tool(
                 return Some(RawTool::new(start..scanner.at, std::mem::take(fields)));
             }
         }
+        let member = scanner.at;
         let key = scanner.string()?;
         scanner.colon()?;
         scanner.tool_member(key, fields)?;
+        utf8(&scanner.bytes[member..scanner.at])?;
         after_member = true;
     }
+}
+
+/// `Some` when `scanned` (bytes the scanner read, which starts and ends at ASCII bytes) is
+/// UTF-8: the scanner itself looks only at the ASCII bytes of strings.
+fn utf8(scanned: &[u8]) -> Option<()> {
+    std::str::from_utf8(scanned).ok().map(drop)
 }
 
 /// How many bytes `a` and `b` have in common at their start.
@@ -321,6 +334,11 @@ mod tests {
             }
             edits.extend(member_edits(bytes, approved, i));
         }
+        // A tool added after the last, unlike any approved one, is scanned: UTF-8 or not.
+        let end = spans.last().unwrap().end;
+        edits.push(whole(end..end, ",{\"name\":\"é\"}".as_bytes()));
+        let (not_utf8, _) = whole(end..end, b",{\"name\":\"\xc3\"}");
+        edits.push((not_utf8, false));
         edits
     }
 
