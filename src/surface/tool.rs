@@ -103,7 +103,12 @@ impl<'a> Tool<'a> {
     }
 
     fn find(&self, key: &str) -> Option<&'a RawField> {
-        self.parsed.fields.iter().find(|f| self.key(f) == key)
+        // Compared as bytes: a `str` slice would check both ends for character boundaries.
+        let text = self.text.as_bytes();
+        self.parsed.fields.iter().find(|f| match &f.key {
+            Key::Span(span) => text.get(span.clone()) == Some(key.as_bytes()),
+            Key::Decoded(decoded) => **decoded == *key,
+        })
     }
 
     /// Where field `key` is in the tool's text; `None` when it is absent or its key was written
