@@ -107,6 +107,7 @@ mod tests {
             "é ü",
             "x ",
             "{}[]:,",
+            "it's",
         ] {
             assert_eq!(applied(0, "old", new).detail, format!("old -> {new:?}"));
         }

@@ -17,7 +17,7 @@
 //! text. The result is what [`super::read`] gives, which a test holds it to.
 
 use super::Scanner;
-use crate::surface::{RawField, RawTool, Surface};
+use crate::surface::{Key, RawField, RawTool, Surface};
 
 /// The tools of `new` as [`super::read`] reads them, or `None` to leave it to that: when
 /// `beside` was not read by the scanner, when `new` differs from it before its first tool, when
@@ -146,7 +146,8 @@ fn changed_tool(
     }
     loop {
         if after_member {
-            // The approved members after the last one kept or scanned: only those can follow.
+            // Does the rest equal the approved tool's rest after one of its members? Not one
+            // before the last kept: its rest would repeat a kept key.
             let scanned = fields.len() - kept;
             let rest = &scanner.bytes[scanner.at..];
             let joins = (kept.saturating_sub(1)..old_fields.len())
@@ -156,10 +157,12 @@ fn changed_tool(
                 let end = scanner.at + old.len() - from;
                 for field in &old_fields[j + 1..] {
                     let field = field.moved(from, scanner.at);
-                    if let crate::surface::Key::Span(key) = &field.key {
-                        if scanner.repeats(key, &fields[kept..kept + scanned]) {
-                            return None;
-                        }
+                    // Kept and joined keys are an approved tool's, so differ: check the scanned.
+                    let Key::Span(key) = &field.key else {
+                        return None;
+                    };
+                    if scanner.repeats(key, &fields[kept..kept + scanned]) {
+                        return None;
                     }
                     fields.push(field);
                 }
@@ -344,8 +347,9 @@ mod tests {
 
     /// Edits of tool `index`'s members, each with whether it must be read beside: a member
     /// removed (with the comma after it, or before it for the last), its value replaced by
-    /// `null`, a digit appended (a longer number, if it was one), the value wrapped in an array, a member added after it, and one
-    /// repeated (which the scanner refuses, so it must not be read beside either).
+    /// `null`, a digit appended (a longer number, if it was one), the value wrapped in an array,
+    /// a member added after it, and members repeated (which the scanner refuses, so they must
+    /// not be read beside either).
     fn member_edits(bytes: &[u8], approved: &Surface, index: usize) -> Vec<(Vec<u8>, bool)> {
         let tool = approved.tool(index).unwrap();
         let start = approved.tool_span(index).unwrap().start;
