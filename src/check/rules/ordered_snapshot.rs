@@ -24,20 +24,16 @@ impl Rule for OrderedSnapshot {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         let (approved, candidate) = (comparison.approved, comparison.candidate);
-        // Equal texts are equal names: the common case needs no parsing. Tools sharing their
-        // parsing have the same text, so their names need not even be found.
-        let same_raw_name = |i| {
-            candidate.shares_parsed(i, approved, i)
-                || raw_name(approved, i) == raw_name(candidate, i)
+        // Tools sharing their parsing have the same text, so their names need not even be found.
+        let same = |(i, (a, b)): &(usize, (Tool<'_>, Tool<'_>))| {
+            candidate.shares_parsed(*i, approved, *i) || same_name(a, b)
         };
-        if approved.len() == candidate.len() && (0..approved.len()).all(same_raw_name) {
-            return;
-        }
         // Report the first position where the lists differ: one finding per candidate.
         let at = approved
             .tools()
             .zip(candidate.tools())
-            .take_while(|(a, b)| same_name(a, b))
+            .enumerate()
+            .take_while(same)
             .count();
         if at == approved.len() && at == candidate.len() {
             return;
@@ -64,14 +60,12 @@ impl Rule for OrderedSnapshot {
     }
 }
 
-/// Tool `index`'s `name` as written (`None` where the tool has none).
-fn raw_name(surface: &Surface, index: usize) -> Option<&str> {
-    surface.tool(index).and_then(|t| t.raw_field("name"))
-}
-
 /// Whether two tools' `name` values are equal (both absent counts as equal): from their text
-/// when both are strings written without escapes, otherwise parsed.
+/// when it is the same, or when both are strings written without escapes; otherwise parsed.
 fn same_name(a: &Tool<'_>, b: &Tool<'_>) -> bool {
+    if a.raw_field("name") == b.raw_field("name") {
+        return true;
+    }
     match (a.raw_string("name"), b.raw_string("name")) {
         (Some(a), Some(b)) => a == b,
         _ => a.name() == b.name(),

@@ -93,13 +93,14 @@ fn element(
     approved: &[RawTool],
 ) -> Option<()> {
     let (old, rest) = (beside.text().as_bytes(), &scanner.bytes[scanner.at..]);
-    let mut same = approved.get(tools.len()).into_iter().chain(approved);
+    let same_place = approved.get(tools.len());
+    let mut same = same_place.into_iter().chain(approved);
     if let Some(tool) = same.find(|tool| rest.starts_with(&old[tool.span()])) {
         tools.push(tool.moved_to(scanner.at));
         scanner.at += tool.span().len();
         return Some(());
     }
-    match approved.get(tools.len()) {
+    match same_place {
         Some(same_place) => {
             let tool = changed_tool(scanner, fields, &old[same_place.span()], same_place)?;
             tools.push(tool);
@@ -301,9 +302,7 @@ mod tests {
                 b"\xc3",
                 b"\\",
             ] {
-                let mut edit = bytes.to_vec();
-                edit.splice(at..at, insert.iter().copied());
-                edits.push((edit, false));
+                edits.push((spliced(bytes, at..at, insert), false));
             }
             if at < bytes.len() {
                 let mut removed = bytes.to_vec();
@@ -317,11 +316,7 @@ mod tests {
         let spans: Vec<_> = (0..approved.len())
             .filter_map(|i| approved.tool_span(i))
             .collect();
-        let whole = |range: std::ops::Range<usize>, with: &[u8]| {
-            let mut edit = bytes.to_vec();
-            edit.splice(range, with.iter().copied());
-            (edit, true)
-        };
+        let whole = |range, with: &[u8]| (spliced(bytes, range, with), true);
         for (i, span) in spans.iter().enumerate() {
             let tool = &bytes[span.clone()];
             edits.push(whole(span.start..span.start, &[tool, b","].concat()));
@@ -340,9 +335,15 @@ mod tests {
         // A tool added after the last, unlike any approved one, is scanned: UTF-8 or not.
         let end = spans.last().unwrap().end;
         edits.push(whole(end..end, ",{\"name\":\"é\"}".as_bytes()));
-        let (not_utf8, _) = whole(end..end, b",{\"name\":\"\xc3\"}");
-        edits.push((not_utf8, false));
+        edits.push((spliced(bytes, end..end, b",{\"name\":\"\xc3\"}"), false));
         edits
+    }
+
+    /// `bytes` with `range` replaced by `with`.
+    fn spliced(bytes: &[u8], range: std::ops::Range<usize>, with: &[u8]) -> Vec<u8> {
+        let mut edit = bytes.to_vec();
+        edit.splice(range, with.iter().copied());
+        edit
     }
 
     /// Edits of tool `index`'s members, each with whether it must be read beside: a member
@@ -355,11 +356,7 @@ mod tests {
         let start = approved.tool_span(index).unwrap().start;
         let keys: Vec<&str> = tool.keys().collect();
         let places: Vec<_> = keys.iter().map(|k| tool.field_place(k).unwrap()).collect();
-        let edit = |range: std::ops::Range<usize>, with: &[u8], must_read| {
-            let mut edit = bytes.to_vec();
-            edit.splice(range, with.iter().copied());
-            (edit, must_read)
-        };
+        let edit = |range, with: &[u8], must_read| (spliced(bytes, range, with), must_read);
         let mut edits = Vec::new();
         for (i, place) in places.iter().enumerate() {
             let member = start + place.key.start - 1..start + place.value.end;
