@@ -81,6 +81,15 @@ struct Args {
     switch_to: Option<String>,
     #[arg(long, default_value_t = 1)]
     switch_after_calls: usize,
+    /// Read stdin as the most forgiving server would: split lines at `\r` too, skip a byte-order
+    /// mark, take the first JSON value of a line and ignore what follows, run every member of a
+    /// batch, match methods ignoring case and surrounding spaces, run calls without an id.
+    #[arg(long)]
+    lenient: bool,
+    /// Append every tools/call the server runs (name and arguments) to this file, one JSON line
+    /// each: the side effect a guard must prevent.
+    #[arg(long)]
+    call_log: Option<String>,
 }
 
 struct Server {
@@ -253,9 +262,51 @@ fn load(path: &str) -> Vec<Box<RawValue>> {
         .collect()
 }
 
+/// The messages a forgiving reader finds in one line (see `--lenient`).
+fn lenient_messages(line: &str) -> Vec<Value> {
+    let mut messages = Vec::new();
+    for piece in line.split('\r') {
+        let piece = piece.trim_start_matches('\u{feff}');
+        let mut values = serde_json::Deserializer::from_str(piece).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(Value::Array(batch))) => messages.extend(batch),
+            Some(Ok(value)) => messages.push(value),
+            _ => {}
+        }
+    }
+    for message in &mut messages {
+        if let Some(Value::String(method)) = message.get_mut("method") {
+            *method = method.trim().to_lowercase();
+        }
+    }
+    messages
+}
+
+/// Records a tools/call the server runs (see `--call-log`).
+fn log_call(server: &Server, message: &Value) {
+    let (Some(path), Some("tools/call")) = (
+        &server.args.call_log,
+        message.get("method").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    let entry = json!({"name": message.pointer("/params/name"),
+        "arguments": message.pointer("/params/arguments")});
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("call log is writable");
+    writeln!(file, "{entry}").expect("call log is writable");
+}
+
 fn serve_stdio(server: &Server) {
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    // Lines as bytes, so that a line that is not UTF-8 does not end the session.
+    let mut lines = stdin
+        .lock()
+        .split(b'\n')
+        .map(|line| line.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()));
     let mut out = std::io::stdout().lock();
     let mut pending: VecDeque<String> = VecDeque::new();
     loop {
@@ -266,9 +317,25 @@ fn serve_stdio(server: &Server) {
                 _ => break,
             },
         };
+        if server.args.lenient {
+            for message in lenient_messages(&line) {
+                log_call(server, &message);
+                // A call without an id runs too; it is answered as if its id were null.
+                let mut message = message;
+                if message.get("method").is_some() && message.get("id").is_none() {
+                    message["id"] = Value::Null;
+                }
+                if let Reply::Line(reply) = server.handle(&message) {
+                    writeln!(out, "{reply}").unwrap();
+                    out.flush().unwrap();
+                }
+            }
+            continue;
+        }
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
+        log_call(server, &message);
         if server.args.server_requests && message.get("method") == Some(&json!("tools/list")) {
             ask_the_client(&mut out, &mut lines, &mut pending);
         }

@@ -11,6 +11,11 @@
 //! - **Circuit.** More than `max_retries` refusals for one tool within the window opens its
 //!   circuit until a human updates the pin.
 //! - **Output assertions.** `structuredContent` is validated against the pinned outputSchema.
+//! - **Fail closed.** Every line is read once, strictly ([`crate::jsonrpc`]); a client line that
+//!   fails that reading is refused with a JSON-RPC error and never reaches the server, whatever
+//!   the mode. A server line that fails it is dropped (the client gets an error for the request
+//!   it answered). A call is decided on a live listing: until one has succeeded calls wait for
+//!   it, and after a failed or unreadable listing they are refused.
 
 mod admission;
 pub mod calls;
@@ -26,6 +31,7 @@ pub use admission::{Admission, Contract};
 
 use crate::check::rules::of_kind;
 use crate::check::RuleKind;
+use crate::jsonrpc::{self, Refusal};
 use crate::payload::{self, Limits};
 use crate::proxy::{id_json, Action, Hooks, Message, Side};
 use crate::surface::Surface;
@@ -74,6 +80,15 @@ struct Live {
     drift: HashMap<String, Vec<String>>,
 }
 
+/// What the guard knows of the live server.
+enum LiveView {
+    /// Not listed yet: calls wait for a listing.
+    NotListed,
+    Listed(Live),
+    /// The last listing failed or could not be read (why): calls are refused.
+    Failed(String),
+}
+
 /// A tools/list the guard is paging through.
 struct Listing {
     tools: Vec<Value>,
@@ -84,7 +99,7 @@ pub struct Guard {
     pinned: Surface,
     pinned_list: Vec<u8>,
     contracts: HashMap<String, Contract>,
-    live: Option<Live>,
+    live: LiveView,
     refusals: HashMap<String, Vec<Instant>>,
     open_circuits: HashMap<String, usize>,
     audit: Option<Box<dyn Write>>,
@@ -97,7 +112,8 @@ pub struct Guard {
     relisting: bool,
     /// A new listing was asked for while one was under way: start it when that one ends.
     relist_again: bool,
-    held: Vec<(String, Vec<u8>)>,
+    /// Calls waiting for a listing: canonical id, the line, its strict reading.
+    held: Vec<(String, Vec<u8>, Value)>,
 }
 
 const GUARD_ID: &str = "driftlab-guard-";
@@ -115,7 +131,7 @@ impl Guard {
             pinned,
             pinned_list,
             contracts,
-            live: None,
+            live: LiveView::NotListed,
             refusals: HashMap::new(),
             open_circuits: HashMap::new(),
             audit,
@@ -158,8 +174,11 @@ impl Guard {
     fn listed(&mut self, response: &Value) {
         let Some(result) = response.get("result") else {
             self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
-            self.listing = None;
-            self.release_held();
+            let why = format!(
+                "the server's tools/list failed: {}",
+                response.get("error").unwrap_or(&Value::Null)
+            );
+            self.listing_failed(why);
             return;
         };
         let listing = self.listing.get_or_insert(Listing { tools: Vec::new() });
@@ -182,6 +201,13 @@ impl Guard {
         }
     }
 
+    /// A listing that failed or could not be read: calls are refused until one succeeds.
+    fn listing_failed(&mut self, why: String) {
+        self.listing = None;
+        self.live = LiveView::Failed(why);
+        self.release_held();
+    }
+
     /// Diffs the live tools against the pin with the gate's engine.
     fn pin_against(&mut self, live: Value) {
         let bytes = serde_json::to_vec(&live).unwrap_or_default();
@@ -189,6 +215,7 @@ impl Guard {
             Ok(s) => s,
             Err(e) => {
                 self.record(json!({"event": "live-list-unreadable", "error": e.to_string()}));
+                self.live = LiveView::Failed(format!("the server's tools/list is unreadable: {e}"));
                 return;
             }
         };
@@ -222,7 +249,7 @@ impl Guard {
         self.record(
             json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
         );
-        self.live = Some(Live { contracts, drift });
+        self.live = LiveView::Listed(Live { contracts, drift });
     }
 
     /// Decides the calls that waited for the listing, in arrival order.
@@ -233,8 +260,8 @@ impl Guard {
             self.list_tools(None);
             return;
         }
-        for (id, bytes) in std::mem::take(&mut self.held) {
-            let (side, out) = match self.call(&id, &bytes) {
+        for (id, bytes, request) in std::mem::take(&mut self.held) {
+            let (side, out) = match self.call(&id, &request) {
                 Action::Answer(answer) => (Side::Client, answer),
                 _ => (Side::Server, bytes),
             };
@@ -242,11 +269,9 @@ impl Guard {
         }
     }
 
-    /// Admission of one tools/call request: `Forward` or `Answer` with the refusal.
-    fn call(&mut self, id: &str, bytes: &[u8]) -> Action {
-        let Ok(request) = serde_json::from_slice::<Value>(bytes) else {
-            return Action::Forward;
-        };
+    /// Admission of one tools/call request (as read strictly): `Forward` or `Answer` with the
+    /// refusal.
+    fn call(&mut self, id: &str, request: &Value) -> Action {
         let tool = request
             .pointer("/params/name")
             .and_then(Value::as_str)
@@ -308,7 +333,10 @@ impl Guard {
                 vec![format!("`{tool}` is not a tool of the pinned contract")],
             );
         };
-        if let Some(live) = &self.live {
+        if let LiveView::Failed(why) = &self.live {
+            return Admission::refuse("live-list-failed", vec![why.clone()]);
+        }
+        if let LiveView::Listed(live) = &self.live {
             if self.options.on_drift == OnDrift::Refuse {
                 let drifted: Vec<String> = match self.options.scope {
                     Scope::Tool => live.drift.get(tool).cloned().unwrap_or_default(),
@@ -417,8 +445,71 @@ impl Guard {
     }
 }
 
+impl Guard {
+    /// A client line that failed the strict reading, or one the guard will not forward: a
+    /// JSON-RPC error to the client and an audit line; the server never sees it.
+    fn refuse_message(&mut self, message: &Message<'_>, refusal: &Refusal) -> Action {
+        self.record(
+            json!({"event": "refuse-message", "id": id_json(message.id.as_deref()),
+            "method": message.method, "rule": refusal.rule, "reason": refusal.reason}),
+        );
+        Action::Answer(jsonrpc::refusal_line(
+            message.id.as_deref(),
+            refusal,
+            "driftlab guard",
+        ))
+    }
+
+    /// A server line that failed the strict reading: never passed on. The request it answers
+    /// (by a lenient reading of its id) gets an error; the guard's own listing fails.
+    fn unreadable_answer(&mut self, message: &Message<'_>, refusal: &Refusal) -> Action {
+        self.record(
+            json!({"event": "server-message-unreadable", "id": id_json(message.id.as_deref()),
+            "rule": refusal.rule, "reason": refusal.reason}),
+        );
+        let ours = message
+            .id
+            .as_deref()
+            .is_none_or(|id| id.starts_with(&format!("\"{GUARD_ID}")));
+        if self.relisting && ours {
+            self.listing_failed(format!(
+                "the server's tools/list answer is unreadable: {refusal}"
+            ));
+            return Action::Drop;
+        }
+        match (&message.id, message.is_response) {
+            (Some(id), true) => {
+                self.calls.remove(id);
+                let error = json!({"code": -32603, "message": format!(
+                    "driftlab guard: the server's answer could not be read strictly: {refusal}"),
+                    "data": {"rule": refusal.rule}});
+                Action::Replace(
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes(),
+                )
+            }
+            _ => Action::Drop,
+        }
+    }
+}
+
 impl Hooks for Guard {
     fn on_client(&mut self, message: &Message<'_>) -> Action {
+        // Fail closed: in every mode, what cannot be read exactly as the server will read it is
+        // refused, never forwarded.
+        let request = match &message.reading {
+            Ok(value) => value,
+            Err(refusal) => return self.refuse_message(message, refusal),
+        };
+        if let Some(id) = message.id.as_deref() {
+            if id.starts_with(&format!("\"{GUARD_ID}")) && !message.is_response {
+                let refusal = Refusal {
+                    code: jsonrpc::INVALID_REQUEST,
+                    rule: "reserved-id",
+                    reason: format!("ids starting with {GUARD_ID:?} are the guard's own"),
+                };
+                return self.refuse_message(message, &refusal);
+            }
+        }
         match message.method.as_deref() {
             Some("notifications/initialized") => {
                 // Forward first (the proxy writes hooks' injections after the message).
@@ -426,26 +517,40 @@ impl Hooks for Guard {
                 Action::Forward
             }
             Some("tools/call") if !message.is_response => {
+                // The strict reading guarantees a request method has an id.
                 let Some(id) = &message.id else {
-                    return Action::Forward;
+                    return Action::Drop;
                 };
+                if matches!(self.live, LiveView::NotListed) && !self.relisting {
+                    // A call before any listing (e.g. before notifications/initialized): list
+                    // now and decide when the answer is in.
+                    self.list_tools(None);
+                }
                 if self.relisting {
                     // Decide against the server's current list, not a stale one.
-                    self.held.push((id.clone(), message.bytes.to_vec()));
+                    self.held
+                        .push((id.clone(), message.bytes.to_vec(), request.clone()));
                     return Action::Drop;
                 }
-                self.call(id, message.bytes)
+                let action = self.call(id, request);
+                if matches!(self.live, LiveView::Failed(_)) && !self.relisting {
+                    // Try again, so a server that recovers is admitted again.
+                    self.list_tools(None);
+                }
+                action
             }
             _ => Action::Forward,
         }
     }
 
     fn on_server(&mut self, message: &Message<'_>) -> Action {
+        let response = match &message.reading {
+            Ok(value) => value,
+            Err(refusal) => return self.unreadable_answer(message, refusal),
+        };
         if let Some(id) = &message.id {
             if id.starts_with(&format!("\"{GUARD_ID}")) {
-                if let Ok(response) = serde_json::from_slice::<Value>(message.bytes) {
-                    self.listed(&response);
-                }
+                self.listed(response);
                 return Action::Drop;
             }
         }
@@ -469,10 +574,7 @@ impl Hooks for Guard {
                 Action::Replace(line)
             }
             Some("tools/call") => match self.calls.remove(&id) {
-                Some(tool) => match serde_json::from_slice::<Value>(message.bytes) {
-                    Ok(response) => self.assert_output(&id, &tool, &response),
-                    Err(_) => Action::Forward,
-                },
+                Some(tool) => self.assert_output(&id, &tool, response),
                 None => Action::Forward,
             },
             _ => Action::Forward,

@@ -15,10 +15,9 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::jsonrpc::{self, Profile, Refusal};
 use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
 use crate::live::{LiveError, GRACE_PERIOD};
 
@@ -44,13 +43,17 @@ pub enum Action {
 pub struct Message<'a> {
     /// The exact line, without its newline.
     pub bytes: &'a [u8],
-    /// The JSON-RPC id as written (e.g. `7` or `"a"`), if any.
+    /// The JSON-RPC id, if any: in canonical JSON (`7`, `"a"`) when the line passed the strict
+    /// reading, else as a lenient parser spelled it.
     pub id: Option<String>,
     /// A request's or notification's method; for a response, the method of the request it
     /// answers (from the client's request with the same id).
     pub method: Option<String>,
     /// Whether this is a response (an id and no method).
     pub is_response: bool,
+    /// The strict reading ([`jsonrpc::read`]): the value every parser reads from the line, or
+    /// why the line failed it. Hooks act on this value, never on a reading of their own.
+    pub reading: Result<Value, Refusal>,
 }
 
 /// A raw JSON-RPC id (as in [`Message::id`]) as a JSON value, for logs; `null` when absent.
@@ -92,14 +95,6 @@ pub struct ProxyEnd {
 enum Event {
     Client(StdoutEvent),
     Server(StdoutEvent),
-}
-
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<String>,
 }
 
 /// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
@@ -153,7 +148,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         };
         match event {
             Event::Client(StdoutEvent::Line(line)) => {
-                let message = parse(&line, &pending, false);
+                let message = parse(&line, &pending, false, jsonrpc::CLIENT);
                 if let (Some(id), Some(method), false) =
                     (&message.id, &message.method, message.is_response)
                 {
@@ -185,7 +180,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                 grace_until.get_or_insert(Instant::now() + GRACE_PERIOD);
             }
             Event::Server(StdoutEvent::Line(line)) => {
-                let message = parse(&line, &pending, true);
+                let message = parse(&line, &pending, true, jsonrpc::SERVER);
                 if let (Some(id), true) = (&message.id, message.is_response) {
                     pending.remove(id);
                 }
@@ -247,15 +242,34 @@ fn send_line(client: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
     client.flush()
 }
 
-/// The routing facts of one line (nothing for a line that is not a JSON object).
-fn parse<'a>(line: &'a [u8], pending: &HashMap<String, String>, from_server: bool) -> Message<'a> {
-    let head: Option<Head> = serde_json::from_slice(line).ok();
-    let id = head
-        .as_ref()
-        .and_then(|h| h.id)
-        .map(|r| r.get().to_string());
-    let own_method = head.as_ref().and_then(|h| h.method.clone());
-    let is_response = id.is_some() && own_method.is_none() && head.is_some();
+/// The routing facts of one line: from the strict reading when it passes; otherwise from a
+/// lenient one (for logs and for hooks that pass such lines on), with the refusal kept.
+fn parse<'a>(
+    line: &'a [u8],
+    pending: &HashMap<String, String>,
+    from_server: bool,
+    profile: Profile,
+) -> Message<'a> {
+    let (id, own_method, is_response, reading) = match jsonrpc::read(line, profile) {
+        Ok(envelope) => {
+            let is_response = envelope.is_response();
+            (
+                envelope.id,
+                envelope.method,
+                is_response,
+                Ok(envelope.value),
+            )
+        }
+        Err(refusal) => {
+            // serde_json keeps the last of repeated keys, as most servers' parsers do.
+            let head: Option<Value> = serde_json::from_slice(line).ok();
+            let field = |key: &str| head.as_ref().and_then(|h| h.get(key));
+            let id = field("id").filter(|id| !id.is_null()).map(Value::to_string);
+            let own_method = field("method").and_then(Value::as_str).map(str::to_string);
+            let is_response = id.is_some() && own_method.is_none();
+            (id, own_method, is_response, Err(refusal))
+        }
+    };
     let method = match (&own_method, is_response && from_server) {
         (Some(m), _) => Some(m.clone()),
         (None, true) => id.as_ref().and_then(|id| pending.get(id).cloned()),
@@ -266,6 +280,7 @@ fn parse<'a>(line: &'a [u8], pending: &HashMap<String, String>, from_server: boo
         id,
         method,
         is_response,
+        reading,
     }
 }
 
@@ -280,6 +295,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#,
             &pending,
             false,
+            jsonrpc::CLIENT,
         );
         assert_eq!(
             (
@@ -290,12 +306,19 @@ mod tests {
             (Some("7"), Some("tools/call"), false)
         );
         pending.insert("7".to_string(), "tools/call".to_string());
-        let response = parse(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &pending, true);
+        let response = parse(
+            br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            &pending,
+            true,
+            jsonrpc::SERVER,
+        );
         assert_eq!(
             (response.method.as_deref(), response.is_response),
             (Some("tools/call"), true)
         );
-        let garbage = parse(b"not json", &pending, true);
+        let garbage = parse(b"not json", &pending, true, jsonrpc::SERVER);
+        assert_eq!(garbage.reading.unwrap_err().code, jsonrpc::PARSE_ERROR);
+        let garbage = parse(b"not json", &pending, true, jsonrpc::SERVER);
         assert_eq!(
             (garbage.id, garbage.method, garbage.is_response),
             (None, None, false)
@@ -304,6 +327,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
             &pending,
             true,
+            jsonrpc::SERVER,
         );
         assert_eq!(
             (notification.method.as_deref(), notification.is_response),

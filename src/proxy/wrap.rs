@@ -214,7 +214,9 @@ pub fn to_one_line(bytes: &mut [u8]) {
 impl WrapHooks {
     /// A tools/call as the drifted server handles it: refused, or run on the real server.
     fn drifted_call(&mut self, message: &Message<'_>) -> Action {
-        let Ok(request) = serde_json::from_slice::<Value>(message.bytes) else {
+        // A line that fails the strict reading passes on untouched: wrap rehearses faults, it
+        // does not gate (the guard refuses such lines).
+        let Ok(request) = &message.reading else {
             return Action::Forward;
         };
         let id = id_json(message.id.as_deref());
@@ -226,7 +228,7 @@ impl WrapHooks {
             self.record(json!({"id": id, "method": "tools/call", "tool": tool, "action": "drifted-server-unlisted"}));
             return Action::Forward;
         };
-        match server.handle(&request) {
+        match server.handle(request) {
             Handled::Refused { reason } => {
                 let raw_id = message.id.as_deref().unwrap_or("null");
                 let error = json!({"code": -32602, "message": reason});
