@@ -535,3 +535,49 @@ fn a_bad_guard_study_spec_is_a_usage_error_naming_the_file() {
     );
     assert!(!dir.path().join("o").exists());
 }
+
+#[test]
+fn a_failed_or_unreadable_listing_refuses_calls_instead_of_admitting_on_the_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    for (fixture_flag, event) in [
+        ("--error-on", "live-list-failed"),
+        ("--malformed-on", "server-message-unreadable"),
+    ] {
+        let audit = dir.path().join("audit.jsonl");
+        let out = guarded(
+            &[],
+            &pin(),
+            &[fixture_flag, "tools/list"],
+            &[INIT, INITIALIZED, &valid],
+            &audit,
+        );
+        let (rule, problems) = refusal(&out, 3);
+        assert_eq!(rule, "live-list-failed", "{fixture_flag}: {problems:?}");
+        assert!(
+            audit_events(&audit).iter().any(|e| e["event"] == event),
+            "{fixture_flag}: no {event} in the audit log"
+        );
+    }
+}
+
+#[test]
+fn a_call_before_initialized_is_decided_on_a_listing_not_on_the_pin_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let removed = drifted(dir.path(), "tool-removed");
+    let (gone, arguments) = removed_tool(&removed);
+    // No notifications/initialized: the guard lists the server itself before deciding.
+    let out = guarded(
+        &[],
+        &removed,
+        &[],
+        &[INIT, &call(3, &gone, &arguments)],
+        &audit,
+    );
+    let (rule, _) = refusal(&out, 3);
+    assert_eq!(rule, "contract-drift");
+    let events = audit_events(&audit);
+    assert!(events.iter().any(|e| e["event"] == "live-listed"));
+    assert!(!events.iter().any(|e| e["event"] == "admit"));
+}
