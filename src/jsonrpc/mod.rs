@@ -34,6 +34,30 @@ pub const SERVER: Profile = Profile {
     safe_integers: false,
 };
 
+/// Every rule a line can be refused by: the strict JSON reading's, then the envelope's (the
+/// guard adds `reserved-id`). The README's table of refusals names each.
+pub const RULES: &[&str] = &[
+    "byte-order-mark",
+    "carriage-return",
+    "invalid-utf8",
+    "syntax",
+    "trailing-bytes",
+    "duplicate-key",
+    "lone-surrogate",
+    "number-out-of-range",
+    "unsafe-integer",
+    "too-deep",
+    "batch",
+    "not-an-object",
+    "jsonrpc-version",
+    "id-null",
+    "id-type",
+    "method-type",
+    "method-spelling",
+    "request-without-id",
+    "not-a-message",
+];
+
 /// JSON-RPC's code for text that is not (strictly) JSON.
 pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's code for JSON that is not a valid request.
@@ -243,9 +267,18 @@ mod tests {
                 "duplicate-key",
             ),
         ];
+        let mut seen = std::collections::BTreeSet::new();
         for (line, expected) in cases {
             assert_eq!(rule(&line), expected, "{line}");
+            seen.insert(expected);
         }
+        // Every envelope rule is listed in RULES and exercised above.
+        let envelope: Vec<&str> =
+            RULES[RULES.iter().position(|r| *r == "batch").unwrap()..].to_vec();
+        for listed in &envelope {
+            assert!(seen.contains(listed), "{listed} has no case");
+        }
+        assert!(seen.iter().all(|r| RULES.contains(r)));
     }
 
     #[test]

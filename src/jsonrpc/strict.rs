@@ -429,7 +429,12 @@ mod tests {
     };
 
     fn rule(text: &[u8]) -> &'static str {
-        parse(text, CLIENT).map_or_else(|e| e.rule, |_| "ok")
+        let rule = parse(text, CLIENT).map_or_else(|e| e.rule, |_| "ok");
+        assert!(
+            rule == "ok" || crate::jsonrpc::RULES.contains(&rule),
+            "{rule} is not in RULES"
+        );
+        rule
     }
 
     #[test]

@@ -244,7 +244,8 @@ fn send_line(client: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
 
 /// The routing facts of one line: from the strict reading when it passes; otherwise from a
 /// lenient one (for logs and for hooks that pass such lines on), with the refusal kept.
-fn parse<'a>(
+/// `pending` maps the ids of the client's requests in flight to their methods.
+pub fn parse<'a>(
     line: &'a [u8],
     pending: &HashMap<String, String>,
     from_server: bool,
