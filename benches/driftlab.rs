@@ -219,7 +219,7 @@ fn surface(value: &Value) -> driftlab::surface::Surface {
 /// The guard's admission of one call on a real pinned schema (`read_text_file` of
 /// server-filesystem): the cost it adds to every tools/call.
 fn guard_admission(c: &mut Criterion) {
-    use driftlab::guard::{Guard, GuardOptions, OnDrift, OnOutput, Scope};
+    use driftlab::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
     let pinned = payload::read(LARGE, "filesystem", Limits::default()).expect("test data is valid");
     let options = GuardOptions {
         on_drift: OnDrift::Refuse,
@@ -227,6 +227,7 @@ fn guard_admission(c: &mut Criterion) {
         max_retries: 3,
         window: std::time::Duration::from_secs(300),
         on_output: OnOutput::Warn,
+        on_audit_failure: OnAuditFailure::Refuse,
     };
     let mut guard = Guard::new(pinned, options, None);
     let valid = serde_json::json!({"path": "/tmp/notes.txt", "head": 10});

@@ -581,3 +581,119 @@ fn a_call_before_initialized_is_decided_on_a_listing_not_on_the_pin_alone() {
     assert!(events.iter().any(|e| e["event"] == "live-listed"));
     assert!(!events.iter().any(|e| e["event"] == "admit"));
 }
+
+/// `driftlab guard --audit AUDIT --approved PIN -- fixture TIME FIXTURE_FLAGS`, all lines written
+/// at once (no waiting between them); returns the client's lines, exit code and stderr.
+fn unpaced(
+    pin: &Path,
+    audit: &Path,
+    fixture_flags: &[&str],
+    lines: &[&str],
+) -> (Vec<Value>, Option<i32>, String) {
+    let mut args: Vec<String> = vec![
+        "guard".into(),
+        "--approved".into(),
+        pin.display().to_string(),
+        "--audit".into(),
+        audit.display().to_string(),
+        "--".into(),
+    ];
+    args.extend(fixture(TIME, &["--calls", "accept"]));
+    args.extend(fixture_flags.iter().map(|s| s.to_string()));
+    let mut all = lines.to_vec();
+    all.push(PING);
+    let (out, code, err) = common::live::session(env!("CARGO_BIN_EXE_driftlab"), &args, &all, "99");
+    let out = out
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+        .collect();
+    (out, code, err)
+}
+
+#[test]
+fn a_pin_whose_schema_does_not_compile_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("pin.json");
+    std::fs::write(
+        &pin,
+        r#"{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"query":{"type":"string","pattern":"(unclosed"}}}}]}"#,
+    )
+    .unwrap();
+    let mut args = vec!["guard", "--approved", pin.to_str().unwrap(), "--"];
+    let argv = fixture(TIME, &[]);
+    args.extend(argv.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("\"search\"") && err.contains("does not compile"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_audit_log_that_cannot_be_written_stops_admission_and_fails_the_run() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipped: /dev/full is missing");
+        return;
+    }
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let (out, code, err) = unpaced(
+        &pin(),
+        Path::new("/dev/full"),
+        &[],
+        &[INIT, INITIALIZED, &valid],
+    );
+    assert_eq!(refusal(&out, 3).0, "audit-log-failed");
+    assert!(err.contains("cannot write the audit log"), "{err}");
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn an_endless_or_looping_listing_is_a_failed_one_not_a_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(
+        &[],
+        &pin(),
+        &["--repeat-cursor", "--page-size", "1"],
+        &[INIT, INITIALIZED, &valid],
+        &audit,
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "live-list-failed");
+    assert!(problems[0].contains("loop"), "{problems:?}");
+}
+
+#[test]
+fn a_second_call_with_an_id_in_flight_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let first = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let second = call(
+        3,
+        "convert_time",
+        r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#,
+    );
+    let (out, _, err) = unpaced(
+        &pin(),
+        &audit,
+        &["--delay-ms", "300"],
+        &[INIT, INITIALIZED, &first, &second],
+    );
+    let answers: Vec<&Value> = out.iter().filter(|v| v["id"] == 3).collect();
+    assert_eq!(answers.len(), 2, "{out:?} {err}");
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["error"]["data"]["rule"] == "id-in-flight"),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["result"]["content"][0]["text"] == "ok"),
+        "{answers:?}"
+    );
+}

@@ -11,7 +11,7 @@ use std::fmt;
 use std::cell::RefCell;
 use std::time::Duration;
 
-use driftlab::guard::{Guard, GuardOptions, OnDrift, OnOutput, Scope};
+use driftlab::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
 use driftlab::jsonrpc::{self, strict::MAX_SAFE_INTEGER};
 use driftlab::proxy::{self, Action, Hooks, Side};
 use libfuzzer_sys::fuzz_target;
@@ -35,6 +35,7 @@ fn primed_guard() -> Guard {
             max_retries: u32::MAX,
             window: Duration::from_secs(1),
             on_output: OnOutput::Warn,
+            on_audit_failure: OnAuditFailure::Refuse,
         };
         let mut guard = Guard::new(pinned, options, None);
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use super::input::read_surface;
-use crate::guard::{Guard, GuardOptions, OnDrift, OnOutput, Scope};
+use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::proxy;
 
@@ -50,6 +50,10 @@ pub struct Args {
     /// Write every decision as a JSON line here.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+    /// What happens when the audit log cannot be written (a full disk): refuse every call from
+    /// then on, or say so on stderr and keep deciding.
+    #[arg(long, value_enum, default_value_t = OnAuditFailure::Refuse)]
+    on_audit_failure: OnAuditFailure,
     /// The server command and its arguments, after `--` (run directly, never through a shell).
     #[arg(last = true, value_name = "CMD", required = true)]
     command: Vec<String>,
@@ -77,12 +81,21 @@ pub fn run(args: Args) -> Result<u8> {
         max_retries: args.max_retries,
         window: Duration::from_secs(args.window_secs),
         on_output: args.on_output,
+        on_audit_failure: args.on_audit_failure,
     };
     let mut guard = Guard::new(pinned, options, audit);
+    // A schema that does not compile would validate nothing: refuse to start on it.
+    if let Some((tool, why)) = guard.broken_pins().first() {
+        // Debug formatting escapes what a server put in the name.
+        bail!("{}: the pinned tool {tool:?}: {why}", args.approved);
+    }
     let end = proxy::run(&args.command, &mut guard, DEFAULT_MAX_BYTES)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
     if !end.client_hung_up {
         eprintln!("driftlab guard: the server ended ({})", end.server);
+    }
+    if let Some(why) = guard.audit_failure() {
+        bail!("the audit log could not be written: {why}");
     }
     Ok(super::exit::PASS)
 }

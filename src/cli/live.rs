@@ -33,7 +33,7 @@ pub struct ServerArgs {
     #[arg(long, value_name = "JSON", default_value = "{}")]
     pub client_capabilities: String,
     /// Follow at most this many tools/list pages.
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = crate::live::DEFAULT_MAX_PAGES)]
     pub max_pages: usize,
     /// Write the server's stderr to this file (by default only its end is kept, for errors).
     #[arg(long, value_name = "FILE")]

@@ -11,8 +11,9 @@ use crate::surface::Tool;
 pub enum Admission {
     Admit,
     Refuse {
-        /// `tool-not-pinned`, `contract-drift`, `tool-not-live`, `unknown-argument`,
-        /// `invalid-arguments`, `invalid-for-live-schema` or `circuit-open`.
+        /// `tool-not-pinned`, `contract-drift`, `tool-not-live`, `pin-schema-invalid`,
+        /// `live-schema-invalid`, `unknown-argument`, `invalid-arguments`,
+        /// `invalid-for-live-schema`, `live-list-failed` or `circuit-open`.
         rule: &'static str,
         problems: Vec<String>,
     },
@@ -31,21 +32,35 @@ pub struct Contract {
     pub output: Option<jsonschema::Validator>,
     /// The input schema's `properties` names; `None` when it declares none.
     pub params: Option<BTreeSet<String>>,
+    /// Why a declared schema does not compile (an invalid `pattern`, a remote `$ref`): such a
+    /// contract validates nothing, so calls to the tool are refused rather than admitted.
+    pub broken: Option<String>,
 }
 
 impl Contract {
     pub fn of(tool: &Tool<'_>) -> Contract {
         let input = tool.input_schema().filter(|s| s.is_object());
+        let output = tool.output_schema().filter(|s| s.is_object());
+        let mut broken = None;
+        let mut compile = |schema: Option<&Value>, which: &str| {
+            schema.and_then(|s| match validator(s) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    broken.get_or_insert(format!("its {which} does not compile: {e}"));
+                    None
+                }
+            })
+        };
+        let input_validator = compile(input, "inputSchema");
+        let output_validator = compile(output, "outputSchema");
         Contract {
-            input: input.and_then(|s| validator(s).ok()),
-            output: tool
-                .output_schema()
-                .filter(|s| s.is_object())
-                .and_then(|s| validator(s).ok()),
+            input: input_validator,
+            output: output_validator,
             params: input
                 .and_then(|s| s.get("properties"))
                 .and_then(Value::as_object)
                 .map(|p| p.keys().cloned().collect()),
+            broken,
         }
     }
 }
@@ -58,6 +73,12 @@ pub fn check(
     arguments: &Value,
     hints: &[String],
 ) -> Option<Admission> {
+    if let Some(why) = &pinned.broken {
+        return Some(Admission::refuse("pin-schema-invalid", vec![why.clone()]));
+    }
+    if let Some(why) = live.and_then(|l| l.broken.as_ref()) {
+        return Some(Admission::refuse("live-schema-invalid", vec![why.clone()]));
+    }
     let Some(args) = arguments.as_object() else {
         return Some(Admission::refuse(
             "invalid-arguments",
@@ -209,5 +230,35 @@ mod tests {
         };
         assert_eq!(rule, "invalid-for-live-schema");
         assert!(problems.contains(&hints[1]), "{problems:?}");
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_refuses_instead_of_validating_nothing() {
+        let broken = contract(
+            json!({"type": "object", "properties": {"query": {"type": "string",
+            "pattern": "(unclosed"}, "limit": {"type": "integer"}}}),
+        );
+        assert!(broken.broken.as_deref().unwrap().contains("inputSchema"));
+        let bad_call = json!({"query": 12345, "limit": "not-an-int"});
+        assert_eq!(
+            rule(check(&broken, None, &bad_call, &[])),
+            "pin-schema-invalid"
+        );
+        let fine = contract(
+            json!({"type": "object", "properties": {"query": {"type": "string"},
+            "limit": {"type": "integer"}}}),
+        );
+        assert!(fine.broken.is_none());
+        assert_eq!(
+            rule(check(&fine, Some(&broken), &json!({"query": "q"}), &[])),
+            "live-schema-invalid"
+        );
+        let remote = contract(
+            json!({"type": "object", "properties": {"q": {"$ref": "https://example.com/s.json"}}}),
+        );
+        assert!(
+            remote.broken.is_some(),
+            "a remote $ref is not fetched, so it does not compile"
+        );
     }
 }

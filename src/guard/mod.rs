@@ -21,7 +21,7 @@ mod admission;
 pub mod calls;
 pub mod study;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,8 @@ pub use admission::{Admission, Contract};
 use crate::check::rules::of_kind;
 use crate::check::RuleKind;
 use crate::jsonrpc::{self, Refusal};
-use crate::payload::{self, Limits};
+use crate::live::DEFAULT_MAX_PAGES;
+use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::proxy::{id_json, Action, Hooks, Message, Side};
 use crate::surface::Surface;
 use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
@@ -71,6 +72,16 @@ pub struct GuardOptions {
     pub max_retries: u32,
     pub window: Duration,
     pub on_output: OnOutput,
+    pub on_audit_failure: OnAuditFailure,
+}
+
+/// What a guard that cannot write its audit log does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnAuditFailure {
+    /// Refuse every call from then on: no decision goes unrecorded.
+    Refuse,
+    /// Say so once on stderr and keep deciding.
+    Continue,
 }
 
 /// The guard's view of the live server, once listed.
@@ -92,6 +103,10 @@ enum LiveView {
 /// A tools/list the guard is paging through.
 struct Listing {
     tools: Vec<Value>,
+    /// Pages so far, their cursors (a repeated one is a loop) and their bytes.
+    pages: usize,
+    cursors: HashSet<String>,
+    bytes: usize,
 }
 
 pub struct Guard {
@@ -103,6 +118,8 @@ pub struct Guard {
     refusals: HashMap<String, Vec<Instant>>,
     open_circuits: HashMap<String, usize>,
     audit: Option<Box<dyn Write>>,
+    /// Why the audit log could not be written, once it could not.
+    audit_failed: Option<String>,
     /// Admitted calls waiting for their answer: id → tool.
     calls: HashMap<String, String>,
     inject: Vec<(Side, Vec<u8>)>,
@@ -135,6 +152,7 @@ impl Guard {
             refusals: HashMap::new(),
             open_circuits: HashMap::new(),
             audit,
+            audit_failed: None,
             calls: HashMap::new(),
             inject: Vec::new(),
             listing: None,
@@ -145,10 +163,36 @@ impl Guard {
         }
     }
 
+    /// Why the audit log could not be written, if it could not.
+    pub fn audit_failure(&self) -> Option<&str> {
+        self.audit_failed.as_deref()
+    }
+
+    /// The pinned tools whose schemas do not compile, with why: a guard must not start on them.
+    pub fn broken_pins(&self) -> Vec<(String, String)> {
+        let mut broken: Vec<(String, String)> = self
+            .contracts
+            .iter()
+            .filter_map(|(name, c)| Some((name.clone(), c.broken.clone()?)))
+            .collect();
+        broken.sort();
+        broken
+    }
+
     fn record(&mut self, entry: Value) {
-        if let Some(audit) = &mut self.audit {
-            let _ = writeln!(audit, "{entry}");
-            let _ = audit.flush();
+        let Some(audit) = &mut self.audit else {
+            return;
+        };
+        if self.audit_failed.is_some() {
+            return;
+        }
+        if let Err(e) = writeln!(audit, "{entry}").and_then(|()| audit.flush()) {
+            let then = match self.options.on_audit_failure {
+                OnAuditFailure::Refuse => "refusing every call from now on",
+                OnAuditFailure::Continue => "deciding on without it (--on-audit-failure continue)",
+            };
+            eprintln!("driftlab guard: cannot write the audit log ({e}): {then}");
+            self.audit_failed = Some(e.to_string());
         }
     }
 
@@ -181,14 +225,36 @@ impl Guard {
             self.listing_failed(why);
             return;
         };
-        let listing = self.listing.get_or_insert(Listing { tools: Vec::new() });
+        let listing = self.listing.get_or_insert(Listing {
+            tools: Vec::new(),
+            pages: 0,
+            cursors: HashSet::new(),
+            bytes: 0,
+        });
+        listing.pages += 1;
+        listing.bytes += result.to_string().len();
         if let Some(Value::Array(tools)) = result.get("tools") {
             listing.tools.extend(tools.iter().cloned());
         }
-        match result
+        let cursor = result
             .get("nextCursor")
-            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()))
-        {
+            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()));
+        // The capture's bounds: an endless, looping or huge listing is a failed one.
+        let over = if listing.pages >= DEFAULT_MAX_PAGES && cursor.is_some() {
+            Some(format!("more than {DEFAULT_MAX_PAGES} pages"))
+        } else if listing.bytes > DEFAULT_MAX_BYTES {
+            Some(format!("more than {DEFAULT_MAX_BYTES} bytes"))
+        } else if cursor.is_some_and(|c| !listing.cursors.insert(c.to_string())) {
+            Some("a cursor it had already given (a loop)".to_string())
+        } else {
+            None
+        };
+        if let Some(over) = over {
+            self.record(json!({"event": "live-list-failed", "error": over}));
+            self.listing_failed(format!("the server's tools/list has {over}"));
+            return;
+        }
+        match cursor {
             Some(cursor) => {
                 let cursor = cursor.clone();
                 self.list_tools(Some(&cursor));
@@ -327,6 +393,16 @@ impl Guard {
 
     /// The admission rules for one call, without the circuit and its bookkeeping.
     pub fn decide(&self, tool: &str, arguments: &Value) -> Admission {
+        if let (Some(why), OnAuditFailure::Refuse) =
+            (&self.audit_failed, self.options.on_audit_failure)
+        {
+            return Admission::refuse(
+                "audit-log-failed",
+                vec![format!(
+                    "the guard cannot write its audit log ({why}), so it admits nothing"
+                )],
+            );
+        }
         let Some(pinned) = self.contracts.get(tool) else {
             return Admission::refuse(
                 "tool-not-pinned",
@@ -521,6 +597,16 @@ impl Hooks for Guard {
                 let Some(id) = &message.id else {
                     return Action::Drop;
                 };
+                if self.calls.contains_key(id) || self.held.iter().any(|(held, ..)| held == id) {
+                    // Its answer could not be told from the other call's, nor checked against
+                    // the right tool.
+                    let refusal = Refusal {
+                        code: jsonrpc::INVALID_REQUEST,
+                        rule: "id-in-flight",
+                        reason: format!("the id {id} is already used by a call in flight"),
+                    };
+                    return self.refuse_message(message, &refusal);
+                }
                 if matches!(self.live, LiveView::NotListed) && !self.relisting {
                     // A call before any listing (e.g. before notifications/initialized): list
                     // now and decide when the answer is in.

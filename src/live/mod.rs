@@ -35,6 +35,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a server may take to exit after its stdin is closed before its process group is
 /// killed.
+/// How many tools/list pages a listing follows by default (`capture --max-pages`, and the
+/// guard's own listings): an endless or looping cursor ends there.
+pub const DEFAULT_MAX_PAGES: usize = 100;
+
 pub const GRACE_PERIOD: Duration = Duration::from_secs(2);
 
 /// Why talking to a server failed. Each message is one line; the caller prefixes the server.
