@@ -54,6 +54,10 @@ pub struct Args {
     /// then on, or say so on stderr and keep deciding.
     #[arg(long, value_enum, default_value_t = OnAuditFailure::Refuse)]
     on_audit_failure: OnAuditFailure,
+    /// The longest line either side may send; each direction also holds at most about this
+    /// many bytes in flight (a peer that stops reading slows the other down instead).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
     /// The server command and its arguments, after `--` (run directly, never through a shell).
     #[arg(last = true, value_name = "CMD", required = true)]
     command: Vec<String>,
@@ -89,10 +93,13 @@ pub fn run(args: Args) -> Result<u8> {
         // Debug formatting escapes what a server put in the name.
         bail!("{}: the pinned tool {tool:?}: {why}", args.approved);
     }
-    let end = proxy::run(&args.command, &mut guard, DEFAULT_MAX_BYTES)
+    let end = proxy::run(&args.command, &mut guard, args.max_bytes)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
     if !end.client_hung_up {
         eprintln!("driftlab guard: the server ended ({})", end.server);
+    }
+    if let Some(why) = end.failure {
+        bail!("live:{}: {why}", args.command.join(" "));
     }
     if let Some(why) = guard.audit_failure() {
         bail!("the audit log could not be written: {why}");

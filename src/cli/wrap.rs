@@ -74,6 +74,10 @@ pub struct Args {
     /// Write every decision as a JSON line here.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// The longest line either side may send; each direction also holds at most about this
+    /// many bytes in flight (a peer that stops reading slows the other down instead).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
     /// The server command and its arguments, after `--` (run directly, never through a shell).
     #[arg(last = true, value_name = "CMD", required = true)]
     command: Vec<String>,
@@ -119,10 +123,13 @@ pub fn run(args: Args) -> Result<u8> {
         },
         log,
     );
-    let end = proxy::run(&args.command, &mut hooks, DEFAULT_MAX_BYTES)
+    let end = proxy::run(&args.command, &mut hooks, args.max_bytes)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
     if !end.client_hung_up {
         eprintln!("driftlab wrap: the server ended ({})", end.server);
+    }
+    if let Some(why) = end.failure {
+        bail!("live:{}: {why}", args.command.join(" "));
     }
     Ok(super::exit::PASS)
 }

@@ -112,6 +112,12 @@ impl ServerProcess {
         }
     }
 
+    /// The server's stdin, for a writer of the caller's own (e.g. a thread); later
+    /// [`write_line`](Self::write_line) calls fail and closing is then the caller's.
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
     /// Closes the server's stdin (it sees end of input).
     pub fn close_stdin(&mut self) {
         drop(self.stdin.take());

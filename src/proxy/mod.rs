@@ -7,10 +7,11 @@
 //! the messages in the order they arrived and their decisions depend only on that order.
 
 pub mod drifted_server;
+pub mod flow;
 pub mod wrap;
 
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -20,6 +21,7 @@ use serde_json::Value;
 use crate::jsonrpc::{self, Profile, Refusal};
 use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
 use crate::live::{LiveError, GRACE_PERIOD};
+use flow::{Budget, Credit, Writer};
 
 /// What to do with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,51 +92,85 @@ pub struct ProxyEnd {
     pub server: String,
     /// Whether the client closed its side first.
     pub client_hung_up: bool,
+    /// Why the session could not go on, when something broke it (a line over the limit, a read
+    /// that failed); the client was told.
+    pub failure: Option<String>,
 }
 
 enum Event {
-    Client(StdoutEvent),
-    Server(StdoutEvent),
+    Client(StdoutEvent, Credit),
+    Server(StdoutEvent, Credit),
+    /// Writing to the client failed: it stopped reading for good.
+    ClientGone,
 }
 
 /// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
 /// server's stdout closes (after the client hung up, or on its own). The server's stderr passes
-/// through to ours.
+/// through to ours. Each direction is written by a thread of its own and bounded to about
+/// `max_line` bytes in flight ([`flow`]), so neither peer can block the other through the proxy
+/// or grow its memory.
 pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<ProxyEnd, LiveError> {
     let (mut server, server_out, _) = ServerProcess::spawn(argv, Stdio::inherit())?;
-    let (tx, events) = mpsc::sync_channel::<Event>(256);
+    let server_in = server
+        .take_stdin()
+        .ok_or_else(|| LiveError::Protocol("the server's stdin is not a pipe".into()))?;
+    let (tx, events) = mpsc::channel::<Event>();
+    let (client_budget, server_budget) = (Budget::new(max_line), Budget::new(max_line));
     let client_tx = tx.clone();
     std::thread::spawn(move || {
         read_lines_with(io::stdin().lock(), max_line, true, |e| {
-            client_tx.send(Event::Client(e)).is_ok()
+            let credit = match &e {
+                StdoutEvent::Line(line) => client_budget.take(line.len() + 1),
+                _ => Credit::none(),
+            };
+            client_tx.send(Event::Client(e, credit)).is_ok()
         })
     });
+    let server_tx = tx.clone();
     std::thread::spawn(move || {
         read_lines_with(server_out, max_line, true, |e| {
-            tx.send(Event::Server(e)).is_ok()
+            let credit = match &e {
+                StdoutEvent::Line(line) => server_budget.take(line.len() + 1),
+                _ => Credit::none(),
+            };
+            server_tx.send(Event::Server(e, credit)).is_ok()
         })
     });
-    let mut client = io::BufWriter::new(io::stdout().lock());
+    // A server that stopped reading has exited or is about to: its stdout closing ends the loop.
+    let mut to_server = Writer::spawn(server_in, |_| {});
+    let to_client = Writer::spawn(io::stdout(), move |_| {
+        let _ = tx.send(Event::ClientGone);
+    });
     let mut pending: HashMap<String, String> = HashMap::new();
-    let mut delayed: Vec<(Instant, Vec<u8>)> = Vec::new();
+    let mut delayed: Vec<(Instant, Vec<u8>, Credit)> = Vec::new();
     let mut client_hung_up = false;
-    let mut client_gone = false;
+    let mut failure: Option<String> = None;
     // After the client hangs up the server has the grace period to finish and exit.
     let mut grace_until: Option<Instant> = None;
+    let too_long = |who: &str| {
+        format!("{who} sent a line over the {max_line}-byte limit, so the session ends")
+    };
+    let tell_client = |to_client: &Writer, why: &str| {
+        let error = serde_json::json!({"code": -32603, "message": format!("driftlab: {why}")});
+        to_client.send(
+            format!(r#"{{"jsonrpc":"2.0","id":null,"error":{error}}}"#).into_bytes(),
+            Credit::none(),
+        );
+    };
     loop {
         if grace_until.is_some_and(|until| Instant::now() >= until) {
             break;
         }
         // Deliver what is due, then wait for the next message or the next due time.
         let now = Instant::now();
-        delayed.sort_by_key(|(due, _)| *due);
-        while delayed.first().is_some_and(|(due, _)| *due <= now) {
-            let (_, bytes) = delayed.remove(0);
-            client_gone |= send_line(&mut client, &bytes).is_err();
+        delayed.sort_by_key(|(due, ..)| *due);
+        while delayed.first().is_some_and(|(due, ..)| *due <= now) {
+            let (_, bytes, credit) = delayed.remove(0);
+            to_client.send(bytes, credit);
         }
         let next = delayed
             .first()
-            .map(|(due, _)| *due)
+            .map(|(due, ..)| *due)
             .into_iter()
             .chain(grace_until)
             .min();
@@ -147,7 +183,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match event {
-            Event::Client(StdoutEvent::Line(line)) => {
+            Event::Client(StdoutEvent::Line(line), credit) => {
                 let message = parse(&line, &pending, false, jsonrpc::CLIENT);
                 if let (Some(id), Some(method), false) =
                     (&message.id, &message.method, message.is_response)
@@ -155,91 +191,102 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     pending.insert(id.clone(), method.clone());
                 }
                 match hooks.on_client(&message) {
-                    Action::Forward => write_server(&mut server, &line),
-                    Action::Replace(bytes) => write_server(&mut server, &bytes),
+                    Action::Forward => to_server.send(line.clone(), credit),
+                    Action::Replace(bytes) => to_server.send(bytes, credit),
                     Action::Answer(bytes) => {
                         if let Some(id) = &message.id {
                             pending.remove(id);
                         }
-                        client_gone |= send_line(&mut client, &bytes).is_err();
+                        to_client.send(bytes, credit);
                     }
                     Action::CrashServer => server.kill(),
                     Action::Drop | Action::Delay(..) => {}
                 }
                 for (side, extra) in hooks.injections() {
                     match side {
-                        Side::Server => write_server(&mut server, &extra),
-                        Side::Client => client_gone |= send_line(&mut client, &extra).is_err(),
+                        Side::Server => to_server.send(extra, Credit::none()),
+                        Side::Client => to_client.send(extra, Credit::none()),
                     }
                 }
             }
-            Event::Client(_) => {
-                // The client hung up (or sent an over-long line): the server sees end of input.
+            Event::Client(end, _) => {
+                // The client hung up (or broke the limit): the server sees end of input.
+                if let StdoutEvent::TooLong = end {
+                    let why = too_long("the client");
+                    tell_client(&to_client, &why);
+                    failure.get_or_insert(why);
+                }
                 client_hung_up = true;
-                server.close_stdin();
+                to_server.close();
                 grace_until.get_or_insert(Instant::now() + GRACE_PERIOD);
             }
-            Event::Server(StdoutEvent::Line(line)) => {
+            Event::Server(StdoutEvent::Line(line), credit) => {
                 let message = parse(&line, &pending, true, jsonrpc::SERVER);
                 if let (Some(id), true) = (&message.id, message.is_response) {
                     pending.remove(id);
                 }
                 let action = hooks.on_server(&message);
-                let out = match action {
-                    Action::Forward => Some(line),
-                    Action::Replace(bytes) | Action::Answer(bytes) => Some(bytes),
+                match action {
+                    Action::Forward => to_client.send(line.clone(), credit),
+                    Action::Replace(bytes) | Action::Answer(bytes) => to_client.send(bytes, credit),
                     Action::Delay(by, bytes) => {
-                        delayed.push((Instant::now() + by, bytes.unwrap_or(line)));
-                        None
+                        delayed.push((Instant::now() + by, bytes.unwrap_or(line.clone()), credit));
                     }
-                    Action::Drop => None,
-                    Action::CrashServer => {
-                        server.kill();
-                        None
-                    }
-                };
-                if let Some(bytes) = out {
-                    client_gone |= send_line(&mut client, &bytes).is_err();
+                    Action::Drop => {}
+                    Action::CrashServer => server.kill(),
                 }
                 for (side, extra) in hooks.injections() {
                     match side {
-                        Side::Server => write_server(&mut server, &extra),
-                        Side::Client => client_gone |= send_line(&mut client, &extra).is_err(),
+                        Side::Server => to_server.send(extra, Credit::none()),
+                        Side::Client => to_client.send(extra, Credit::none()),
                     }
                 }
             }
-            Event::Server(_) => break,
-        }
-        if client_gone {
-            // The client stopped reading: nothing more can reach it.
-            client_hung_up = true;
-            break;
+            Event::Server(end, _) => {
+                let why = match end {
+                    StdoutEvent::TooLong => Some(too_long("the server")),
+                    StdoutEvent::Failed(e) => Some(format!("reading the server failed: {e}")),
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    tell_client(&to_client, &why);
+                    failure = Some(why);
+                }
+                break;
+            }
+            Event::ClientGone => {
+                // The client stopped reading: nothing more can reach it.
+                client_hung_up = true;
+                break;
+            }
         }
     }
-    for (_, bytes) in std::mem::take(&mut delayed) {
-        if send_line(&mut client, &bytes).is_err() {
-            break;
-        }
+    for (_, bytes, credit) in std::mem::take(&mut delayed) {
+        to_client.send(bytes, credit);
     }
+    to_server.close();
     server.close();
+    to_server.finish();
+    finish_within(to_client, GRACE_PERIOD);
     let status = server
         .exit_status(Duration::ZERO)
         .map_or("exited".to_string(), describe_status);
     Ok(ProxyEnd {
         server: status,
         client_hung_up,
+        failure,
     })
 }
 
-fn write_server(server: &mut ServerProcess, line: &[u8]) {
-    // A server that stopped reading has exited or is about to: its stdout closing ends the loop.
-    let _ = server.write_line(line);
-}
-
-fn send_line(client: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
-    client.write_all(bytes)?;
-    client.write_all(b"\n")?;
-    client.flush()
+/// Lets the client's writer finish what it holds, but not wait forever on a client that stopped
+/// reading without closing.
+fn finish_within(writer: Writer, patience: Duration) {
+    let (done_tx, done) = mpsc::channel();
+    std::thread::spawn(move || {
+        writer.finish();
+        let _ = done_tx.send(());
+    });
+    let _ = done.recv_timeout(patience);
 }
 
 /// The routing facts of one line: from the strict reading when it passes; otherwise from a

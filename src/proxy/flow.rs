@@ -1,0 +1,208 @@
+//! Flow control for the proxy: each direction has a writer thread of its own, so the loop never
+//! blocks on a peer that is not reading, and a byte budget, so a peer that is not reading slows
+//! down the side that sends to it instead of growing the proxy's memory.
+//!
+//! A line read from one side takes its length from that side's [`Budget`] before the loop sees
+//! it (the reader waits while the budget is spent) and gives it back once whatever it became has
+//! been written, or once it was dropped. So at most about one budget of bytes per direction is in
+//! flight, whatever the peers do, and the two directions never wait on each other.
+
+use std::io::{self, Write};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Bytes in flight from one side.
+pub struct Budget {
+    used: Mutex<usize>,
+    freed: Condvar,
+    limit: usize,
+}
+
+impl Budget {
+    pub fn new(limit: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            used: Mutex::new(0),
+            freed: Condvar::new(),
+            limit,
+        })
+    }
+
+    /// Takes `n` bytes, waiting while they would exceed the limit (a line larger than the whole
+    /// budget still passes when nothing else is in flight).
+    pub fn take(self: &Arc<Budget>, n: usize) -> Credit {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && *used + n > self.limit {
+            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += n;
+        Credit {
+            budget: Some(Arc::clone(self)),
+            n,
+        }
+    }
+
+    #[cfg(test)]
+    fn used(&self) -> usize {
+        *self.used.lock().unwrap()
+    }
+}
+
+/// Bytes taken from a [`Budget`]; given back when dropped.
+pub struct Credit {
+    budget: Option<Arc<Budget>>,
+    n: usize,
+}
+
+impl Credit {
+    /// Credit for bytes no peer sent (the hooks' own messages).
+    pub fn none() -> Credit {
+        Credit { budget: None, n: 0 }
+    }
+}
+
+impl Drop for Credit {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            let mut used = budget.used.lock().unwrap_or_else(|e| e.into_inner());
+            *used -= self.n;
+            budget.freed.notify_all();
+        }
+    }
+}
+
+impl std::fmt::Debug for Credit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Credit({})", self.n)
+    }
+}
+
+/// A thread that writes lines to one peer in order; the loop hands lines over without waiting.
+pub struct Writer {
+    lines: Option<mpsc::Sender<(Vec<u8>, Credit)>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Writes each line and a newline to `sink`, flushing after each; `failed` runs once when a
+    /// write fails (the peer stopped reading for good), after which lines are discarded.
+    pub fn spawn(
+        mut sink: impl Write + Send + 'static,
+        failed: impl FnOnce(io::Error) + Send + 'static,
+    ) -> Writer {
+        let (tx, rx) = mpsc::channel::<(Vec<u8>, Credit)>();
+        let thread = std::thread::spawn(move || {
+            let mut failed = Some(failed);
+            for (line, credit) in rx {
+                if failed.is_some() {
+                    let written = sink
+                        .write_all(&line)
+                        .and_then(|()| sink.write_all(b"\n"))
+                        .and_then(|()| sink.flush());
+                    if let Err(e) = written {
+                        if let Some(report) = failed.take() {
+                            report(e);
+                        }
+                    }
+                }
+                drop(credit);
+            }
+        });
+        Writer {
+            lines: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    pub fn send(&self, line: Vec<u8>, credit: Credit) {
+        if let Some(lines) = &self.lines {
+            // A writer that ended has already reported why.
+            let _ = lines.send((line, credit));
+        }
+    }
+
+    /// No more lines: the writer writes what it has, then closes the sink.
+    pub fn close(&mut self) {
+        self.lines = None;
+    }
+
+    /// Closes and waits until everything handed over has been written (or failed).
+    pub fn finish(mut self) {
+        self.close();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_budget_holds_back_what_exceeds_it_until_credit_is_given_back() {
+        let budget = Budget::new(10);
+        let first = budget.take(6);
+        let waiting = {
+            let budget = Arc::clone(&budget);
+            std::thread::spawn(move || budget.take(6))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(budget.used(), 6, "the second take waits");
+        drop(first);
+        let second = waiting.join().unwrap();
+        assert_eq!(budget.used(), 6);
+        drop(second);
+        assert_eq!(budget.used(), 0);
+        // One line larger than the whole budget passes when nothing else is in flight.
+        let big = budget.take(100);
+        assert_eq!(budget.used(), 100);
+        drop(big);
+    }
+
+    #[test]
+    fn a_writer_writes_in_order_and_gives_credit_back_after_writing() {
+        let budget = Budget::new(1000);
+        let shared = Arc::new(Mutex::new(Vec::new()));
+        struct Shared(Arc<Mutex<Vec<u8>>>);
+        impl Write for Shared {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let writer = Writer::spawn(Shared(Arc::clone(&shared)), |_| {});
+        writer.send(b"a".to_vec(), budget.take(2));
+        writer.send(b"bc".to_vec(), budget.take(3));
+        writer.finish();
+        assert_eq!(&*shared.lock().unwrap(), b"a\nbc\n");
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn a_failed_write_is_reported_once_and_later_lines_still_give_credit_back() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::Error::other("full"))
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let budget = Budget::new(100);
+        let reports = Arc::new(Mutex::new(0));
+        let counter = Arc::clone(&reports);
+        let writer = Writer::spawn(Full, move |_| *counter.lock().unwrap() += 1);
+        for _ in 0..3 {
+            writer.send(b"x".to_vec(), budget.take(2));
+        }
+        writer.finish();
+        assert_eq!(*reports.lock().unwrap(), 1);
+        assert_eq!(budget.used(), 0);
+    }
+}
