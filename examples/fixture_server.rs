@@ -64,6 +64,9 @@ struct Args {
     /// With --http: answer with an SSE stream (a notification event, then the response).
     #[arg(long)]
     sse: bool,
+    /// With --sse: the Content-Type of the stream, as spelled (media types are case-insensitive).
+    #[arg(long, default_value = "text/event-stream")]
+    sse_media_type: String,
     /// How tools/call is answered: `rpc-error` (-32602), `tool-error` (isError: true),
     /// `accept` (a normal result, whatever the arguments) or `echo` (a normal result whose
     /// `structuredContent` is the call's params as received).
@@ -86,6 +89,10 @@ struct Args {
     /// batch, match methods ignoring case and surrounding spaces, run calls without an id.
     #[arg(long)]
     lenient: bool,
+    /// Raw JSON members spliced into the initialize result as sent (e.g. `"x":1e999`), for a
+    /// server whose answer no strict reader accepts.
+    #[arg(long)]
+    initialize_extra: Option<String>,
     /// Append every tools/call the server runs (name and arguments) to this file, one JSON line
     /// each: the side effect a guard must prevent.
     #[arg(long)]
@@ -140,7 +147,8 @@ impl Server {
                 "capabilities": {"tools": {"listChanged": true}},
                 "serverInfo": {"name": "driftlab-fixture", "version": "1.0.0"},
             })
-            .to_string(),
+            .to_string()
+            .replacen('{', &self.args.initialize_extra.as_ref().map_or("{".into(), |x| format!("{{{x},")), 1),
             "tools/list" => self.page(message.pointer("/params/cursor").and_then(Value::as_str)),
             "ping" => "{}".into(),
             "tools/call" => match self.args.calls.as_str() {
@@ -502,7 +510,10 @@ fn http_exchange(
         );
         respond(
             "200 OK",
-            &format!("{session_header}Content-Type: text/event-stream\r\n"),
+            &format!(
+                "{session_header}Content-Type: {}\r\n",
+                server.args.sse_media_type
+            ),
             &events,
         );
     } else {

@@ -464,3 +464,78 @@ fn http_errors_are_one_line() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no server"), "{}", stderr(&output));
 }
+
+#[test]
+fn an_event_stream_is_recognised_whatever_the_case_of_its_media_type() {
+    let (mut server, port) = http_fixture(&["--sse", "--sse-media-type", "Text/Event-Stream"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("capture.json");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let output = run(&["capture", "-o", out.to_str().unwrap(), "--url", &url]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        read_json(&out)["toolsList"]["tools"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_redirect_is_refused_and_no_header_reaches_the_other_origin() {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    let other_port = other.local_addr().unwrap().port();
+    other.set_nonblocking(true).unwrap();
+    let redirecting = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = redirecting.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        // Answer every connection with a redirect to the other origin, for up to 5 s.
+        redirecting.set_nonblocking(true).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok((mut stream, _)) = redirecting.accept() {
+                stream.set_nonblocking(false).unwrap();
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let answer = format!(
+                    "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{other_port}/mcp\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                let _ = stream.write_all(answer.as_bytes());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let output = run(&[
+        "capture",
+        "--url",
+        &url,
+        "--header",
+        "Authorization: Bearer secret",
+        "--timeout",
+        "5",
+    ]);
+    let e = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("redirect (HTTP 307)") && e.contains(&other_port.to_string()),
+        "{e}"
+    );
+    assert!(other.accept().is_err(), "the other origin was contacted");
+    drop(server);
+}
+
+#[test]
+fn a_capture_driftlab_could_not_read_is_not_written() {
+    for extra in [r#""x":1e999"#, r#""x":"\ud800""#] {
+        let e = failure(&[], &fixture(TIME, &["--initialize-extra", extra]));
+        assert!(
+            e.contains("cannot be kept as a capture") && e.contains("nothing was written"),
+            "{extra}: {e}"
+        );
+    }
+}

@@ -64,6 +64,14 @@ pub fn run(args: Args) -> Result<u8> {
             .map_or(0, |d| d.as_secs()),
     );
     let bytes = capture_file::render(&first, &target, &captured_at, runs.as_ref());
+    // Never write a file driftlab itself cannot read (a server's `1e999`, lone surrogate or
+    // deep nesting, in its initialize result or its tools).
+    let unlimited = Limits {
+        max_bytes: usize::MAX,
+    };
+    if let Err(e) = payload::parse_json(&bytes, "the capture", unlimited) {
+        bail!("the server's answers cannot be kept as a capture driftlab can read: {e}; nothing was written");
+    }
     match &args.out {
         Some(path) => output::write_atomic(path, &bytes)
             .with_context(|| format!("cannot write {}", path.display()))?,

@@ -39,6 +39,8 @@ impl HttpTransport {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .http_status_as_error(false)
+            // A redirect could carry --header credentials to another origin: none is followed.
+            .max_redirects(0)
             .build()
             .into();
         HttpTransport {
@@ -151,7 +153,18 @@ impl Transport for HttpTransport {
         if let Some(id) = header("mcp-session-id") {
             self.session_id = Some(id);
         }
-        let content_type = header("content-type").unwrap_or_default();
+        // Media types are case-insensitive (`Text/Event-Stream`).
+        let content_type = header("content-type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if (300..400).contains(&status) {
+            return Err(LiveError::Http(format!(
+                "{} answered {phase} with a redirect (HTTP {status}) to {}; driftlab follows no \
+                 redirect, so that no header reaches another origin: give the final URL",
+                self.url,
+                excerpt(header("location").unwrap_or_default().as_bytes(), 200)
+            )));
+        }
         let limit = self.max_message as u64;
         if !(200..300).contains(&status) {
             let body = response
