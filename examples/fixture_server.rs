@@ -89,6 +89,16 @@ struct Args {
     /// batch, match methods ignoring case and surrounding spaces, run calls without an id.
     #[arg(long)]
     lenient: bool,
+    /// After answering initialize, write notifications to stdout without end, reading nothing.
+    #[arg(long)]
+    flood_after_initialize: bool,
+    /// Before answering tools/list, send this many ping requests without reading any answer.
+    #[arg(long, default_value_t = 0)]
+    requests_before_reading: usize,
+    /// Start `setsid sleep 300` (a helper in a session of its own) holding our stderr open,
+    /// and write its pid to this file.
+    #[arg(long)]
+    daemon_holding_stderr: Option<String>,
     /// Raw JSON members spliced into the initialize result as sent (e.g. `"x":1e999`), for a
     /// server whose answer no strict reader accepts.
     #[arg(long)]
@@ -213,6 +223,15 @@ impl Server {
 fn main() {
     let args = Args::parse();
     let tools = load(&args.payload);
+    if let Some(pidfile) = &args.daemon_holding_stderr {
+        #[allow(clippy::zombie_processes)]
+        let child = Command::new("setsid")
+            .args(["sleep", "300"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("setsid starts");
+        std::fs::write(pidfile, child.id().to_string()).expect("pid file is writable");
+    }
     if let Some(pidfile) = &args.spawn_grandchild {
         // Deliberately never waited for: the test checks that driftlab's process-group kill
         // takes it down with us.
@@ -344,6 +363,14 @@ fn serve_stdio(server: &Server) {
             continue;
         };
         log_call(server, &message);
+        if server.args.requests_before_reading > 0
+            && message.get("method") == Some(&json!("tools/list"))
+        {
+            for n in 0..server.args.requests_before_reading {
+                writeln!(out, r#"{{"jsonrpc":"2.0","id":"p{n}","method":"ping"}}"#).unwrap();
+            }
+            out.flush().unwrap();
+        }
         if server.args.server_requests && message.get("method") == Some(&json!("tools/list")) {
             ask_the_client(&mut out, &mut lines, &mut pending);
         }
@@ -368,6 +395,14 @@ fn serve_stdio(server: &Server) {
                 }
                 out.write_all(text.as_bytes()).unwrap();
                 out.flush().unwrap();
+                if server.args.flood_after_initialize
+                    && message.get("method") == Some(&json!("initialize"))
+                {
+                    // Never read again, never stop writing.
+                    let line = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"flood\"}}\n";
+                    while out.write_all(line.as_bytes()).is_ok() {}
+                    return;
+                }
             }
         }
     }

@@ -539,3 +539,86 @@ fn a_capture_driftlab_could_not_read_is_not_written() {
         );
     }
 }
+
+/// `driftlab ARGS`, killed after `limit` (a hang fails the test instead of stalling the run).
+fn run_bounded(args: &[String], limit: Duration) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_driftlab"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("driftlab {args:?} still ran after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn capture_args(dir: &Path, flags: &[&str], fixture_flags: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = vec!["capture".into(), "-o".into()];
+    args.push(dir.join("capture.json").display().to_string());
+    args.extend(flags.iter().map(|s| s.to_string()));
+    args.push("--".into());
+    args.extend(fixture(TIME, fixture_flags));
+    args
+}
+
+#[test]
+fn a_server_that_never_stops_writing_cannot_keep_a_failed_capture_open() {
+    // The stdout reader used to block on its full channel, and closing joined it: for good.
+    let dir = tempfile::tempdir().unwrap();
+    let args = capture_args(
+        dir.path(),
+        &["--timeout", "1"],
+        &["--flood-after-initialize"],
+    );
+    let output = run_bounded(&args, Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no answer to tools/list within 1 s"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_server_that_sends_requests_before_reading_does_not_deadlock_the_session() {
+    // 20,000 pings before it reads a line: our answers fill its stdin pipe long before.
+    let dir = tempfile::tempdir().unwrap();
+    let args = capture_args(
+        dir.path(),
+        &["--timeout", "10"],
+        &["--requests-before-reading", "20000"],
+    );
+    let output = run_bounded(&args, Duration::from_secs(60));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        read_json(&dir.path().join("capture.json"))["toolsList"]["tools"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_helper_holding_the_servers_stderr_does_not_hold_the_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("daemon.pid");
+    let args = capture_args(
+        dir.path(),
+        &[],
+        &["--daemon-holding-stderr", pidfile.to_str().unwrap()],
+    );
+    let output = run_bounded(&args, Duration::from_secs(30));
+    let daemon = std::fs::read_to_string(&pidfile).unwrap();
+    // The helper lives in a session of its own, out of the server's group: end it here.
+    let _ = std::process::Command::new("kill")
+        .arg(daemon.trim())
+        .status();
+    assert!(output.status.success(), "{}", stderr(&output));
+}

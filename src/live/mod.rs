@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod capture_file;
+pub mod flow;
 pub mod http;
 pub mod session;
 pub mod stdio;

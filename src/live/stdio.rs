@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use super::flow::{Budget, Writer};
 use super::text::excerpt;
 use super::{LiveError, Transport, GRACE_PERIOD};
 
@@ -182,6 +183,14 @@ pub struct StdioTransport {
     max_line: usize,
     stderr: Arc<Mutex<StderrLog>>,
     readers: Vec<JoinHandle<()>>,
+    /// Writes to the server's stdin on a thread of its own, at most `max_line` bytes queued: a
+    /// server that sends requests without reading our answers cannot block the session.
+    to_server: Writer,
+    queued: Arc<Budget>,
+    /// Why writing to the server failed, once it did.
+    write_failed: Arc<Mutex<Option<io::ErrorKind>>>,
+    /// How long a write may wait for room: the timeout of the phase under way.
+    send_timeout: Duration,
 }
 
 #[derive(Default)]
@@ -215,8 +224,14 @@ impl StdioTransport {
             })?),
             None => None,
         };
-        let (process, stdout, stderr) = ServerProcess::spawn_in(argv, Stdio::piped(), launch)?;
+        let (mut process, stdout, stderr) = ServerProcess::spawn_in(argv, Stdio::piped(), launch)?;
         let stderr = stderr.expect("stderr was requested as a pipe");
+        let stdin = process.take_stdin().expect("stdin was requested as a pipe");
+        let write_failed = Arc::new(Mutex::new(None));
+        let failed = Arc::clone(&write_failed);
+        let to_server = Writer::spawn(stdin, move |e: io::Error| {
+            *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.kind());
+        });
         // A small bound: a server that floods stdout waits for us instead of filling memory.
         let (tx, lines) = mpsc::sync_channel(256);
         let log = Arc::new(Mutex::new(StderrLog::default()));
@@ -233,6 +248,10 @@ impl StdioTransport {
             max_line,
             stderr: log,
             readers,
+            to_server,
+            queued: Budget::new(max_line),
+            write_failed,
+            send_timeout: Duration::from_secs(30),
         })
     }
 
@@ -274,19 +293,33 @@ pub fn describe_status(status: ExitStatus) -> String {
 
 impl Transport for StdioTransport {
     fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
-        self.process.write_line(message).map_err(|e| {
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                self.exited(phase)
-            } else {
-                LiveError::Send {
+        let failed = *self.write_failed.lock().unwrap_or_else(|e| e.into_inner());
+        match failed {
+            Some(io::ErrorKind::BrokenPipe) => return Err(self.exited(phase)),
+            Some(kind) => {
+                return Err(LiveError::Send {
                     phase: phase.into(),
-                    message: e.to_string(),
-                }
+                    message: io::Error::from(kind).to_string(),
+                })
             }
-        })
+            None => {}
+        }
+        // Waits only while the server has left a whole budget of our lines unread.
+        let Some(credit) = self
+            .queued
+            .take_within(message.len() + 1, self.send_timeout)
+        else {
+            return Err(LiveError::Timeout {
+                phase: format!("{phase} (the server stopped reading its stdin)"),
+                seconds: self.send_timeout.as_secs_f64(),
+            });
+        };
+        self.to_server.send(message.to_vec(), credit);
+        Ok(())
     }
 
     fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError> {
+        self.send_timeout = timeout;
         match self.lines.recv_timeout(timeout) {
             Ok(StdoutEvent::Line(line)) => Ok(line),
             Ok(StdoutEvent::TooLong) => Err(LiveError::TooLarge {
@@ -304,9 +337,22 @@ impl Transport for StdioTransport {
     }
 
     fn close(&mut self) {
+        // The server sees end of input once what was queued is written.
+        self.to_server.close();
         self.process.close();
+        // A stdout reader blocked on a full channel ends when the channel does.
+        let (_, disconnected) = mpsc::sync_channel(0);
+        drop(std::mem::replace(&mut self.lines, disconnected));
+        // A helper in a session of its own may hold stderr open for good: wait a moment, then
+        // leave its reader behind rather than hang.
+        let until = Instant::now() + Duration::from_millis(500);
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(5));
+        }
         for reader in self.readers.drain(..) {
-            let _ = reader.join();
+            if reader.is_finished() {
+                let _ = reader.join();
+            }
         }
     }
 

@@ -7,7 +7,6 @@
 //! the messages in the order they arrived and their decisions depend only on that order.
 
 pub mod drifted_server;
-pub mod flow;
 pub mod wrap;
 
 use std::collections::HashMap;
@@ -19,9 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::jsonrpc::{self, Profile, Refusal};
+use crate::live::flow::{Budget, Credit, Writer};
 use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
 use crate::live::{LiveError, GRACE_PERIOD};
-use flow::{Budget, Credit, Writer};
 
 /// What to do with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +106,7 @@ enum Event {
 /// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
 /// server's stdout closes (after the client hung up, or on its own). The server's stderr passes
 /// through to ours. Each direction is written by a thread of its own and bounded to about
-/// `max_line` bytes in flight ([`flow`]), so neither peer can block the other through the proxy
+/// `max_line` bytes in flight ([`crate::live::flow`]), so neither peer can block the other through the proxy
 /// or grow its memory.
 pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<ProxyEnd, LiveError> {
     let (mut server, server_out, _) = ServerProcess::spawn(argv, Stdio::inherit())?;

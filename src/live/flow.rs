@@ -1,6 +1,7 @@
-//! Flow control for the proxy: each direction has a writer thread of its own, so the loop never
-//! blocks on a peer that is not reading, and a byte budget, so a peer that is not reading slows
-//! down the side that sends to it instead of growing the proxy's memory.
+//! Flow control for talking to peers (the proxy's two directions, a transport's writes to its
+//! server): a writer thread per direction, so no loop blocks on a peer that is not reading, and
+//! a byte budget, so a peer that is not reading slows down the side that sends to it instead of
+//! growing driftlab's memory.
 //!
 //! A line read from one side takes its length from that side's [`Budget`] before the loop sees
 //! it (the reader waits while the budget is spent) and gives it back once whatever it became has
@@ -40,6 +41,30 @@ impl Budget {
             budget: Some(Arc::clone(self)),
             n,
         }
+    }
+
+    /// [`take`](Self::take), waiting at most `patience`; `None` when the bytes could not be
+    /// taken in time (the peer has not been reading for that long).
+    pub fn take_within(
+        self: &Arc<Budget>,
+        n: usize,
+        patience: std::time::Duration,
+    ) -> Option<Credit> {
+        let deadline = std::time::Instant::now() + patience;
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && *used + n > self.limit {
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            used = self
+                .freed
+                .wait_timeout(used, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        *used += n;
+        Some(Credit {
+            budget: Some(Arc::clone(self)),
+            n,
+        })
     }
 
     #[cfg(test)]
@@ -159,6 +184,10 @@ mod tests {
         let big = budget.take(100);
         assert_eq!(budget.used(), 100);
         drop(big);
+        let held = budget.take(8);
+        assert!(budget.take_within(8, Duration::from_millis(20)).is_none());
+        drop(held);
+        assert!(budget.take_within(8, Duration::from_millis(20)).is_some());
     }
 
     #[test]
