@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 
 enum Item {
@@ -18,6 +19,27 @@ enum Item {
 struct Registry {
     next: u64,
     items: BTreeMap<u64, Item>,
+}
+
+/// The signal that interrupted this run, once one did (0: none).
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+
+/// The signal that interrupted this run, if one did: an error that follows it (a server killed
+/// by the clean-up) is reported as the interruption, with its exit code.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// Says once, on stderr, which signal interrupted the run; returns its exit code (128 + it).
+pub fn report_interruption(signal: i32) -> i32 {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::SeqCst) {
+        eprintln!("driftlab: interrupted by signal {signal}: cancelled");
+    }
+    128 + signal
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -72,8 +94,9 @@ fn install() {
             .name("driftlab-signals".into())
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
+                    INTERRUPTED.store(signal, Ordering::SeqCst);
                     clean_up();
-                    std::process::exit(128 + signal);
+                    std::process::exit(report_interruption(signal));
                 }
             });
     });

@@ -622,3 +622,37 @@ fn a_helper_holding_the_servers_stderr_does_not_hold_the_capture() {
         .status();
     assert!(output.status.success(), "{}", stderr(&output));
 }
+
+#[test]
+fn a_cancelled_capture_says_so_and_exits_with_the_signals_code() {
+    for (signal, code) in [(libc_signal::TERM, 143), (libc_signal::INT, 130)] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = capture_args(dir.path(), &[], &["--hang-on", "tools/list"]);
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_driftlab"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let sent = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let output = child.wait_with_output().unwrap();
+        let e = stderr(&output);
+        assert_eq!(output.status.code(), Some(code), "{e}");
+        assert!(
+            e.contains("interrupted by signal") && !e.contains("the server exited"),
+            "{e}"
+        );
+        assert!(!dir.path().join("capture.json").exists());
+    }
+}
+
+/// `kill` arguments for the signals the test sends.
+mod libc_signal {
+    pub const TERM: &str = "-TERM";
+    pub const INT: &str = "-INT";
+}

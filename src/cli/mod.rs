@@ -144,6 +144,11 @@ where
     });
     match result {
         Ok(Ok(code)) => code,
+        Ok(Err(_)) if crate::cleanup::interrupted().is_some() => {
+            // A signal ended the run (and its servers): that, not what followed, is the cause.
+            let signal = crate::cleanup::interrupted().unwrap_or(0);
+            crate::cleanup::report_interruption(signal) as u8
+        }
         Ok(Err(error)) => {
             eprintln!("driftlab: {error:#}");
             let internal = error.chain().any(|cause| {
