@@ -39,6 +39,9 @@ struct Args {
     /// Answer this method with JSON-RPC error -32603.
     #[arg(long)]
     error_on: Option<String>,
+    /// Answer this method with the `id` key twice (a decoy first, the real id last).
+    #[arg(long)]
+    duplicate_id_on: Option<String>,
     /// Answer this method with a line of broken JSON.
     #[arg(long)]
     malformed_on: Option<String>,
@@ -182,6 +185,12 @@ impl Server {
                 );
             }
         };
+        if is(&self.args.duplicate_id_on) {
+            // Two ids: a reader that keeps the first sees "decoy", one that keeps the last, ours.
+            return Reply::Line(format!(
+                r#"{{"jsonrpc":"2.0","id":"decoy","result":{result},"id":{id}}}"#
+            ));
+        }
         Reply::Line(format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
         ))

@@ -697,3 +697,27 @@ fn a_second_call_with_an_id_in_flight_is_refused() {
         "{answers:?}"
     );
 }
+
+#[test]
+fn an_answer_with_its_id_twice_never_shows_the_client_the_live_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let removed = drifted(dir.path(), "tool-removed");
+    let out = guarded(
+        &[],
+        &removed,
+        &["--duplicate-id-on", "tools/list"],
+        &[INIT, INITIALIZED, LIST],
+        &audit,
+    );
+    let listed = answer(&out, 2);
+    assert!(
+        listed.get("result").is_none(),
+        "the client saw a list: {listed}"
+    );
+    assert_eq!(listed["error"]["data"]["rule"], "duplicate-key", "{listed}");
+    assert!(!out.iter().any(|v| v["id"] == "decoy"), "{out:?}");
+    assert!(audit_events(&audit)
+        .iter()
+        .any(|e| e["event"] == "server-message-unreadable"));
+}
