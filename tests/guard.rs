@@ -589,6 +589,7 @@ fn unpaced(
     audit: &Path,
     fixture_flags: &[&str],
     lines: &[&str],
+    until: &str,
 ) -> (Vec<Value>, Option<i32>, String) {
     let mut args: Vec<String> = vec![
         "guard".into(),
@@ -602,7 +603,7 @@ fn unpaced(
     args.extend(fixture_flags.iter().map(|s| s.to_string()));
     let mut all = lines.to_vec();
     all.push(PING);
-    let (out, code, err) = common::live::session(env!("CARGO_BIN_EXE_driftlab"), &args, &all, "99");
+    let (out, code, err) = common::live::session(env!("CARGO_BIN_EXE_driftlab"), &args, &all, until);
     let out = out
         .iter()
         .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
@@ -643,6 +644,7 @@ fn an_audit_log_that_cannot_be_written_stops_admission_and_fails_the_run() {
         Path::new("/dev/full"),
         &[],
         &[INIT, INITIALIZED, &valid],
+        "99",
     );
     assert_eq!(refusal(&out, 3).0, "audit-log-failed");
     assert!(err.contains("cannot write the audit log"), "{err}");
@@ -676,11 +678,14 @@ fn a_second_call_with_an_id_in_flight_is_refused() {
         "convert_time",
         r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#,
     );
+    // Call 5 is answered after call 3 whether calls wait for the listing or not.
+    let last = call(5, "get_current_time", r#"{"timezone":"UTC"}"#);
     let (out, _, err) = unpaced(
         &pin(),
         &audit,
         &["--delay-ms", "300"],
-        &[INIT, INITIALIZED, &first, &second],
+        &[INIT, INITIALIZED, &first, &second, &last],
+        "5",
     );
     let answers: Vec<&Value> = out.iter().filter(|v| v["id"] == 3).collect();
     assert_eq!(answers.len(), 2, "{out:?} {err}");
@@ -720,4 +725,41 @@ fn an_answer_with_its_id_twice_never_shows_the_client_the_live_list() {
     assert!(audit_events(&audit)
         .iter()
         .any(|e| e["event"] == "server-message-unreadable"));
+}
+
+#[test]
+fn a_server_that_never_answers_the_listing_gets_calls_refused_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(
+        &["--list-timeout", "1"],
+        &pin(),
+        &["--hang-on", "tools/list"],
+        &[INIT, INITIALIZED, &valid],
+        &audit,
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "live-list-failed");
+    assert!(problems[0].contains("within 1 s"), "{problems:?}");
+}
+
+#[test]
+fn an_answer_the_guard_cannot_read_is_an_error_for_its_call_never_passed_on_unchecked() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(
+        &[],
+        &pin(),
+        &["--malformed-on", "tools/call"],
+        &[INIT, INITIALIZED, &valid],
+        &audit,
+    );
+    let answered = answer(&out, 3);
+    assert_eq!(answered["error"]["code"], -32603, "{answered}");
+    assert!(answered["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("could not be read strictly"));
 }

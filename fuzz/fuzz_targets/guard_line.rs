@@ -36,6 +36,7 @@ fn primed_guard() -> Guard {
             window: Duration::from_secs(1),
             on_output: OnOutput::Warn,
             on_audit_failure: OnAuditFailure::Refuse,
+            list_timeout: Duration::from_secs(30),
         };
         let mut guard = Guard::new(pinned, options, None);
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;

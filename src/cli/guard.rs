@@ -50,6 +50,10 @@ pub struct Args {
     /// Write every decision as a JSON line here.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
+    /// How long the guard waits for the server to answer each page of its own tools/list;
+    /// calls wait for that listing and are refused when it fails or times out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    list_timeout: f64,
     /// What happens when the audit log cannot be written (a full disk): refuse every call from
     /// then on, or say so on stderr and keep deciding.
     #[arg(long, value_enum, default_value_t = OnAuditFailure::Refuse)]
@@ -86,6 +90,15 @@ pub fn run(args: Args) -> Result<u8> {
         window: Duration::from_secs(args.window_secs),
         on_output: args.on_output,
         on_audit_failure: args.on_audit_failure,
+        list_timeout: Duration::try_from_secs_f64(args.list_timeout)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .with_context(|| {
+                format!(
+                    "--list-timeout {}: expected a positive number of seconds",
+                    args.list_timeout
+                )
+            })?,
     };
     let mut guard = Guard::new(pinned, options, audit);
     // A schema that does not compile would validate nothing: refuse to start on it.

@@ -73,6 +73,8 @@ pub struct GuardOptions {
     pub window: Duration,
     pub on_output: OnOutput,
     pub on_audit_failure: OnAuditFailure,
+    /// How long the guard waits for each page of its own listing before it counts as failed.
+    pub list_timeout: Duration,
 }
 
 /// What a guard that cannot write its audit log does.
@@ -127,6 +129,8 @@ pub struct Guard {
     requests: u64,
     /// Whether a listing of the server is under way: calls wait for it (id, request bytes).
     relisting: bool,
+    /// When the page asked for last must have been answered.
+    listing_due: Option<Instant>,
     /// A new listing was asked for while one was under way: start it when that one ends.
     relist_again: bool,
     /// Calls waiting for a listing: canonical id, the line, its strict reading.
@@ -158,6 +162,7 @@ impl Guard {
             listing: None,
             requests: 0,
             relisting: false,
+            listing_due: None,
             relist_again: false,
             held: Vec::new(),
         }
@@ -210,6 +215,7 @@ impl Guard {
         };
         let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
         self.relisting = true;
+        self.listing_due = Some(Instant::now() + self.options.list_timeout);
         self.inject
             .push((Side::Server, request.to_string().into_bytes()));
     }
@@ -321,6 +327,7 @@ impl Guard {
     /// Decides the calls that waited for the listing, in arrival order.
     fn release_held(&mut self) {
         self.relisting = false;
+        self.listing_due = None;
         if std::mem::take(&mut self.relist_again) {
             // The server changed again meanwhile: decide held calls on the newer list.
             self.list_tools(None);
@@ -553,7 +560,14 @@ impl Guard {
             ));
             return Action::Drop;
         }
-        match (&message.id, message.is_response) {
+        // A line no parser reads (cut short, say) still names its id near the start: when it
+        // names exactly one, and that is a call in flight, that call gets the error.
+        let id = message
+            .id
+            .clone()
+            .or_else(|| self.call_named_in(message.bytes));
+        let is_response = message.is_response || id.is_some() && message.id.is_none();
+        match (&id, is_response) {
             (Some(id), true) => {
                 self.calls.remove(id);
                 let error = json!({"code": -32603, "message": format!(
@@ -565,6 +579,21 @@ impl Guard {
             }
             _ => Action::Drop,
         }
+    }
+}
+
+impl Guard {
+    /// The id of the one admitted call in flight whose `"id":` member `bytes` spells, if the
+    /// bytes spell exactly one.
+    fn call_named_in(&self, bytes: &[u8]) -> Option<String> {
+        let text = String::from_utf8_lossy(bytes);
+        let mut named = text.match_indices("\"id\":").filter_map(|(at, key)| {
+            let rest = text[at + key.len()..].trim_start();
+            let end = rest.find([',', '}']).unwrap_or(rest.len());
+            Some(rest[..end].trim().to_string()).filter(|id| self.calls.contains_key(id))
+        });
+        let first = named.next()?;
+        named.next().is_none().then_some(first)
     }
 }
 
@@ -669,5 +698,19 @@ impl Hooks for Guard {
 
     fn injections(&mut self) -> Vec<(Side, Vec<u8>)> {
         std::mem::take(&mut self.inject)
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.listing_due
+    }
+
+    fn on_time(&mut self, now: Instant) {
+        if self.relisting && self.listing_due.is_some_and(|due| due <= now) {
+            let seconds = self.options.list_timeout.as_secs_f64();
+            self.record(json!({"event": "live-list-failed", "error": format!("no answer within {seconds} s")}));
+            self.listing_failed(format!(
+                "the server did not answer tools/list within {seconds} s"
+            ));
+        }
     }
 }

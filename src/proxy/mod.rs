@@ -75,6 +75,14 @@ pub trait Hooks {
     fn injections(&mut self) -> Vec<(Side, Vec<u8>)> {
         Vec::new()
     }
+    /// When the hooks next want [`on_time`](Hooks::on_time) called, if ever (e.g. the guard's
+    /// deadline for its own listing).
+    fn next_deadline(&self) -> Option<Instant> {
+        None
+    }
+    /// Called once a deadline from [`next_deadline`](Hooks::next_deadline) has passed; may
+    /// leave injections.
+    fn on_time(&mut self, _now: Instant) {}
 }
 
 /// Which way an injected message goes.
@@ -167,11 +175,21 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
             let (_, bytes, credit) = delayed.remove(0);
             to_client.send(bytes, credit);
         }
+        if hooks.next_deadline().is_some_and(|due| due <= now) {
+            hooks.on_time(now);
+            for (side, extra) in hooks.injections() {
+                match side {
+                    Side::Server => to_server.send(extra, Credit::none()),
+                    Side::Client => to_client.send(extra, Credit::none()),
+                }
+            }
+        }
         let next = delayed
             .first()
             .map(|(due, ..)| *due)
             .into_iter()
             .chain(grace_until)
+            .chain(hooks.next_deadline())
             .min();
         let wait = next.map_or(Duration::from_secs(3600), |due| {
             due.saturating_duration_since(now)
