@@ -603,7 +603,8 @@ fn unpaced(
     args.extend(fixture_flags.iter().map(|s| s.to_string()));
     let mut all = lines.to_vec();
     all.push(PING);
-    let (out, code, err) = common::live::session(env!("CARGO_BIN_EXE_driftlab"), &args, &all, until);
+    let (out, code, err) =
+        common::live::session(env!("CARGO_BIN_EXE_driftlab"), &args, &all, until);
     let out = out
         .iter()
         .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
