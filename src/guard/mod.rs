@@ -19,9 +19,11 @@
 
 mod admission;
 pub mod calls;
+mod hooks;
+mod listing;
 pub mod study;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -29,14 +31,8 @@ use serde_json::{json, Value};
 
 pub use admission::{Admission, Contract};
 
-use crate::check::rules::of_kind;
-use crate::check::RuleKind;
-use crate::jsonrpc::{self, Refusal};
-use crate::live::DEFAULT_MAX_PAGES;
-use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
-use crate::proxy::{id_json, Action, Hooks, Message, Side};
+use crate::proxy::{id_json, Action, Side};
 use crate::surface::Surface;
-use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
 
 /// What breaking drift between the pin and the live server does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -102,15 +98,6 @@ enum LiveView {
     Failed(String),
 }
 
-/// A tools/list the guard is paging through.
-struct Listing {
-    tools: Vec<Value>,
-    /// Pages so far, their cursors (a repeated one is a loop) and their bytes.
-    pages: usize,
-    cursors: HashSet<String>,
-    bytes: usize,
-}
-
 pub struct Guard {
     options: GuardOptions,
     pinned: Surface,
@@ -125,7 +112,7 @@ pub struct Guard {
     /// Admitted calls waiting for their answer: id → tool.
     calls: HashMap<String, String>,
     inject: Vec<(Side, Vec<u8>)>,
-    listing: Option<Listing>,
+    listing: Option<listing::Listing>,
     requests: u64,
     /// Whether a listing of the server is under way: calls wait for it (id, request bytes).
     relisting: bool,
@@ -198,147 +185,6 @@ impl Guard {
             };
             eprintln!("driftlab guard: cannot write the audit log ({e}): {then}");
             self.audit_failed = Some(e.to_string());
-        }
-    }
-
-    /// Asks the server for its tools (a page after `cursor`), on the guard's own ids.
-    fn list_tools(&mut self, cursor: Option<&Value>) {
-        if cursor.is_none() && self.relisting {
-            // One listing at a time, so pages of two listings never mix.
-            self.relist_again = true;
-            return;
-        }
-        self.requests += 1;
-        let params = match cursor {
-            Some(c) => json!({"cursor": c}),
-            None => json!({}),
-        };
-        let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
-        self.relisting = true;
-        self.listing_due = Some(Instant::now() + self.options.list_timeout);
-        self.inject
-            .push((Side::Server, request.to_string().into_bytes()));
-    }
-
-    /// One page of the guard's own listing; diffs against the pin after the last.
-    fn listed(&mut self, response: &Value) {
-        let Some(result) = response.get("result") else {
-            self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
-            let why = format!(
-                "the server's tools/list failed: {}",
-                response.get("error").unwrap_or(&Value::Null)
-            );
-            self.listing_failed(why);
-            return;
-        };
-        let listing = self.listing.get_or_insert(Listing {
-            tools: Vec::new(),
-            pages: 0,
-            cursors: HashSet::new(),
-            bytes: 0,
-        });
-        listing.pages += 1;
-        listing.bytes += result.to_string().len();
-        if let Some(Value::Array(tools)) = result.get("tools") {
-            listing.tools.extend(tools.iter().cloned());
-        }
-        let cursor = result
-            .get("nextCursor")
-            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()));
-        // The capture's bounds: an endless, looping or huge listing is a failed one.
-        let over = if listing.pages >= DEFAULT_MAX_PAGES && cursor.is_some() {
-            Some(format!("more than {DEFAULT_MAX_PAGES} pages"))
-        } else if listing.bytes > DEFAULT_MAX_BYTES {
-            Some(format!("more than {DEFAULT_MAX_BYTES} bytes"))
-        } else if cursor.is_some_and(|c| !listing.cursors.insert(c.to_string())) {
-            Some("a cursor it had already given (a loop)".to_string())
-        } else {
-            None
-        };
-        if let Some(over) = over {
-            self.record(json!({"event": "live-list-failed", "error": over}));
-            self.listing_failed(format!("the server's tools/list has {over}"));
-            return;
-        }
-        match cursor {
-            Some(cursor) => {
-                let cursor = cursor.clone();
-                self.list_tools(Some(&cursor));
-            }
-            None => {
-                let tools = self.listing.take().map(|l| l.tools).unwrap_or_default();
-                self.pin_against(json!({ "tools": tools }));
-                self.release_held();
-            }
-        }
-    }
-
-    /// A listing that failed or could not be read: calls are refused until one succeeds.
-    fn listing_failed(&mut self, why: String) {
-        self.listing = None;
-        self.live = LiveView::Failed(why);
-        self.release_held();
-    }
-
-    /// Diffs the live tools against the pin with the gate's engine.
-    fn pin_against(&mut self, live: Value) {
-        let bytes = serde_json::to_vec(&live).unwrap_or_default();
-        let surface = match payload::read(&bytes, "live tools/list", Limits::default()) {
-            Ok(s) => s,
-            Err(e) => {
-                self.record(json!({"event": "live-list-unreadable", "error": e.to_string()}));
-                self.live = LiveView::Failed(format!("the server's tools/list is unreadable: {e}"));
-                return;
-            }
-        };
-        let rules = of_kind(RuleKind::Diff);
-        let outcome = evaluate(
-            &rules,
-            &self.pinned,
-            &surface,
-            None,
-            &ResolvedPolicy::default(),
-            FailOn::Breaking,
-        );
-        let mut drift: HashMap<String, Vec<String>> = HashMap::new();
-        for finding in &outcome.findings {
-            let breaking = FailOn::Breaking.fails(finding.severity);
-            let tool = finding
-                .tool
-                .as_ref()
-                .map(|t| t.name.split(" -> ").next().unwrap_or("").to_string())
-                .unwrap_or_default();
-            self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
-                "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
-            if breaking {
-                drift.entry(tool).or_default().push(finding.message.clone());
-            }
-        }
-        let contracts = surface
-            .tools()
-            .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
-            .collect();
-        self.record(
-            json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
-        );
-        self.live = LiveView::Listed(Live { contracts, drift });
-    }
-
-    /// Decides the calls that waited for the listing, in arrival order.
-    fn release_held(&mut self) {
-        self.relisting = false;
-        self.listing_due = None;
-        if std::mem::take(&mut self.relist_again) {
-            // The server changed again meanwhile: decide held calls on the newer list.
-            self.list_tools(None);
-            return;
-        }
-        for (id, bytes, request) in std::mem::take(&mut self.held) {
-            let (side, out) = match self.call(&id, &request) {
-                Action::Answer(answer) => (Side::Client, answer),
-                _ => (Side::Server, bytes),
-            };
-            self.inject.push((side, out));
         }
     }
 
@@ -524,193 +370,6 @@ impl Guard {
                     format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes(),
                 )
             }
-        }
-    }
-}
-
-impl Guard {
-    /// A client line that failed the strict reading, or one the guard will not forward: a
-    /// JSON-RPC error to the client and an audit line; the server never sees it.
-    fn refuse_message(&mut self, message: &Message<'_>, refusal: &Refusal) -> Action {
-        self.record(
-            json!({"event": "refuse-message", "id": id_json(message.id.as_deref()),
-            "method": message.method, "rule": refusal.rule, "reason": refusal.reason}),
-        );
-        Action::Answer(jsonrpc::refusal_line(
-            message.id.as_deref(),
-            refusal,
-            "driftlab guard",
-        ))
-    }
-
-    /// A server line that failed the strict reading: never passed on. The request it answers
-    /// (by a lenient reading of its id) gets an error; the guard's own listing fails.
-    fn unreadable_answer(&mut self, message: &Message<'_>, refusal: &Refusal) -> Action {
-        self.record(
-            json!({"event": "server-message-unreadable", "id": id_json(message.id.as_deref()),
-            "rule": refusal.rule, "reason": refusal.reason}),
-        );
-        let ours = message
-            .id
-            .as_deref()
-            .is_none_or(|id| id.starts_with(&format!("\"{GUARD_ID}")));
-        if self.relisting && ours {
-            self.listing_failed(format!(
-                "the server's tools/list answer is unreadable: {refusal}"
-            ));
-            return Action::Drop;
-        }
-        // A line no parser reads (cut short, say) still names its id near the start: when it
-        // names exactly one, and that is a call in flight, that call gets the error.
-        let id = message
-            .id
-            .clone()
-            .or_else(|| self.call_named_in(message.bytes));
-        let is_response = message.is_response || id.is_some() && message.id.is_none();
-        match (&id, is_response) {
-            (Some(id), true) => {
-                self.calls.remove(id);
-                let error = json!({"code": -32603, "message": format!(
-                    "driftlab guard: the server's answer could not be read strictly: {refusal}"),
-                    "data": {"rule": refusal.rule}});
-                Action::Replace(
-                    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes(),
-                )
-            }
-            _ => Action::Drop,
-        }
-    }
-}
-
-impl Guard {
-    /// The id of the one admitted call in flight whose `"id":` member `bytes` spells, if the
-    /// bytes spell exactly one.
-    fn call_named_in(&self, bytes: &[u8]) -> Option<String> {
-        let text = String::from_utf8_lossy(bytes);
-        let mut named = text.match_indices("\"id\":").filter_map(|(at, key)| {
-            let rest = text[at + key.len()..].trim_start();
-            let end = rest.find([',', '}']).unwrap_or(rest.len());
-            Some(rest[..end].trim().to_string()).filter(|id| self.calls.contains_key(id))
-        });
-        let first = named.next()?;
-        named.next().is_none().then_some(first)
-    }
-}
-
-impl Hooks for Guard {
-    fn on_client(&mut self, message: &Message<'_>) -> Action {
-        // Fail closed: in every mode, what cannot be read exactly as the server will read it is
-        // refused, never forwarded.
-        let request = match &message.reading {
-            Ok(value) => value,
-            Err(refusal) => return self.refuse_message(message, refusal),
-        };
-        if let Some(id) = message.id.as_deref() {
-            if id.starts_with(&format!("\"{GUARD_ID}")) && !message.is_response {
-                let refusal = Refusal {
-                    code: jsonrpc::INVALID_REQUEST,
-                    rule: "reserved-id",
-                    reason: format!("ids starting with {GUARD_ID:?} are the guard's own"),
-                };
-                return self.refuse_message(message, &refusal);
-            }
-        }
-        match message.method.as_deref() {
-            Some("notifications/initialized") => {
-                // Forward first (the proxy writes hooks' injections after the message).
-                self.list_tools(None);
-                Action::Forward
-            }
-            Some("tools/call") if !message.is_response => {
-                // The strict reading guarantees a request method has an id.
-                let Some(id) = &message.id else {
-                    return Action::Drop;
-                };
-                if self.calls.contains_key(id) || self.held.iter().any(|(held, ..)| held == id) {
-                    // Its answer could not be told from the other call's, nor checked against
-                    // the right tool.
-                    let refusal = Refusal {
-                        code: jsonrpc::INVALID_REQUEST,
-                        rule: "id-in-flight",
-                        reason: format!("the id {id} is already used by a call in flight"),
-                    };
-                    return self.refuse_message(message, &refusal);
-                }
-                if matches!(self.live, LiveView::NotListed) && !self.relisting {
-                    // A call before any listing (e.g. before notifications/initialized): list
-                    // now and decide when the answer is in.
-                    self.list_tools(None);
-                }
-                if self.relisting {
-                    // Decide against the server's current list, not a stale one.
-                    self.held
-                        .push((id.clone(), message.bytes.to_vec(), request.clone()));
-                    return Action::Drop;
-                }
-                let action = self.call(id, request);
-                if matches!(self.live, LiveView::Failed(_)) && !self.relisting {
-                    // Try again, so a server that recovers is admitted again.
-                    self.list_tools(None);
-                }
-                action
-            }
-            _ => Action::Forward,
-        }
-    }
-
-    fn on_server(&mut self, message: &Message<'_>) -> Action {
-        let response = match &message.reading {
-            Ok(value) => value,
-            Err(refusal) => return self.unreadable_answer(message, refusal),
-        };
-        if let Some(id) = &message.id {
-            if id.starts_with(&format!("\"{GUARD_ID}")) {
-                self.listed(response);
-                return Action::Drop;
-            }
-        }
-        if message.method.as_deref() == Some("notifications/tools/list_changed")
-            && !message.is_response
-        {
-            self.record(json!({"event": "list-changed"}));
-            self.list_tools(None);
-            return Action::Forward;
-        }
-        if !message.is_response {
-            return Action::Forward;
-        }
-        let id = message.id.clone().unwrap_or_default();
-        match message.method.as_deref() {
-            Some("tools/list") => {
-                // The client sees the pinned list, whatever the server lists now.
-                let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
-                line.extend_from_slice(&self.pinned_list);
-                line.push(b'}');
-                Action::Replace(line)
-            }
-            Some("tools/call") => match self.calls.remove(&id) {
-                Some(tool) => self.assert_output(&id, &tool, response),
-                None => Action::Forward,
-            },
-            _ => Action::Forward,
-        }
-    }
-
-    fn injections(&mut self) -> Vec<(Side, Vec<u8>)> {
-        std::mem::take(&mut self.inject)
-    }
-
-    fn next_deadline(&self) -> Option<Instant> {
-        self.listing_due
-    }
-
-    fn on_time(&mut self, now: Instant) {
-        if self.relisting && self.listing_due.is_some_and(|due| due <= now) {
-            let seconds = self.options.list_timeout.as_secs_f64();
-            self.record(json!({"event": "live-list-failed", "error": format!("no answer within {seconds} s")}));
-            self.listing_failed(format!(
-                "the server did not answer tools/list within {seconds} s"
-            ));
         }
     }
 }

@@ -3,8 +3,9 @@
 //! default), replace, delay or drop it, answer the client itself, or crash the server. `wrap`
 //! (faults and drift) and `guard` (admission) are sets of hooks on this one loop.
 //!
-//! One thread reads each side into lines; the loop handles one message at a time, so hooks see
-//! the messages in the order they arrived and their decisions depend only on that order.
+//! One thread reads each side into lines and one writes to each side; the loop handles one
+//! message at a time, reading it strictly once ([`crate::jsonrpc`]), so hooks see the messages in
+//! the order they arrived and their decisions depend only on that order.
 
 pub mod drifted_server;
 pub mod wrap;
@@ -114,8 +115,8 @@ enum Event {
 /// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
 /// server's stdout closes (after the client hung up, or on its own). The server's stderr passes
 /// through to ours. Each direction is written by a thread of its own and bounded to about
-/// `max_line` bytes in flight ([`crate::live::flow`]), so neither peer can block the other through the proxy
-/// or grow its memory.
+/// `max_line` bytes in flight ([`crate::live::flow`]), so neither peer can block the other
+/// through the proxy or grow its memory.
 pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<ProxyEnd, LiveError> {
     let (mut server, server_out, _) = ServerProcess::spawn(argv, Stdio::inherit())?;
     let server_in = server
@@ -247,7 +248,11 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     Action::Forward => to_client.send(line.clone(), credit),
                     Action::Replace(bytes) | Action::Answer(bytes) => to_client.send(bytes, credit),
                     Action::Delay(by, bytes) => {
-                        delayed.push((Instant::now() + by, bytes.unwrap_or(line.clone()), credit));
+                        delayed.push((
+                            Instant::now() + by,
+                            bytes.unwrap_or_else(|| line.clone()),
+                            credit,
+                        ));
                     }
                     Action::Drop => {}
                     Action::CrashServer => server.kill(),

@@ -1,0 +1,168 @@
+//! The guard's own listing of the server: paged, bounded like a capture (pages, bytes, cursor
+//! loops, a deadline per page), diffed against the pin with the gate's engine. Calls wait for
+//! it; a listing that fails leaves them refused, never admitted on the pin alone.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::{Contract, Guard, Live, LiveView, GUARD_ID};
+use crate::check::rules::of_kind;
+use crate::check::RuleKind;
+use crate::live::DEFAULT_MAX_PAGES;
+use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
+use crate::proxy::{Action, Side};
+use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
+
+/// A tools/list the guard is paging through.
+pub(super) struct Listing {
+    tools: Vec<Value>,
+    /// Pages so far, their cursors (a repeated one is a loop) and their bytes.
+    pages: usize,
+    cursors: HashSet<String>,
+    bytes: usize,
+}
+
+impl Guard {
+    /// Asks the server for its tools (a page after `cursor`), on the guard's own ids.
+    pub(super) fn list_tools(&mut self, cursor: Option<&Value>) {
+        if cursor.is_none() && self.relisting {
+            // One listing at a time, so pages of two listings never mix.
+            self.relist_again = true;
+            return;
+        }
+        self.requests += 1;
+        let params = match cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
+        self.relisting = true;
+        self.listing_due = Some(Instant::now() + self.options.list_timeout);
+        self.inject
+            .push((Side::Server, request.to_string().into_bytes()));
+    }
+
+    /// One page of the guard's own listing; diffs against the pin after the last.
+    pub(super) fn listed(&mut self, response: &Value) {
+        let Some(result) = response.get("result") else {
+            self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
+            let why = format!(
+                "the server's tools/list failed: {}",
+                response.get("error").unwrap_or(&Value::Null)
+            );
+            self.listing_failed(why);
+            return;
+        };
+        let listing = self.listing.get_or_insert(Listing {
+            tools: Vec::new(),
+            pages: 0,
+            cursors: HashSet::new(),
+            bytes: 0,
+        });
+        listing.pages += 1;
+        listing.bytes += result.to_string().len();
+        if let Some(Value::Array(tools)) = result.get("tools") {
+            listing.tools.extend(tools.iter().cloned());
+        }
+        let cursor = result
+            .get("nextCursor")
+            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()));
+        // The capture's bounds: an endless, looping or huge listing is a failed one.
+        let over = if listing.pages >= DEFAULT_MAX_PAGES && cursor.is_some() {
+            Some(format!("more than {DEFAULT_MAX_PAGES} pages"))
+        } else if listing.bytes > DEFAULT_MAX_BYTES {
+            Some(format!("more than {DEFAULT_MAX_BYTES} bytes"))
+        } else if cursor.is_some_and(|c| !listing.cursors.insert(c.to_string())) {
+            Some("a cursor it had already given (a loop)".to_string())
+        } else {
+            None
+        };
+        if let Some(over) = over {
+            self.record(json!({"event": "live-list-failed", "error": over}));
+            self.listing_failed(format!("the server's tools/list has {over}"));
+            return;
+        }
+        match cursor {
+            Some(cursor) => {
+                let cursor = cursor.clone();
+                self.list_tools(Some(&cursor));
+            }
+            None => {
+                let tools = self.listing.take().map(|l| l.tools).unwrap_or_default();
+                self.pin_against(json!({ "tools": tools }));
+                self.release_held();
+            }
+        }
+    }
+
+    /// A listing that failed or could not be read: calls are refused until one succeeds.
+    pub(super) fn listing_failed(&mut self, why: String) {
+        self.listing = None;
+        self.live = LiveView::Failed(why);
+        self.release_held();
+    }
+
+    /// Diffs the live tools against the pin with the gate's engine.
+    fn pin_against(&mut self, live: Value) {
+        let bytes = serde_json::to_vec(&live).unwrap_or_default();
+        let surface = match payload::read(&bytes, "live tools/list", Limits::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                self.record(json!({"event": "live-list-unreadable", "error": e.to_string()}));
+                self.live = LiveView::Failed(format!("the server's tools/list is unreadable: {e}"));
+                return;
+            }
+        };
+        let rules = of_kind(RuleKind::Diff);
+        let outcome = evaluate(
+            &rules,
+            &self.pinned,
+            &surface,
+            None,
+            &ResolvedPolicy::default(),
+            FailOn::Breaking,
+        );
+        let mut drift: HashMap<String, Vec<String>> = HashMap::new();
+        for finding in &outcome.findings {
+            let breaking = FailOn::Breaking.fails(finding.severity);
+            let tool = finding
+                .tool
+                .as_ref()
+                .map(|t| t.name.split(" -> ").next().unwrap_or("").to_string())
+                .unwrap_or_default();
+            self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
+                "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
+            if breaking {
+                drift.entry(tool).or_default().push(finding.message.clone());
+            }
+        }
+        let contracts = surface
+            .tools()
+            .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
+            .collect();
+        self.record(
+            json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
+        );
+        self.live = LiveView::Listed(Live { contracts, drift });
+    }
+
+    /// Decides the calls that waited for the listing, in arrival order.
+    fn release_held(&mut self) {
+        self.relisting = false;
+        self.listing_due = None;
+        if std::mem::take(&mut self.relist_again) {
+            // The server changed again meanwhile: decide held calls on the newer list.
+            self.list_tools(None);
+            return;
+        }
+        for (id, bytes, request) in std::mem::take(&mut self.held) {
+            let (side, out) = match self.call(&id, &request) {
+                Action::Answer(answer) => (Side::Client, answer),
+                _ => (Side::Server, bytes),
+            };
+            self.inject.push((side, out));
+        }
+    }
+}
