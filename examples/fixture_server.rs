@@ -27,6 +27,10 @@ struct Args {
     /// Always answer with the same nextCursor, so the listing never ends.
     #[arg(long)]
     repeat_cursor: bool,
+    /// Always answer with a new nextCursor (`page-N`, N growing), so the listing never ends
+    /// and never repeats.
+    #[arg(long)]
+    endless_pages: bool,
     /// Wait this long before every answer.
     #[arg(long, default_value_t = 0)]
     delay_ms: u64,
@@ -220,6 +224,8 @@ impl Server {
         }
         let next = if self.args.repeat_cursor {
             r#","nextCursor":"again""#.to_string()
+        } else if self.args.endless_pages {
+            format!(r#","nextCursor":"page-{}""#, start + size)
         } else if end < all.len() {
             format!(r#","nextCursor":"page-{end}""#)
         } else {

@@ -536,26 +536,33 @@ fn a_bad_guard_study_spec_is_a_usage_error_naming_the_file() {
     assert!(!dir.path().join("o").exists());
 }
 
+/// A valid call through a guard (FLAGS) whose fixture lists its tools badly (FIXTURE_FLAGS):
+/// it must be refused as `live-list-failed`; returns the refusal's problems and the audit log.
+fn refused_for_the_listing(flags: &[&str], fixture_flags: &[&str]) -> (Vec<String>, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(
+        flags,
+        &pin(),
+        fixture_flags,
+        &[INIT, INITIALIZED, &valid],
+        &audit,
+    );
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "live-list-failed", "{fixture_flags:?}: {problems:?}");
+    (problems, audit_events(&audit))
+}
+
 #[test]
 fn a_failed_or_unreadable_listing_refuses_calls_instead_of_admitting_on_the_pin() {
-    let dir = tempfile::tempdir().unwrap();
-    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
     for (fixture_flag, event) in [
         ("--error-on", "live-list-failed"),
         ("--malformed-on", "server-message-unreadable"),
     ] {
-        let audit = dir.path().join("audit.jsonl");
-        let out = guarded(
-            &[],
-            &pin(),
-            &[fixture_flag, "tools/list"],
-            &[INIT, INITIALIZED, &valid],
-            &audit,
-        );
-        let (rule, problems) = refusal(&out, 3);
-        assert_eq!(rule, "live-list-failed", "{fixture_flag}: {problems:?}");
+        let (_, events) = refused_for_the_listing(&[], &[fixture_flag, "tools/list"]);
         assert!(
-            audit_events(&audit).iter().any(|e| e["event"] == event),
+            events.iter().any(|e| e["event"] == event),
             "{fixture_flag}: no {event} in the audit log"
         );
     }
@@ -654,18 +661,7 @@ fn an_audit_log_that_cannot_be_written_stops_admission_and_fails_the_run() {
 
 #[test]
 fn an_endless_or_looping_listing_is_a_failed_one_not_a_hold() {
-    let dir = tempfile::tempdir().unwrap();
-    let audit = dir.path().join("audit.jsonl");
-    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
-    let out = guarded(
-        &[],
-        &pin(),
-        &["--repeat-cursor", "--page-size", "1"],
-        &[INIT, INITIALIZED, &valid],
-        &audit,
-    );
-    let (rule, problems) = refusal(&out, 3);
-    assert_eq!(rule, "live-list-failed");
+    let (problems, _) = refused_for_the_listing(&[], &["--repeat-cursor", "--page-size", "1"]);
     assert!(problems[0].contains("loop"), "{problems:?}");
 }
 
@@ -729,19 +725,15 @@ fn an_answer_with_its_id_twice_never_shows_the_client_the_live_list() {
 }
 
 #[test]
+fn a_listing_without_end_stops_at_the_captures_page_limit() {
+    let (problems, _) = refused_for_the_listing(&[], &["--endless-pages", "--page-size", "1"]);
+    assert!(problems[0].contains("more than 100 pages"), "{problems:?}");
+}
+
+#[test]
 fn a_server_that_never_answers_the_listing_gets_calls_refused_not_held() {
-    let dir = tempfile::tempdir().unwrap();
-    let audit = dir.path().join("audit.jsonl");
-    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
-    let out = guarded(
-        &["--list-timeout", "1"],
-        &pin(),
-        &["--hang-on", "tools/list"],
-        &[INIT, INITIALIZED, &valid],
-        &audit,
-    );
-    let (rule, problems) = refusal(&out, 3);
-    assert_eq!(rule, "live-list-failed");
+    let (problems, _) =
+        refused_for_the_listing(&["--list-timeout", "1"], &["--hang-on", "tools/list"]);
     assert!(problems[0].contains("within 1 s"), "{problems:?}");
 }
 
