@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::live::{fixture, installed, servers_dir, stepwise};
+use common::live::{fixture, guard_args, installed, servers_dir, stepwise};
 use common::{repo, run, stderr};
 use serde_json::Value;
 
@@ -55,12 +55,7 @@ fn guarded(
     lines: &[&str],
     audit: &Path,
 ) -> Vec<Value> {
-    let mut args: Vec<String> = vec![
-        "guard".into(),
-        "--approved".into(),
-        pin().display().to_string(),
-    ];
-    args.extend(["--audit".to_string(), audit.display().to_string()]);
+    let mut args = guard_args(&pin(), audit);
     args.extend(flags.iter().map(|s| s.to_string()));
     args.push("--".into());
     args.push(common::live::fixture_server().display().to_string());
@@ -598,14 +593,8 @@ fn unpaced(
     lines: &[&str],
     until: &str,
 ) -> (Vec<Value>, Option<i32>, String) {
-    let mut args: Vec<String> = vec![
-        "guard".into(),
-        "--approved".into(),
-        pin.display().to_string(),
-        "--audit".into(),
-        audit.display().to_string(),
-        "--".into(),
-    ];
+    let mut args = guard_args(pin, audit);
+    args.push("--".into());
     args.extend(fixture(TIME, &["--calls", "accept"]));
     args.extend(fixture_flags.iter().map(|s| s.to_string()));
     let mut all = lines.to_vec();

@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::live::{fixture_server, installed, servers_dir};
+use common::live::{fixture_server, guard_args, installed, servers_dir};
 use common::repo;
 use serde_json::{json, Value};
 
@@ -312,15 +312,9 @@ fn session(argv: &[String], lines: &[Crafted]) -> Vec<Value> {
 }
 
 fn guard_argv(pin: &Path, audit: &Path, server: &[String]) -> Vec<String> {
-    let mut argv = vec![
-        env!("CARGO_BIN_EXE_driftlab").to_string(),
-        "guard".into(),
-        "--approved".into(),
-        pin.display().to_string(),
-        "--audit".into(),
-        audit.display().to_string(),
-        "--".into(),
-    ];
+    let mut argv = vec![env!("CARGO_BIN_EXE_driftlab").to_string()];
+    argv.extend(guard_args(pin, audit));
+    argv.push("--".into());
     argv.extend_from_slice(server);
     argv
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::{Guard, LiveView, GUARD_ID};
+use super::{is_guard_id, Guard, LiveView, GUARD_ID};
 use crate::jsonrpc::{self, Refusal};
 use crate::proxy::{id_json, Action, Hooks, Message, Side};
 
@@ -32,11 +32,10 @@ impl Guard {
             json!({"event": "server-message-unreadable", "id": id_json(message.id.as_deref()),
             "rule": refusal.rule, "reason": refusal.reason}),
         );
-        let ours = |id: &str| id.starts_with(&format!("\"{GUARD_ID}"));
         let call = message
             .id
             .clone()
-            .filter(|id| message.is_response && !ours(id))
+            .filter(|id| message.is_response && !is_guard_id(id))
             .or_else(|| self.call_named_in(message.bytes));
         if let Some(id) = call {
             self.calls.remove(&id);
@@ -47,7 +46,7 @@ impl Guard {
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes(),
             );
         }
-        if self.relisting && message.id.as_deref().is_none_or(ours) {
+        if self.relisting && message.id.as_deref().is_none_or(is_guard_id) {
             self.listing_failed(format!(
                 "the server's tools/list answer is unreadable: {refusal}"
             ));
@@ -78,7 +77,7 @@ impl Hooks for Guard {
             Err(refusal) => return self.refuse_message(message, refusal),
         };
         if let Some(id) = message.id.as_deref() {
-            if id.starts_with(&format!("\"{GUARD_ID}")) && !message.is_response {
+            if is_guard_id(id) && !message.is_response {
                 let refusal = Refusal {
                     code: jsonrpc::INVALID_REQUEST,
                     rule: "reserved-id",
@@ -136,7 +135,7 @@ impl Hooks for Guard {
             Err(refusal) => return self.unreadable_answer(message, refusal),
         };
         if let Some(id) = &message.id {
-            if id.starts_with(&format!("\"{GUARD_ID}")) {
+            if is_guard_id(id) {
                 self.listed(response);
                 return Action::Drop;
             }

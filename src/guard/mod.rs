@@ -126,6 +126,12 @@ pub struct Guard {
 
 const GUARD_ID: &str = "driftlab-guard-";
 
+/// Whether a canonical id (`"driftlab-guard-3"`, quotes included) is one of the guard's own.
+fn is_guard_id(id: &str) -> bool {
+    id.strip_prefix('"')
+        .is_some_and(|rest| rest.starts_with(GUARD_ID))
+}
+
 impl Guard {
     pub fn new(pinned: Surface, options: GuardOptions, audit: Option<Box<dyn Write>>) -> Guard {
         let contracts = pinned

@@ -123,27 +123,20 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         .take_stdin()
         .ok_or_else(|| LiveError::Protocol("the server's stdin is not a pipe".into()))?;
     let (tx, events) = mpsc::channel::<Event>();
-    let (client_budget, server_budget) = (Budget::new(max_line), Budget::new(max_line));
-    let client_tx = tx.clone();
-    std::thread::spawn(move || {
-        read_lines_with(io::stdin().lock(), max_line, true, |e| {
-            let credit = match &e {
-                StdoutEvent::Line(line) => client_budget.take(line.len() + 1),
-                _ => Credit::none(),
-            };
-            client_tx.send(Event::Client(e, credit)).is_ok()
-        })
-    });
-    let server_tx = tx.clone();
-    std::thread::spawn(move || {
-        read_lines_with(server_out, max_line, true, |e| {
-            let credit = match &e {
-                StdoutEvent::Line(line) => server_budget.take(line.len() + 1),
-                _ => Credit::none(),
-            };
-            server_tx.send(Event::Server(e, credit)).is_ok()
-        })
-    });
+    spawn_reader(
+        io::stdin(),
+        max_line,
+        Budget::new(max_line),
+        tx.clone(),
+        Event::Client,
+    );
+    spawn_reader(
+        server_out,
+        max_line,
+        Budget::new(max_line),
+        tx.clone(),
+        Event::Server,
+    );
     // A server that stopped reading has exited or is about to: its stdout closing ends the loop.
     let mut to_server = Writer::spawn(server_in, |_| {});
     let to_client = Writer::spawn(io::stdout(), move |_| {
@@ -178,12 +171,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         }
         if hooks.next_deadline().is_some_and(|due| due <= now) {
             hooks.on_time(now);
-            for (side, extra) in hooks.injections() {
-                match side {
-                    Side::Server => to_server.send(extra, Credit::none()),
-                    Side::Client => to_client.send(extra, Credit::none()),
-                }
-            }
+            deliver(hooks.injections(), &to_server, &to_client);
         }
         let next = delayed
             .first()
@@ -220,12 +208,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     Action::CrashServer => server.kill(),
                     Action::Drop | Action::Delay(..) => {}
                 }
-                for (side, extra) in hooks.injections() {
-                    match side {
-                        Side::Server => to_server.send(extra, Credit::none()),
-                        Side::Client => to_client.send(extra, Credit::none()),
-                    }
-                }
+                deliver(hooks.injections(), &to_server, &to_client);
             }
             Event::Client(end, _) => {
                 // The client hung up (or broke the limit): the server sees end of input.
@@ -257,12 +240,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     Action::Drop => {}
                     Action::CrashServer => server.kill(),
                 }
-                for (side, extra) in hooks.injections() {
-                    match side {
-                        Side::Server => to_server.send(extra, Credit::none()),
-                        Side::Client => to_client.send(extra, Credit::none()),
-                    }
-                }
+                deliver(hooks.injections(), &to_server, &to_client);
             }
             Event::Server(end, _) => {
                 let why = match end {
@@ -298,6 +276,36 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         client_hung_up,
         failure,
     })
+}
+
+/// Reads `stream` into lines on a thread of its own; each line takes its bytes from `budget`
+/// before the loop gets it as `event(line, credit)`.
+fn spawn_reader(
+    stream: impl io::Read + Send + 'static,
+    max_line: usize,
+    budget: std::sync::Arc<Budget>,
+    tx: mpsc::Sender<Event>,
+    event: fn(StdoutEvent, Credit) -> Event,
+) {
+    std::thread::spawn(move || {
+        read_lines_with(stream, max_line, true, |e| {
+            let credit = match &e {
+                StdoutEvent::Line(line) => budget.take(line.len() + 1),
+                _ => Credit::none(),
+            };
+            tx.send(event(e, credit)).is_ok()
+        })
+    });
+}
+
+/// Hands the hooks' own messages to the writer of their side.
+fn deliver(injections: Vec<(Side, Vec<u8>)>, to_server: &Writer, to_client: &Writer) {
+    for (side, bytes) in injections {
+        match side {
+            Side::Server => to_server.send(bytes, Credit::none()),
+            Side::Client => to_client.send(bytes, Credit::none()),
+        }
+    }
 }
 
 /// Lets the client's writer finish what it holds, but not wait forever on a client that stopped

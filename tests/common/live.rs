@@ -41,6 +41,18 @@ pub fn fixture(payload: &str, flags: &[&str]) -> Vec<String> {
     argv
 }
 
+/// The start of a guard's argv, `guard --approved PIN --audit AUDIT` (flags, `--` and the server
+/// follow).
+pub fn guard_args(pin: &Path, audit: &Path) -> Vec<String> {
+    vec![
+        "guard".into(),
+        "--approved".into(),
+        pin.display().to_string(),
+        "--audit".into(),
+        audit.display().to_string(),
+    ]
+}
+
 /// Where the pinned real servers are installed (`.ci/run` installs them).
 pub fn servers_dir() -> PathBuf {
     repo().join("servers")
