@@ -173,8 +173,9 @@ fn every_format_renders_the_findings() {
     changed["tools"].as_array_mut().unwrap().remove(1);
     let c = write(dir.path(), "c.json", &changed);
 
+    let in_dir = |args: &[&str]| common::run_in(dir.path(), args, None);
     let sarif: Value =
-        serde_json::from_slice(&run(&["diff", &a, &c, "--format", "sarif"]).stdout).unwrap();
+        serde_json::from_slice(&in_dir(&["diff", &a, &c, "--format", "sarif"]).stdout).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "tool-removed");
@@ -184,8 +185,8 @@ fn every_format_renders_the_findings() {
         "tool-removed"
     );
 
-    let github = stdout(&run(&["diff", &a, &c, "--format", "github"]));
-    assert!(github.starts_with("::error file="), "{github}");
+    let github = stdout(&in_dir(&["diff", &a, &c, "--format", "github"]));
+    assert!(github.starts_with("::error file=c.json,line="), "{github}");
     assert!(
         github
             .contains("title=driftlab tool-removed (list_users)::tool \"list_users\" was removed"),
@@ -471,7 +472,11 @@ fn server_controlled_text_cannot_inject_into_reports() {
         &json!([{"name": "t", "inputSchema": {"type": "object"}}, {"name": evil, "inputSchema": {"type": "object"}}]),
     );
     for format in ["text", "markdown", "github", "sarif"] {
-        let output = run(&["check", "--approved", &a, &b, "--format", format]);
+        let output = common::run_in(
+            dir.path(),
+            &["check", "--approved", &a, &b, "--format", format],
+            None,
+        );
         assert_eq!(
             output.status.code(),
             Some(1),

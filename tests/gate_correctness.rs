@@ -165,14 +165,19 @@ fn defects_the_approved_snapshot_already_had_do_not_fail_the_gate() {
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     std::fs::write(&a, bad("a").to_string()).unwrap();
     std::fs::write(&b, bad("b").to_string()).unwrap();
-    let sarif: Value = serde_json::from_str(&stdout(&run(&[
-        "check",
-        "--format",
-        "sarif",
-        "--approved",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ])))
+    // Run in the folder of the files: SARIF locations are relative to the repository there.
+    let sarif: Value = serde_json::from_str(&stdout(&common::run_in(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--approved",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        None,
+    )))
     .unwrap();
     let states: Vec<&str> = sarif["runs"][0]["results"]
         .as_array()

@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 
 use anyhow::{anyhow, bail, Result};
 
+use super::anchor::{self, Compared};
 use super::input::read_surface;
 use super::live::{surface_from, ServerArgs};
 use crate::check::rules::of_kind;
@@ -49,6 +50,20 @@ pub struct GateOptions {
     /// pre-existing) fail the gate too. Also a policy key: `fail_on_existing = true`.
     #[arg(long)]
     fail_on_existing: bool,
+    /// The repository file SARIF results and `--format github` annotations point at, each on
+    /// the line of its finding. Default: the candidate file; for a live server, the approved
+    /// snapshot (for `--approved REV:PATH`, PATH in the working tree). It must be inside the
+    /// repository (`GITHUB_WORKSPACE`, else the enclosing git work tree, else this folder).
+    #[arg(long, alias = "sarif-anchor", value_name = "FILE")]
+    anchor: Option<String>,
+    /// Names this gate's SARIF alert set: `automationDetails.id` is `driftlab/NAME/`, so two
+    /// servers gated in one workflow stay two sets. Default: the anchor file's path.
+    #[arg(long, value_name = "NAME")]
+    category: Option<String>,
+    /// Do not append the Markdown report to the file `GITHUB_STEP_SUMMARY` names (by default it
+    /// is appended whenever that variable is set, bounded to 1 MiB).
+    #[arg(long)]
+    no_step_summary: bool,
 }
 
 /// Check a candidate tools/list payload: payload rules (name rule, input schema present, not
@@ -65,7 +80,8 @@ pub struct GateOptions {
     driftlab check --approved approved.json candidate.json\n  \
     driftlab check --approved approved.json --format sarif -- npx -y @modelcontextprotocol/server-memory")]
 pub struct CheckArgs {
-    /// The approved snapshot (see `driftlab snapshot`). Without it only payload rules run.
+    /// The approved snapshot (see `driftlab snapshot`), a file or `REV:PATH` read from git (e.g.
+    /// `origin/main:mcp/approved.json`). Without it only payload rules run.
     #[arg(long, value_name = "FILE")]
     approved: Option<String>,
     /// The candidate payload (`-` for stdin); or give a live server after `--`.
@@ -81,7 +97,7 @@ pub struct CheckArgs {
 /// Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal error.
 #[derive(clap::Args)]
 pub struct DiffArgs {
-    /// The old payload.
+    /// The old payload (a file, `REV:PATH` read from git, or `-` for stdin).
     old: String,
     /// The new payload (`-` for stdin).
     new: String,
@@ -104,9 +120,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         // With no snapshot the candidate is compared with itself: diff rules would find nothing.
         None => candidate.clone(),
     };
+    let compared = Compared {
+        approved: args.approved.as_deref(),
+        candidate: args.candidate.as_deref(),
+    };
     gate(
         "check",
-        args.approved.as_deref(),
+        &compared,
         &candidate_name,
         &approved,
         &candidate,
@@ -125,9 +145,13 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
     let old = read_surface(&args.old, limits)?;
     let new = read_surface(&args.new, limits)?;
     let rules = of_kind(RuleKind::Diff);
+    let compared = Compared {
+        approved: Some(&args.old),
+        candidate: Some(&args.new),
+    };
     gate(
         "diff",
-        Some(&args.old),
+        &compared,
         &args.new,
         &old,
         &new,
@@ -138,7 +162,7 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
 
 fn gate(
     command: &str,
-    approved_path: Option<&str>,
+    compared: &Compared<'_>,
     candidate_path: &str,
     approved: &Surface,
     candidate: &Surface,
@@ -156,6 +180,7 @@ fn gate(
     };
     let mut policy = policy;
     policy.fail_on_existing |= options.fail_on_existing;
+    let approved_path = compared.approved;
     // Only `check --approved` has a snapshot whose own defects are pre-existing.
     let baseline = (command == "check" && approved_path.is_some()).then_some(approved);
     let outcome = evaluate(
@@ -166,11 +191,32 @@ fn gate(
         &policy,
         options.fail_on,
     );
+    let limits = Limits {
+        max_bytes: options.max_bytes,
+    };
+    let anchor = match options.format {
+        Format::Sarif | Format::Github => {
+            anchor::resolve(options.anchor.as_deref(), compared, &outcome, limits)?
+        }
+        _ => None,
+    };
+    if options.format == Format::Sarif && anchor.is_none() {
+        bail!(
+            "--format sarif: code scanning shows results only in files of the repository, and \
+             the candidate is {candidate_path}: give --approved FILE or --anchor FILE"
+        );
+    }
+    let category = options
+        .category
+        .clone()
+        .or_else(|| anchor.as_ref().map(|a| a.uri.clone()));
     let report = GateReport {
         command,
         approved: approved_path,
         candidate: candidate_path,
         outcome: &outcome,
+        anchor: anchor.as_ref(),
+        category: category.as_deref(),
     };
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = match options.format {
@@ -182,8 +228,33 @@ fn gate(
         Format::Github => report::github::render(&report),
     };
     out!("{text}");
+    if !options.no_step_summary {
+        append_step_summary(&report);
+    }
     Ok(match outcome.verdict {
         Verdict::Pass => super::exit::PASS,
         Verdict::Drift => super::exit::DRIFT,
     })
+}
+
+/// Appends the Markdown report to `GITHUB_STEP_SUMMARY` when set, so a pull request from a fork
+/// (which cannot upload SARIF) still shows the findings. A summary that cannot be written is
+/// reported and does not change the verdict.
+fn append_step_summary(report: &GateReport<'_>) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let text = report::markdown::render_within(report, report::markdown::STEP_SUMMARY_BYTES);
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "driftlab: warning: GITHUB_STEP_SUMMARY {}: cannot append the report: {e}",
+            std::path::Path::new(&path).display()
+        );
+    }
 }

@@ -1,7 +1,9 @@
-//! Reading payload files (or stdin) with a size limit, into surfaces.
+//! Reading payload files (or stdin, or a file at a git revision) with a size limit, into
+//! surfaces.
 
 use std::io::{self, Read};
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
@@ -14,12 +16,55 @@ pub(super) fn read_surface(path: &str, limits: Limits) -> Result<Surface> {
     Ok(payload::read_owned(bytes, &name, limits)?)
 }
 
+/// `REV:PATH` (e.g. `origin/main:mcp/approved.json`), when `arg` names no file and has that
+/// shape: PATH as git reads it (relative to the repository root unless it starts with `./`).
+pub(super) fn git_revision(arg: &str) -> Option<(&str, &str)> {
+    let (rev, path) = arg.split_once(':')?;
+    let plausible = !rev.is_empty() && !path.is_empty() && !rev.starts_with('-');
+    (plausible && arg != "-" && !Path::new(arg).exists()).then_some((rev, path))
+}
+
+/// The bytes of PATH at REV, read with `git cat-file` and refused past `max` bytes.
+fn read_from_git(arg: &str, rev: &str, path: &str, max: usize) -> Result<Vec<u8>> {
+    let object = format!("{rev}:{path}");
+    let mut child = Command::new("git")
+        .args(["cat-file", "blob", &object])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| {
+            format!("{arg}: no such file, and git cannot be run to read it as REV:PATH")
+        })?;
+    let mut bytes = Vec::new();
+    let stdout = child.stdout.take().expect("piped");
+    stdout
+        .take((max as u64).saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{arg}: cannot read from git"))?;
+    if bytes.len() > max {
+        let _ = child.kill();
+        let _ = child.wait();
+        bail!("{arg}: payload is over the {max}-byte limit (raise it with --max-bytes)");
+    }
+    let output = child.wait_with_output()?;
+    if !output.status.success() {
+        let why = String::from_utf8_lossy(&output.stderr);
+        let why = why.lines().next().unwrap_or("").trim();
+        bail!("{arg}: no such file, and git cannot read it as REV:PATH ({why})");
+    }
+    Ok(bytes)
+}
+
 fn read_bytes(path: &str, limits: Limits) -> Result<(Vec<u8>, String)> {
     let name = if path == "-" {
         "<stdin>".to_string()
     } else {
         path.to_string()
     };
+    if let Some((rev, file)) = git_revision(path) {
+        return Ok((read_from_git(path, rev, file, limits.max_bytes)?, name));
+    }
     if path != "-" {
         let bytes =
             crate::output::read_limited(Path::new(path), limits.max_bytes).map_err(|e| match e

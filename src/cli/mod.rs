@@ -15,6 +15,7 @@ macro_rules! outln {
     };
 }
 
+mod anchor;
 mod artifacts;
 mod capture;
 mod docs;

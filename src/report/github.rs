@@ -1,7 +1,11 @@
-//! GitHub Actions workflow commands: one annotation per finding.
+//! GitHub Actions workflow commands: one annotation per finding, on its line of the anchor file.
 
 use super::GateReport;
 use crate::check::Severity;
+
+/// Annotations GitHub shows per level and step; more are dropped without a word, so driftlab
+/// writes at most this many and says how many it left out.
+pub const PER_LEVEL: usize = 10;
 
 /// Escapes data per the workflow-command rules (`%`, and `:`/`,` in properties), after making
 /// control characters visible (so CR and LF never reach the log).
@@ -18,23 +22,51 @@ fn property(text: &str) -> String {
 
 pub fn render(report: &GateReport<'_>) -> String {
     let mut out = String::new();
-    for f in &report.outcome.findings {
-        let level = match f.severity {
-            Severity::Breaking | Severity::Unknown => "error",
-            Severity::Warning => "warning",
-            Severity::Compatible | Severity::Info => "notice",
+    let mut shown = [0usize; 3];
+    let mut left_out = 0;
+    // Findings come most severe first, so breaking ones take the error slots first.
+    for (i, f) in report.outcome.findings.iter().enumerate() {
+        let (level, slot) = match f.severity {
+            Severity::Breaking | Severity::Unknown => ("error", 0),
+            Severity::Warning => ("warning", 1),
+            Severity::Compatible | Severity::Info => ("notice", 2),
         };
+        if shown[slot] == PER_LEVEL {
+            left_out += 1;
+            continue;
+        }
+        shown[slot] += 1;
         let tool = f
             .tool
             .as_ref()
             .map_or(String::new(), |t| format!(" ({})", t.name));
+        let place = match report.anchor {
+            Some(anchor) => match anchor.places.get(i) {
+                Some(p) => format!(
+                    "file={},line={},col={},endLine={},endColumn={},",
+                    property(&anchor.uri),
+                    p.start.0,
+                    p.start.1,
+                    p.end.0,
+                    p.end.1
+                ),
+                None => format!("file={},", property(&anchor.uri)),
+            },
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "::{level} file={},title={}::{} at {} [{}]\n",
-            property(report.candidate),
+            "::{level} {place}title={}::{} at {} [{}]\n",
             property(&format!("driftlab {}{tool}", f.rule)),
             data(&f.message),
             data(&f.pointer),
             f.fingerprint()
+        ));
+    }
+    if left_out > 0 {
+        out.push_str(&format!(
+            "driftlab: {left_out} more finding(s) not annotated (GitHub shows {PER_LEVEL} per \
+             level and step); the full list is in the job summary and in `driftlab {} --format text`\n",
+            report.command
         ));
     }
     out.push_str(&format!(

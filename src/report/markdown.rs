@@ -25,7 +25,19 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// The longest `--format markdown` report, in bytes: a GitHub comment holds 65,536 characters.
+pub const COMMENT_BYTES: usize = 64_000;
+/// The longest report appended to `GITHUB_STEP_SUMMARY` (GitHub's limit per step is 1 MiB).
+pub const STEP_SUMMARY_BYTES: usize = 1024 * 1024 - 1024;
+
+/// The report for a pull-request comment, at most [`COMMENT_BYTES`].
 pub fn render(report: &GateReport<'_>) -> String {
+    render_within(report, COMMENT_BYTES)
+}
+
+/// The report in at most `max_bytes`: the verdict first, then as many whole table rows as fit,
+/// then a line saying how many were left out.
+pub fn render_within(report: &GateReport<'_>, max_bytes: usize) -> String {
     let outcome = report.outcome;
     let verdict = match outcome.verdict {
         Verdict::Pass => "✅ PASS",
@@ -41,34 +53,50 @@ pub fn render(report: &GateReport<'_>) -> String {
         report.count_line(),
         outcome.fail_on.as_str()
     );
+    let accepted = match outcome.accepted.len() {
+        0 => String::new(),
+        n => format!("\n{n} finding(s) accepted by policy.\n"),
+    };
+    // Room kept for the accepted line and the truncation note.
+    let budget = max_bytes.saturating_sub(accepted.len() + 200);
     if !outcome.findings.is_empty() {
         out.push_str("\n| severity | rule | tool | where | what | old | new |\n|---|---|---|---|---|---|---|\n");
-        for f in &outcome.findings {
-            out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} | {} | {} |\n",
-                f.severity.as_str(),
-                f.rule,
-                cell(
-                    &f.tool
-                        .as_ref()
-                        .map_or(String::new(), |t| code_span(&t.name))
-                ),
-                cell(&code_span(&f.pointer)),
-                cell(&match f.baseline {
-                    Some(crate::check::Baseline::Unchanged) =>
-                        format!("{} (pre-existing)", text(&f.message)),
-                    _ => text(&f.message),
-                }),
-                cell(&f.old.as_deref().map_or(String::new(), code_span)),
-                cell(&f.new.as_deref().map_or(String::new(), code_span)),
-            ));
+        for (i, f) in outcome.findings.iter().enumerate() {
+            let row = row(f);
+            if out.len() + row.len() > budget {
+                out.push_str(&format!(
+                    "\n… {} more finding(s) not shown: the report is bounded to {} bytes; \
+                     `driftlab {} --format text` lists all.\n",
+                    outcome.findings.len() - i,
+                    max_bytes,
+                    report.command
+                ));
+                break;
+            }
+            out.push_str(&row);
         }
     }
-    if !outcome.accepted.is_empty() {
-        out.push_str(&format!(
-            "\n{} finding(s) accepted by policy.\n",
-            outcome.accepted.len()
-        ));
-    }
+    out.push_str(&accepted);
     out
+}
+
+fn row(f: &crate::check::Finding) -> String {
+    format!(
+        "| {} | `{}` | {} | {} | {} | {} | {} |\n",
+        f.severity.as_str(),
+        f.rule,
+        cell(
+            &f.tool
+                .as_ref()
+                .map_or(String::new(), |t| code_span(&t.name))
+        ),
+        cell(&code_span(&f.pointer)),
+        cell(&match f.baseline {
+            Some(crate::check::Baseline::Unchanged) =>
+                format!("{} (pre-existing)", text(&f.message)),
+            _ => text(&f.message),
+        }),
+        cell(&f.old.as_deref().map_or(String::new(), code_span)),
+        cell(&f.new.as_deref().map_or(String::new(), code_span)),
+    )
 }

@@ -1,10 +1,12 @@
 //! Output formats. Each function returns text and does no I/O.
 
+pub mod anchor;
 pub mod escape;
 pub mod github;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod region;
 pub mod sarif;
 pub mod study_report;
 pub mod table;
@@ -20,6 +22,10 @@ pub struct GateReport<'a> {
     pub approved: Option<&'a str>,
     pub candidate: &'a str,
     pub outcome: &'a Outcome,
+    /// The repository file findings are shown in, with each finding's place (SARIF, GitHub).
+    pub anchor: Option<&'a anchor::Anchor>,
+    /// Names this gate's alert set in SARIF (`automationDetails.id` is `driftlab/<category>/`).
+    pub category: Option<&'a str>,
 }
 
 impl GateReport<'_> {

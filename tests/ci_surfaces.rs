@@ -1,0 +1,487 @@
+//! The gate's CI surfaces as GitHub ingests them: SARIF valid against the official 2.1.0 schema
+//! with every result in a repository file on the finding's line, annotations within GitHub's
+//! per-step limits, the job summary, bounded Markdown, and approved snapshots read from git.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::live::{installed, servers_dir};
+use common::{repo, stderr, stdout};
+use serde_json::{json, Value};
+
+fn corpus(name: &str) -> String {
+    fs::read_to_string(repo().join("tests/data/corpus").join(name)).unwrap()
+}
+
+/// A repository-like folder holding `mcp/approved.json` and `mcp/current.json`.
+fn workspace(approved: &str, current: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("mcp")).unwrap();
+    fs::write(dir.path().join("mcp/approved.json"), approved).unwrap();
+    fs::write(dir.path().join("mcp/current.json"), current).unwrap();
+    dir
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    common::driftlab()
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_WORKSPACE")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The official SARIF 2.1.0 schema, vendored.
+fn sarif_schema() -> jsonschema::Validator {
+    let path = repo().join("tests/data/sarif/sarif-schema-2.1.0.json");
+    let schema: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .build(&schema)
+        .unwrap()
+}
+
+#[test]
+fn the_schema_check_can_fail() {
+    let validator = sarif_schema();
+    let good =
+        json!({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": []}]});
+    assert!(validator.is_valid(&good));
+    let mut bad = good.clone();
+    bad["runs"][0]["results"] = json!([{"message": {"text": "m"}, "level": "fatal"}]);
+    assert!(!validator.is_valid(&bad));
+    bad["runs"][0]["results"] = json!([{"message": {"text": "m"}, "locations": [{"physicalLocation": {"region": {"startLine": 0}}}]}]);
+    assert!(!validator.is_valid(&bad), "startLine starts at 1");
+}
+
+/// Validates against the vendored official schema and GitHub's ingestion rules; returns the run.
+fn assert_uploadable(sarif: &str, anchor_text: &str, anchor_uri: &str) -> Value {
+    let validator = sarif_schema();
+    let value: Value = serde_json::from_str(sarif).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF breaks the 2.1.0 schema: {errors:#?}"
+    );
+    let run = &value["runs"][0];
+    assert!(
+        run["automationDetails"]["id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("driftlab/") && id.ends_with('/')),
+        "{}",
+        run["automationDetails"]
+    );
+    let lines: Vec<&str> = anchor_text.lines().collect();
+    let results = run["results"].as_array().unwrap();
+    assert!(results.len() <= 25_000);
+    for result in results {
+        let physical = &result["locations"][0]["physicalLocation"];
+        assert_eq!(physical["artifactLocation"]["uri"], anchor_uri, "{result}");
+        assert_eq!(physical["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        let line = physical["region"]["startLine"].as_u64().unwrap() as usize;
+        let column = physical["region"]["startColumn"].as_u64().unwrap() as usize;
+        assert!(line >= 1 && line <= lines.len(), "{result}");
+        assert!(
+            column >= 1 && column <= lines[line - 1].len() + 1,
+            "{result}"
+        );
+        // The region starts at the member the anchor pointer names: its key is there.
+        let pointer = result["properties"]["anchorPointer"].as_str().unwrap();
+        if let Some(key) = pointer
+            .rsplit('/')
+            .next()
+            .filter(|k| k.parse::<usize>().is_err())
+        {
+            if !key.is_empty() {
+                let at = &lines[line - 1][column - 1..];
+                assert!(
+                    at.starts_with(&format!("\"{key}\"")),
+                    "{pointer} at {line}:{column}: {at}"
+                );
+            }
+        }
+        let rule = result["ruleId"].as_str().unwrap();
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        let entry = rules.iter().find(|r| r["id"] == rule).expect("rule listed");
+        for key in [
+            "shortDescription",
+            "fullDescription",
+            "helpUri",
+            "defaultConfiguration",
+        ] {
+            assert!(!entry[key].is_null(), "{rule} lacks {key}");
+        }
+        assert!(entry["helpUri"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("docs/rules.md#{rule}")));
+        assert!(!result["partialFingerprints"]["driftlab/v1"].is_null());
+    }
+    run.clone()
+}
+
+#[test]
+fn file_mode_sarif_is_uploadable_and_lands_on_the_line() {
+    let old = corpus("@modelcontextprotocol__server-everything@2025.9.25.json");
+    let new = corpus("@modelcontextprotocol__server-everything@2026.8.31.json");
+    let dir = workspace(&old, &new);
+    let output = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "mcp/approved.json",
+            "mcp/current.json",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let run = assert_uploadable(&stdout(&output), &new, "mcp/current.json");
+    assert_eq!(run["automationDetails"]["id"], "driftlab/mcp/current.json/");
+    let results = run["results"].as_array().unwrap();
+    assert!(results.len() > 20, "{}", results.len());
+    // A removed tool is not in the candidate: it lands on the candidate's tools list.
+    let removed = results
+        .iter()
+        .find(|r| r["ruleId"] == "tool-removed")
+        .unwrap();
+    assert_eq!(removed["properties"]["anchorPointer"], "/toolsList/tools");
+
+    // With no findings: still valid, no results.
+    let output = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "mcp/current.json",
+            "mcp/current.json",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = assert_uploadable(&stdout(&output), &new, "mcp/current.json");
+    assert_eq!(run["results"], json!([]));
+}
+
+#[test]
+fn live_mode_sarif_is_anchored_in_the_approved_snapshot() {
+    let entry =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    if !installed(&entry) {
+        return;
+    }
+    let old = corpus("@modelcontextprotocol__server-memory@0.6.2.json");
+    let same = corpus("@modelcontextprotocol__server-memory@2026.8.31.json");
+    let dir = workspace(&old, &same);
+    let gate = |approved: &str, extra: &[&str]| {
+        let mut args = vec!["check", "--approved", approved, "--format", "sarif"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", "node", entry.to_str().unwrap()]);
+        run_in(dir.path(), &args)
+    };
+    let output = gate("mcp/approved.json", &["--fail-on", "any"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let run = assert_uploadable(&stdout(&output), &old, "mcp/approved.json");
+    assert!(!run["results"].as_array().unwrap().is_empty());
+    for result in run["results"].as_array().unwrap() {
+        assert!(result["properties"]["candidate"]
+            .as_str()
+            .unwrap()
+            .starts_with("live:"));
+    }
+    // The same release: no findings, still a valid upload; --category names the alert set.
+    let output = gate("mcp/current.json", &["--category", "memory"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = assert_uploadable(&stdout(&output), &same, "mcp/current.json");
+    assert_eq!(run["automationDetails"]["id"], "driftlab/memory/");
+    assert_eq!(run["results"], json!([]));
+}
+
+/// `n` tools named `t0`…, each with one string parameter.
+fn tools(n: usize, kind: &str) -> String {
+    let tools: Vec<Value> = (0..n)
+        .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object", "properties": {"p": {"type": kind}}}}))
+        .collect();
+    serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap()
+}
+
+#[test]
+fn annotations_stay_within_githubs_limits_breaking_first() {
+    // 15 narrowed parameters (breaking) and 12 added tools (compatible).
+    let old = tools(15, "string");
+    let mut new: Value = serde_json::from_str(&tools(27, "integer")).unwrap();
+    new["tools"].as_array_mut().unwrap()[15..]
+        .iter_mut()
+        .for_each(|t| t["inputSchema"]["properties"]["p"]["type"] = "string".into());
+    let new = serde_json::to_string_pretty(&new).unwrap();
+    let dir = workspace(&old, &new);
+    let output = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "mcp/approved.json",
+            "mcp/current.json",
+            "--format",
+            "github",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
+    let notices = text.lines().filter(|l| l.starts_with("::notice ")).count();
+    assert_eq!((errors.len(), notices), (10, 10), "{text}");
+    // The first narrowing is t0's `"type"` on its line of the candidate file.
+    let line = new.lines().position(|l| l.contains("\"integer\"")).unwrap() + 1;
+    assert!(
+        errors[0].starts_with(&format!("::error file=mcp/current.json,line={line},col=")),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        text.contains("driftlab: 7 more finding(s) not annotated"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_job_summary_and_markdown_are_bounded() {
+    // 20,000 removed tools: far over a comment's 64 KB and the summary's 1 MiB.
+    let old = tools(20_000, "string");
+    let dir = workspace(&old, "{\"tools\": []}");
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "earlier step\n").unwrap();
+    let output = common::driftlab()
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args([
+            "check",
+            "--approved",
+            "mcp/approved.json",
+            "mcp/current.json",
+            "--format",
+            "markdown",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let comment = stdout(&output);
+    assert!(comment.len() <= 64_000, "{}", comment.len());
+    assert!(
+        comment.starts_with("### driftlab check: ❌ DRIFT"),
+        "{comment:.200}"
+    );
+    assert!(
+        comment.contains("more finding(s) not shown"),
+        "{}",
+        &comment[comment.len() - 300..]
+    );
+    let written = fs::read_to_string(&summary).unwrap();
+    assert!(
+        written.starts_with("earlier step\n### driftlab check"),
+        "appended, not replaced"
+    );
+    assert!(
+        written.len() <= 1024 * 1024 && written.len() > 900_000,
+        "{}",
+        written.len()
+    );
+    assert!(
+        written.trim_end().ends_with("lists all."),
+        "{}",
+        &written[written.len() - 300..]
+    );
+    // SARIF keeps the 5,000 GitHub shows and says what it left out.
+    let output = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "mcp/approved.json",
+            "mcp/current.json",
+            "--format",
+            "sarif",
+        ],
+    );
+    let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 5_000);
+    let note = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("15000 of 20000 findings are left out"),
+        "{note}"
+    );
+    // --no-step-summary leaves the file alone.
+    let before = fs::read(&summary).unwrap();
+    common::driftlab()
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args([
+            "check",
+            "--no-step-summary",
+            "--approved",
+            "mcp/approved.json",
+            "mcp/current.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(fs::read(&summary).unwrap(), before);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn an_approved_snapshot_is_read_from_a_git_revision() {
+    let old = tools(3, "string");
+    let dir = workspace(&old, &old);
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "mcp"]);
+    git(dir.path(), &["commit", "-q", "-m", "approve"]);
+    // The working tree's snapshot is re-recorded with a narrowing; HEAD still has the old one.
+    fs::write(dir.path().join("mcp/approved.json"), tools(3, "integer")).unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "HEAD:mcp/approved.json",
+            "mcp/approved.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["findings"][0]["rule"], "type-changed", "{report}");
+    // diff reads revisions too; from a subfolder, PATH is still relative to the root.
+    let output = run_in(
+        &dir.path().join("mcp"),
+        &["diff", "HEAD:mcp/approved.json", "HEAD:mcp/current.json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // A candidate that is no file (stdin here, a live server alike) is anchored in the
+    // revision's path in the working tree, found by tool name.
+    let output = with_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "HEAD:mcp/approved.json",
+            "-",
+            "--format",
+            "sarif",
+        ],
+        &tools(3, "integer"),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let run = assert_uploadable(&stdout(&output), &tools(3, "integer"), "mcp/approved.json");
+    assert_eq!(run["results"].as_array().unwrap().len(), 3);
+    // Errors name the argument and git's reason.
+    let output = run_in(
+        dir.path(),
+        &["diff", "nosuchrev:mcp/approved.json", "mcp/current.json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains(
+            "nosuchrev:mcp/approved.json: no such file, and git cannot read it as REV:PATH"
+        ),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1, "{message}");
+}
+
+#[test]
+fn an_anchor_outside_the_repository_is_refused() {
+    let old = tools(2, "string");
+    let dir = workspace(&old, &old);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("x.json");
+    fs::write(&outside, &old).unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "diff",
+            "mcp/approved.json",
+            outside.to_str().unwrap(),
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("is outside the repository"),
+        "{}",
+        stderr(&output)
+    );
+    // Named with --anchor inside the repository, it is accepted.
+    let output = run_in(
+        dir.path(),
+        &[
+            "diff",
+            "mcp/approved.json",
+            outside.to_str().unwrap(),
+            "--format",
+            "sarif",
+            "--anchor",
+            "mcp/current.json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // stdin without a snapshot names no file: SARIF asks for one.
+    let output = with_stdin(dir.path(), &["check", "--format", "sarif", "-"], &old);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("give --approved FILE or --anchor FILE"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn with_stdin(dir: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = common::driftlab()
+        .current_dir(dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_WORKSPACE")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
