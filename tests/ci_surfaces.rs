@@ -485,3 +485,291 @@ fn with_stdin(dir: &Path, args: &[&str], input: &str) -> Output {
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// The Action's script, run as the composite step runs it, with a faked GitHub environment.
+struct ActionRun {
+    output: Output,
+    outputs: String,
+    summary: String,
+}
+
+fn action(dir: &Path, inputs: &[(&str, &str)], extra_env: &[(&str, &str)]) -> ActionRun {
+    let (outputs, summary) = (dir.join("github_output"), dir.join("step_summary"));
+    fs::write(&outputs, "").unwrap();
+    fs::write(&summary, "").unwrap();
+    let mut command = Command::new("bash");
+    command
+        .arg(repo().join("scripts/action.sh"))
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("HOME", dir)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_WORKSPACE", dir)
+        .env("DRIFTLAB_ACTION_REPOSITORY", "example/driftlab")
+        .env("DRIFTLAB_BIN", env!("CARGO_BIN_EXE_driftlab"));
+    for (name, value) in inputs {
+        command.env(format!("INPUT_{name}"), value);
+    }
+    for (name, value) in extra_env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    ActionRun {
+        outputs: fs::read_to_string(&outputs).unwrap(),
+        summary: fs::read_to_string(&summary).unwrap(),
+        output,
+    }
+}
+
+#[test]
+fn the_action_gates_a_real_server_passing_and_failing() {
+    let entry =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    if !installed(&entry) {
+        return;
+    }
+    let same = corpus("@modelcontextprotocol__server-memory@2026.8.31.json");
+    // The failing snapshot approved one more tool than the server lists.
+    let mut more: Value = serde_json::from_str(&same).unwrap();
+    more["toolsList"]["tools"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "forget_everything", "inputSchema": {"type": "object"}}));
+    let more = serde_json::to_string_pretty(&more).unwrap();
+    let dir = workspace(&same, &more);
+    let server = format!("node\n{}\n", entry.display());
+
+    let run = action(
+        dir.path(),
+        &[("APPROVED", "mcp/approved.json"), ("SERVER", &server)],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(0), "{}", stderr(&run.output));
+    assert_eq!(
+        run.outputs,
+        "verdict=pass\nbreaking=0\nfindings=0\nsarif=driftlab.sarif\n"
+    );
+    assert!(
+        run.summary.starts_with("### driftlab check: ✅ PASS"),
+        "{}",
+        run.summary
+    );
+    let sarif = fs::read_to_string(dir.path().join("driftlab.sarif")).unwrap();
+    assert_uploadable(&sarif, &same, "mcp/approved.json");
+
+    let run = action(
+        dir.path(),
+        &[
+            ("APPROVED", "mcp/current.json"),
+            ("SERVER", &server),
+            ("CATEGORY", "memory"),
+        ],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(1), "{}", stderr(&run.output));
+    assert_eq!(
+        run.outputs,
+        "verdict=drift\nbreaking=1\nfindings=1\nsarif=driftlab.sarif\n"
+    );
+    assert!(run.summary.contains("tool-removed"), "{}", run.summary);
+    let log = stdout(&run.output);
+    let line = more
+        .lines()
+        .position(|l| l.contains("forget_everything"))
+        .unwrap();
+    assert!(
+        log.starts_with("::error file=mcp/current.json,line="),
+        "annotated in the approved snapshot: {log}"
+    );
+    assert!(
+        log.contains("title=driftlab tool-removed (forget_everything)"),
+        "{log}"
+    );
+    let sarif = fs::read_to_string(dir.path().join("driftlab.sarif")).unwrap();
+    let sarif_run = assert_uploadable(&sarif, &more, "mcp/current.json");
+    assert_eq!(sarif_run["automationDetails"]["id"], "driftlab/memory/");
+    let region = &sarif_run["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        region["startLine"], line as u64,
+        "the removed tool's object starts a line above its name"
+    );
+
+    // mode: snapshot re-records the snapshot from the server.
+    let run = action(
+        dir.path(),
+        &[
+            ("APPROVED", "mcp/recorded.json"),
+            ("SERVER", &server),
+            ("MODE", "snapshot"),
+        ],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(0), "{}", stderr(&run.output));
+    assert_eq!(run.outputs, "verdict=recorded\n");
+    let recorded = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--approved",
+            "mcp/recorded.json",
+            "mcp/approved.json",
+        ],
+    );
+    assert_eq!(recorded.status.code(), Some(0), "{}", stderr(&recorded));
+}
+
+#[test]
+fn the_action_refuses_a_release_binary_it_cannot_verify() {
+    let approved = tools(2, "string");
+    let dir = workspace(&approved, &approved);
+    // A release folder holding this build, as release.yml packages it.
+    let release = dir.path().join("release");
+    fs::create_dir(&release).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_driftlab"));
+    let (os, arch) = (
+        if cfg!(target_os = "macos") {
+            "macOS"
+        } else {
+            "Linux"
+        },
+        if cfg!(target_arch = "aarch64") {
+            "ARM64"
+        } else {
+            "X64"
+        },
+    );
+    let target = format!(
+        "{}-{}",
+        std::env::consts::ARCH,
+        if cfg!(target_os = "macos") {
+            "apple-darwin"
+        } else {
+            "unknown-linux-gnu"
+        }
+    );
+    let archive = release.join(format!("driftlab-{target}.tar.gz"));
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(bin.parent().unwrap())
+        .arg("driftlab")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let base = format!("file://{}", release.display());
+    let env = [
+        ("RUNNER_OS", os),
+        ("RUNNER_ARCH", arch),
+        ("DRIFTLAB_RELEASE_BASE", base.as_str()),
+        ("DRIFTLAB_BIN", ""),
+    ];
+    let inputs = [
+        ("APPROVED", "mcp/approved.json"),
+        ("CANDIDATE", "mcp/current.json"),
+    ];
+    let checksum = archive.with_extension("gz.sha256");
+
+    // No checksum: refused, nothing run.
+    let run = action(dir.path(), &inputs, &env);
+    assert_eq!(run.output.status.code(), Some(2), "{}", stderr(&run.output));
+    assert!(stderr(&run.output).contains(".sha256 is missing: refusing an unverified binary"));
+    assert_eq!(run.outputs, "");
+    // A wrong checksum: refused.
+    fs::write(&checksum, format!("{}  x\n", "0".repeat(64))).unwrap();
+    let run = action(dir.path(), &inputs, &env);
+    assert_eq!(run.output.status.code(), Some(2));
+    assert!(
+        stderr(&run.output).contains("checksum mismatch"),
+        "{}",
+        stderr(&run.output)
+    );
+    assert_eq!(run.outputs, "");
+    // The right one: installed and run.
+    let digest = Command::new("sha256sum").arg(&archive).output().unwrap();
+    fs::write(&checksum, &digest.stdout).unwrap();
+    let run = action(dir.path(), &inputs, &env);
+    assert_eq!(run.output.status.code(), Some(0), "{}", stderr(&run.output));
+    assert!(run.outputs.starts_with("verdict=pass\n"), "{}", run.outputs);
+}
+
+/// The targets and archive names the Action downloads are the ones the release workflow builds
+/// and cargo-binstall looks for.
+#[test]
+fn the_action_downloads_what_the_release_builds() {
+    let read = |p: &str| fs::read_to_string(repo().join(p)).unwrap();
+    let (workflow, script, manifest) = (
+        read(".github/workflows/release.yml"),
+        read("scripts/action.sh"),
+        read("Cargo.toml"),
+    );
+    let mut built: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- target: "))
+        .collect();
+    let mut fetched: Vec<&str> = script
+        .lines()
+        .filter_map(|l| l.trim().split_once(") echo "))
+        .map(|(_, t)| t.trim_end_matches(" ;;"))
+        .filter(|t| *t != "\"\"")
+        .collect();
+    built.sort_unstable();
+    fetched.sort_unstable();
+    assert_eq!(built.len(), 4);
+    assert_eq!(built, fetched);
+    assert!(workflow.contains("ARCHIVE: driftlab-${{ matrix.target }}.tar.gz"));
+    assert!(workflow.contains("\"$ARCHIVE.sha256\""));
+    assert!(workflow.contains("-C \"target/${{ matrix.target }}/release\" driftlab"));
+    assert!(script.contains("archive=\"driftlab-${target}.tar.gz\""));
+    assert!(script.contains("\"$base/$archive.sha256\""));
+    assert!(manifest.contains("/releases/download/v{ version }/driftlab-{ target }.tar.gz\""));
+    assert!(script.contains("/releases/download/v${version#v}\""));
+
+    // Every input of action.yml reaches the script, and the script reads each.
+    let action = read("action.yml");
+    let inputs = &action[action.find("\ninputs:\n").unwrap()..action.find("\noutputs:\n").unwrap()];
+    for name in inputs
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(':'))
+    {
+        if name == "upload-sarif" {
+            continue;
+        }
+        let env = format!("INPUT_{}", name.to_uppercase().replace('-', "_"));
+        assert!(
+            action.contains(&format!("{env}: ${{{{ inputs.{name} }}}}")),
+            "{name}"
+        );
+        assert!(
+            script.contains(&format!("${{{env}")),
+            "scripts/action.sh ignores {env}"
+        );
+    }
+}
+
+/// The pre-commit hook's entry, run as pre-commit runs it on a real capture.
+#[test]
+fn the_pre_commit_hook_gates_a_committed_capture() {
+    let hooks = fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
+    let entry = hooks
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("entry: "))
+        .unwrap();
+    assert!(
+        hooks.contains("pass_filenames: false"),
+        "check takes one candidate"
+    );
+    let mut words = entry.split_whitespace();
+    assert_eq!(words.next(), Some("driftlab"));
+    let old = corpus("@modelcontextprotocol__server-filesystem@2025.8.21.json");
+    let new = corpus("@modelcontextprotocol__server-filesystem@2026.8.31.json");
+    for (approved, current, code) in [(&old, &old, 0), (&new, &old, 1)] {
+        let dir = workspace(approved, current);
+        let mut args: Vec<&str> = words.clone().collect();
+        args.extend(["--approved", "mcp/approved.json", "mcp/current.json"]);
+        let output = run_in(dir.path(), &args);
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+    }
+}

@@ -60,6 +60,10 @@ pub struct GateOptions {
     /// servers gated in one workflow stay two sets. Default: the anchor file's path.
     #[arg(long, value_name = "NAME")]
     category: Option<String>,
+    /// Also write the SARIF report to FILE (atomically), whatever --format prints: one run gives
+    /// log annotations (`--format github`) and a file for code scanning.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<std::path::PathBuf>,
     /// Do not append the Markdown report to the file `GITHUB_STEP_SUMMARY` names (by default it
     /// is appended whenever that variable is set, bounded to 1 MiB).
     #[arg(long)]
@@ -194,13 +198,12 @@ fn gate(
     let limits = Limits {
         max_bytes: options.max_bytes,
     };
-    let anchor = match options.format {
-        Format::Sarif | Format::Github => {
-            anchor::resolve(options.anchor.as_deref(), compared, &outcome, limits)?
-        }
-        _ => None,
+    let sarif_wanted = options.format == Format::Sarif || options.sarif.is_some();
+    let anchor = match sarif_wanted || options.format == Format::Github {
+        true => anchor::resolve(options.anchor.as_deref(), compared, &outcome, limits)?,
+        false => None,
     };
-    if options.format == Format::Sarif && anchor.is_none() {
+    if sarif_wanted && anchor.is_none() {
         bail!(
             "--format sarif: code scanning shows results only in files of the repository, and \
              the candidate is {candidate_path}: give --approved FILE or --anchor FILE"
@@ -227,34 +230,63 @@ fn gate(
         Format::Sarif => report::sarif::render(&report),
         Format::Github => report::github::render(&report),
     };
+    if let Some(path) = &options.sarif {
+        crate::output::write_atomic(path, report::sarif::render(&report).as_bytes())
+            .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
+    }
     out!("{text}");
     if !options.no_step_summary {
         append_step_summary(&report);
     }
+    set_step_outputs(&outcome);
     Ok(match outcome.verdict {
         Verdict::Pass => super::exit::PASS,
         Verdict::Drift => super::exit::DRIFT,
     })
 }
 
-/// Appends the Markdown report to `GITHUB_STEP_SUMMARY` when set, so a pull request from a fork
-/// (which cannot upload SARIF) still shows the findings. A summary that cannot be written is
-/// reported and does not change the verdict.
-fn append_step_summary(report: &GateReport<'_>) {
+/// Appends `verdict`, `breaking` and `findings` to `GITHUB_OUTPUT` when set, so a workflow can
+/// branch on them (the Action's outputs).
+fn set_step_outputs(outcome: &crate::verdict::Outcome) {
+    let breaking = outcome
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::check::Severity::Breaking)
+        .count();
+    let lines = format!(
+        "verdict={}\nbreaking={breaking}\nfindings={}\n",
+        outcome.verdict.as_str(),
+        outcome.findings.len()
+    );
+    append_to_env_file("GITHUB_OUTPUT", &lines);
+}
+
+/// Appends `text` to the file the environment variable `name` names, if set; a file that cannot
+/// be written is reported and does not change the verdict.
+fn append_to_env_file(name: &str, text: &str) {
     use std::io::Write;
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+    let Some(path) = std::env::var_os(name).filter(|p| !p.is_empty()) else {
         return;
     };
-    let text = report::markdown::render_within(report, report::markdown::STEP_SUMMARY_BYTES);
     let written = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(&path)
-        .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()));
+        .and_then(|mut f| f.write_all(text.as_bytes()));
     if let Err(e) = written {
         eprintln!(
-            "driftlab: warning: GITHUB_STEP_SUMMARY {}: cannot append the report: {e}",
+            "driftlab: warning: {name} {}: cannot append: {e}",
             std::path::Path::new(&path).display()
         );
+    }
+}
+
+/// Appends the Markdown report to `GITHUB_STEP_SUMMARY` when set, so a pull request from a fork
+/// (which cannot upload SARIF) still shows the findings. A summary that cannot be written is
+/// reported and does not change the verdict.
+fn append_step_summary(report: &GateReport<'_>) {
+    if std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
+        let text = report::markdown::render_within(report, report::markdown::STEP_SUMMARY_BYTES);
+        append_to_env_file("GITHUB_STEP_SUMMARY", &format!("{text}\n"));
     }
 }

@@ -12,6 +12,9 @@ pub enum ListFormat {
     Markdown,
     /// a JSON array of objects, one per entry, keyed by the column names
     Json,
+    /// a Markdown section per entry (its heading is the id, a stable link anchor), as in
+    /// docs/rules.md
+    Sections,
 }
 
 /// The format flags every listing takes.
@@ -96,6 +99,7 @@ fn listing<const N: usize>(header: [&str; N], rows: &[[&str; N]], format: ListFo
     match format {
         ListFormat::Text => table(header, rows, false),
         ListFormat::Markdown => table(header, rows, true),
+        ListFormat::Sections => sections(header, rows),
         ListFormat::Json => {
             let entries: Vec<serde_json::Map<String, serde_json::Value>> = rows
                 .iter()
@@ -112,6 +116,18 @@ fn listing<const N: usize>(header: [&str; N], rows: &[[&str; N]], format: ListFo
             text
         }
     }
+}
+
+/// `## id`, the last column as prose, the others as a list.
+fn sections<const N: usize>(header: [&str; N], rows: &[[&str; N]]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(&format!("\n## {}\n\n{}\n\n", row[0], row[N - 1]));
+        for (name, value) in header.iter().zip(row).take(N - 1).skip(1) {
+            out.push_str(&format!("- {name}: `{value}`\n"));
+        }
+    }
+    out
 }
 
 fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) -> String {
@@ -152,6 +168,18 @@ fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/rules.md (where SARIF's `helpUri` points) is what `driftlab rules --format sections`
+    /// prints, after its introduction.
+    #[test]
+    fn the_rules_page_matches_the_registry() {
+        let page = include_str!("../../docs/rules.md");
+        let listed = listing(RULE_COLUMNS, &rule_rows(), ListFormat::Sections);
+        assert!(
+            page.ends_with(&listed),
+            "docs/rules.md is stale: rewrite its sections with `driftlab rules --format sections`"
+        );
+    }
 
     /// The README's tables are exactly what `driftlab rules/mutations --markdown` print.
     #[test]
