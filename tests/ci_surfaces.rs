@@ -773,3 +773,94 @@ fn the_pre_commit_hook_gates_a_committed_capture() {
         assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
     }
 }
+
+/// The YAML block after `<!-- example: NAME -->` in the README.
+fn readme_example(name: &str) -> String {
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let marker = format!("<!-- example: {name} -->\n```yaml\n");
+    let start = readme.find(&marker).expect("example marker") + marker.len();
+    readme[start..start + readme[start..].find("```").unwrap()].to_string()
+}
+
+/// Each CI example of the README, run with its server swapped for the pinned memory server.
+#[test]
+fn the_readme_ci_examples_run() {
+    let entry =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    if !installed(&entry) {
+        return;
+    }
+    let capture = corpus("@modelcontextprotocol__server-memory@2026.8.31.json");
+    let dir = workspace(&capture, &capture);
+
+    // The Action: every `with:` key is an input, and the step passes.
+    let example = readme_example("action");
+    let with = &example[example.find("with:\n").unwrap() + 5..];
+    let action_yml = fs::read_to_string(repo().join("action.yml")).unwrap();
+    let mut inputs = Vec::new();
+    for line in with.lines().filter(|l| !l.trim().is_empty()) {
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        if line.starts_with("          ") && !line.starts_with("            ") {
+            assert!(
+                action_yml.contains(&format!("\n  {key}:\n")),
+                "README uses unknown input {key}"
+            );
+            inputs.push((key.to_uppercase(), value.trim().to_string()));
+        }
+    }
+    assert_eq!(inputs[0], ("APPROVED".into(), "mcp/approved.json".into()));
+    assert!(
+        with.contains("server: |\n            node\n            dist/index.js\n"),
+        "{with}"
+    );
+    let server = format!("node\n{}\n", entry.display());
+    let run = action(
+        dir.path(),
+        &[("APPROVED", &inputs[0].1), ("SERVER", &server)],
+        &[],
+    );
+    assert_eq!(run.output.status.code(), Some(0), "{}", stderr(&run.output));
+
+    // The plain workflow's gate step.
+    let workflow = readme_example("workflow");
+    let step = workflow
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("run: driftlab check"))
+        .unwrap();
+    let step = format!("driftlab check{step}").replace(
+        "-- node dist/index.js",
+        &format!("-- node {}", entry.display()),
+    );
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_driftlab")).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let output = Command::new("bash")
+        .args(["-c", &step])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_OUTPUT")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{step}: {}", stderr(&output));
+    let sarif = fs::read_to_string(dir.path().join("driftlab.sarif")).unwrap();
+    assert_uploadable(&sarif, &capture, "mcp/approved.json");
+
+    // The pre-commit hook with the README's args.
+    let hook = readme_example("pre-commit");
+    assert!(hook.contains("- id: driftlab-check"), "{hook}");
+    let args = hook
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args: ["))
+        .unwrap();
+    let mut argv = vec!["check"];
+    argv.extend(args.trim_end_matches(']').split(", "));
+    let output = run_in(dir.path(), &argv);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{argv:?}: {}",
+        stderr(&output)
+    );
+}
