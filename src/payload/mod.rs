@@ -439,15 +439,48 @@ fn describe(value: &Value) -> String {
     }
 }
 
-/// A value shortened to one printable line.
+/// A value shortened to one printable line. Only the first bytes are written: a change to a
+/// 100,000-name `required` list is reported once per name, and each report must not cost the
+/// whole list.
 pub fn short(value: &Value) -> String {
-    let text = value.to_string();
+    /// Keeps at most `LIMIT` bytes, then fails the serializer so it stops.
+    struct Prefix(Vec<u8>);
+    const LIMIT: usize = 81 * 4;
+    impl std::io::Write for Prefix {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = LIMIT - self.0.len();
+            self.0.extend_from_slice(&buf[..buf.len().min(room)]);
+            match buf.len() > room {
+                true => Err(std::io::Error::other("long enough")),
+                false => Ok(buf.len()),
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut prefix = Prefix(Vec::new());
+    let _ = serde_json::to_writer(&mut prefix, value);
+    // A cut inside a multi-byte character loses at most that character, past the 80th.
+    let text = String::from_utf8_lossy(&prefix.0);
     if text.chars().count() <= 80 {
-        text
+        text.into_owned()
     } else {
         let cut: String = text.chars().take(77).collect();
         format!("{cut}...")
     }
+}
+
+#[cfg(test)]
+#[test]
+fn short_values_read_only_their_start() {
+    let long = Value::from((0..100_000).map(|i| format!("name{i}")).collect::<Vec<_>>());
+    let text = long.to_string();
+    assert_eq!(short(&long), format!("{}...", &text[..77]));
+    let exact = Value::from("é".repeat(78));
+    assert_eq!(short(&exact), exact.to_string());
+    let over = Value::from("é".repeat(79));
+    assert_eq!(short(&over), format!("\"{}...", "é".repeat(76)));
 }
 
 #[cfg(test)]

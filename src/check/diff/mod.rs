@@ -11,6 +11,8 @@ mod words;
 
 pub use pairing::{pair, similarity, Pair, Pairing, RENAME_THRESHOLD};
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use crate::payload::short;
@@ -78,11 +80,20 @@ pub struct Change {
 pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
     let pairing = pair(approved, candidate);
     let mut out = Vec::new();
+    // Per approved tool: removed, or its pair. (Looked up by index: a search per tool made two
+    // identical 300,000-tool payloads take minutes.)
+    let removed: HashSet<usize> = pairing.removed.iter().copied().collect();
+    let mut pair_of: Vec<Option<&Pair>> = vec![None; approved.len()];
+    for p in &pairing.pairs {
+        if let Some(slot) = pair_of.get_mut(p.old) {
+            slot.get_or_insert(p);
+        }
+    }
     for old_index in 0..approved.len() {
         let Some(old) = approved.tool(old_index) else {
             continue;
         };
-        if pairing.removed.contains(&old_index) {
+        if removed.contains(&old_index) {
             out.push(Change {
                 kind: ChangeKind::ToolRemoved,
                 tool: old.label(),
@@ -95,7 +106,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
             });
             continue;
         }
-        let Some(p) = pairing.pairs.iter().find(|p| p.old == old_index) else {
+        let Some(p) = pair_of[old_index] else {
             continue;
         };
         let Some(new) = candidate.tool(p.new) else {
