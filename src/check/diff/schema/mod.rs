@@ -209,6 +209,28 @@ impl<'a> Walker<'_, 'a, '_> {
         if old == new {
             return;
         }
+        // `allOf: [X]` beside annotations only (the pydantic-v1 wrap of a `$ref`) accepts what X
+        // accepts: its description is compared here, then X in its place.
+        let (old_inner, new_inner) = (single_all_of(old), single_all_of(new));
+        if old_inner.is_some() != new_inner.is_some() {
+            if let (Some(o), Some(n)) = (as_schema(old), as_schema(new)) {
+                self.default_and_description(o, n, at);
+            }
+            let strip = |node: &'a Value, inner: Option<&'a Value>, pointer: &str| match inner {
+                Some(inner) => (inner, format!("{pointer}/allOf/0")),
+                None => (node, pointer.to_string()),
+            };
+            let (o, op) = strip(old, old_inner, &at.old);
+            let (n, np) = strip(new, new_inner, &at.new);
+            let inner_at = At {
+                old: op,
+                new: np,
+                path: at.path.clone(),
+            };
+            // Descriptions were compared above; the inner schemas carry their own.
+            self.walk_here(o, n, &inner_at, depth + 1);
+            return;
+        }
         self.nodes += 1;
         if depth > MAX_DEPTH || self.nodes > MAX_NODES {
             let why = format!(
@@ -310,8 +332,11 @@ impl<'a> Walker<'_, 'a, '_> {
         }
     }
 
-    /// Definitions present on both sides, compared once each, in the root's direction.
+    /// Definitions present on both sides and referenced from the tool's schema on both (directly
+    /// or through other definitions), compared once each, in the root's direction. A definition
+    /// nothing references constrains no value, so its changes are none.
     fn definitions(&mut self, old: &'a Value, new: &'a Value, at: &At) {
+        let (old_used, new_used) = (referenced(old), referenced(new));
         for keyword in ["$defs", "definitions"] {
             let (Some(o), Some(n)) = (
                 old.get(keyword).and_then(Value::as_object),
@@ -320,6 +345,16 @@ impl<'a> Walker<'_, 'a, '_> {
                 continue;
             };
             for (name, old_def) in o {
+                let fragment = pointer::push(&format!("#/{keyword}"), name);
+                let used = |refs: &HashSet<String>| {
+                    refs.iter().any(|r| {
+                        r.strip_prefix(fragment.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                    })
+                };
+                if !used(&old_used) || !used(&new_used) {
+                    continue;
+                }
                 if let Some(new_def) = n.get(name) {
                     let child = at.child(keyword, Some(name), format!("${name}"));
                     if self.visited.insert((child.old.clone(), child.new.clone())) {
@@ -329,6 +364,51 @@ impl<'a> Walker<'_, 'a, '_> {
             }
         }
     }
+}
+
+/// The one member of `allOf: [X]` in a schema whose other keywords only annotate.
+fn single_all_of(node: &Value) -> Option<&Value> {
+    let map = node.as_object()?;
+    let [member] = map.get("allOf")?.as_array()?.as_slice() else {
+        return None;
+    };
+    let annotating = map.keys().all(|k| {
+        k == "allOf"
+            || ANNOTATIONS.contains(&k.as_str())
+            || matches!(k.as_str(), "description" | "default")
+    });
+    annotating.then_some(member)
+}
+
+/// Every local `$ref` reachable from the schema's root outside its definitions, following
+/// references into definitions transitively (iteratively: schemas can nest deeply).
+fn referenced(root: &Value) -> HashSet<String> {
+    let mut found: HashSet<String> = HashSet::new();
+    let mut stack: Vec<&Value> = match root {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "$defs" | "definitions"))
+            .map(|(_, v)| v)
+            .collect(),
+        _ => Vec::new(),
+    };
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(m) => {
+                if let Some(reference) = m.get("$ref").and_then(Value::as_str) {
+                    if reference.starts_with("#/") && found.insert(reference.to_string()) {
+                        if let Some(target) = root.pointer(&reference[1..]) {
+                            stack.push(target);
+                        }
+                    }
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    found
 }
 
 fn as_schema(value: &Value) -> Option<&Map<String, Value>> {

@@ -24,7 +24,8 @@ impl<'a> Walker<'_, 'a, '_> {
         }
         let subject = self.subject(at);
         let closed = |v: Option<&Value>| v == Some(&Value::Bool(false));
-        let open = |v: Option<&Value>| v.is_none() || v == Some(&Value::Bool(true));
+        // Absent, `true` and `{}` (or a schema of annotations only) accept every value alike.
+        let open = |v: Option<&Value>| v.is_none_or(accepts_everything);
         match raw {
             (a, b) if open(a) && !open(b) => self.tightened(
                 at,
@@ -259,5 +260,18 @@ impl<'a> Walker<'_, 'a, '_> {
             );
             self.unjudged(at.keyword(keyword), None, None, why);
         }
+    }
+}
+
+/// Whether a schema accepts every value: `true`, or an object of annotations only (`{}`,
+/// `{"description": …}`).
+pub(super) fn accepts_everything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(m) => m.keys().all(|k| {
+            super::ANNOTATIONS.contains(&k.as_str())
+                || matches!(k.as_str(), "description" | "default")
+        }),
+        _ => false,
     }
 }
