@@ -1,6 +1,6 @@
 //! Fuzzes the payload reader and the whole gate: the input is split at its first NUL byte into an
 //! approved and a candidate payload; both are read, every payload and diff rule runs, and every
-//! report format renders. Nothing may panic, overflow the stack or loop. The reader's fast paths
+//! report format renders, with every finding placed in the candidate's bytes. Nothing may panic, overflow the stack or loop. The reader's fast paths
 //! must agree with the general reader on every input: the same surface or the same error, and so
 //! must reading the candidate beside the approved surface.
 #![no_main]
@@ -8,7 +8,7 @@
 use driftlab::check::rules::of_kind;
 use driftlab::check::RuleKind;
 use driftlab::payload::{self, Limits};
-use driftlab::report::{self, GateReport};
+use driftlab::report::{self, anchor, GateReport};
 use driftlab::verdict::{evaluate, FailOn, ResolvedPolicy};
 use libfuzzer_sys::fuzz_target;
 
@@ -34,7 +34,20 @@ fuzz_target!(|data: &[u8]| {
     rules.extend(of_kind(RuleKind::Diff));
     rules.extend(of_kind(RuleKind::Study));
     let outcome = evaluate(&rules, &approved, &candidate, Some(&approved), &ResolvedPolicy::default(), FailOn::Breaking);
-    let r = GateReport { command: "check", approved: Some("old"), candidate: "new", outcome: &outcome };
+    // Every finding placed in the candidate's own bytes (SARIF regions, annotation lines): the
+    // locator walks any text the reader accepted.
+    let text = String::from_utf8_lossy(new);
+    let places = anchor::place(&text, anchor::Side::Candidate, &candidate, &outcome.findings);
+    assert_eq!(places.len(), outcome.findings.len());
+    let anchor = anchor::Anchor { uri: "new.json".into(), places };
+    let r = GateReport {
+        command: "check",
+        approved: Some("old"),
+        candidate: "new",
+        outcome: &outcome,
+        anchor: Some(&anchor),
+        category: Some("fuzz"),
+    };
     let _ = report::text::render(&r, true);
     let _ = report::json::render(&r);
     let _ = report::markdown::render(&r);

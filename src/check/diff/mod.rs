@@ -89,7 +89,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
             slot.get_or_insert(p);
         }
     }
-    for old_index in 0..approved.len() {
+    for (old_index, paired) in pair_of.iter().enumerate() {
         let Some(old) = approved.tool(old_index) else {
             continue;
         };
@@ -106,7 +106,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
             });
             continue;
         }
-        let Some(p) = pair_of[old_index] else {
+        let Some(p) = paired else {
             continue;
         };
         let Some(new) = candidate.tool(p.new) else {
