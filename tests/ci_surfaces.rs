@@ -58,6 +58,19 @@ fn the_schema_check_can_fail() {
     assert!(!validator.is_valid(&bad), "startLine starts at 1");
 }
 
+/// `check --approved mcp/approved.json mcp/current.json --format FORMAT` in `dir`.
+fn gate(dir: &Path, format: &str) -> Output {
+    let args = [
+        "check",
+        "--approved",
+        "mcp/approved.json",
+        "mcp/current.json",
+        "--format",
+        format,
+    ];
+    run_in(dir, &args)
+}
+
 /// Validates against the vendored official schema and GitHub's ingestion rules; returns the run.
 fn assert_uploadable(sarif: &str, anchor_text: &str, anchor_uri: &str) -> Value {
     let validator = sarif_schema();
@@ -132,17 +145,7 @@ fn file_mode_sarif_is_uploadable_and_lands_on_the_line() {
     let old = corpus("@modelcontextprotocol__server-everything@2025.9.25.json");
     let new = corpus("@modelcontextprotocol__server-everything@2026.8.31.json");
     let dir = workspace(&old, &new);
-    let output = run_in(
-        dir.path(),
-        &[
-            "check",
-            "--approved",
-            "mcp/approved.json",
-            "mcp/current.json",
-            "--format",
-            "sarif",
-        ],
-    );
+    let output = gate(dir.path(), "sarif");
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let run = assert_uploadable(&stdout(&output), &new, "mcp/current.json");
     assert_eq!(run["automationDetails"]["id"], "driftlab/mcp/current.json/");
@@ -224,17 +227,7 @@ fn annotations_stay_within_githubs_limits_breaking_first() {
         .for_each(|t| t["inputSchema"]["properties"]["p"]["type"] = "string".into());
     let new = serde_json::to_string_pretty(&new).unwrap();
     let dir = workspace(&old, &new);
-    let output = run_in(
-        dir.path(),
-        &[
-            "check",
-            "--approved",
-            "mcp/approved.json",
-            "mcp/current.json",
-            "--format",
-            "github",
-        ],
-    );
+    let output = gate(dir.path(), "github");
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
@@ -301,17 +294,7 @@ fn the_job_summary_and_markdown_are_bounded() {
         &written[written.len() - 300..]
     );
     // SARIF keeps the 5,000 GitHub shows and says what it left out.
-    let output = run_in(
-        dir.path(),
-        &[
-            "check",
-            "--approved",
-            "mcp/approved.json",
-            "mcp/current.json",
-            "--format",
-            "sarif",
-        ],
-    );
+    let output = gate(dir.path(), "sarif");
     let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 5_000);
     let note = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];

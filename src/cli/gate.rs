@@ -205,8 +205,8 @@ fn gate(
     };
     if sarif_wanted && anchor.is_none() {
         bail!(
-            "--format sarif: code scanning shows results only in files of the repository, and \
-             the candidate is {candidate_path}: give --approved FILE or --anchor FILE"
+            "SARIF: code scanning shows results only in files of the repository, and the \
+             candidate is {candidate_path}: give --approved FILE or --anchor FILE"
         );
     }
     let category = options

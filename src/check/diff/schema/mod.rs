@@ -228,7 +228,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 path: at.path.clone(),
             };
             // Descriptions were compared above; the inner schemas carry their own.
-            self.walk_here(o, n, &inner_at, depth + 1);
+            self.walk(o, n, &inner_at, depth + 1);
             return;
         }
         self.nodes += 1;
