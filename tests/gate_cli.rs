@@ -102,9 +102,12 @@ fn check_passes_an_unchanged_surface_and_fails_a_breaking_change() {
             "new",
             "message",
             "fingerprint",
-            "baseline_state"
+            "baseline_state",
+            "witness"
         ]
     );
+    // The witness is a call valid before and refused now: it lacks the new required `org`.
+    assert!(first["witness"]["id"].is_string() && first["witness"].get("org").is_none());
     assert_eq!(first["tool"], "get_user");
     assert_eq!(first["pointer"], "/tools/0/inputSchema/properties/org");
     assert_eq!(first["fingerprint"].as_str().unwrap().len(), 16);

@@ -1,5 +1,6 @@
-//! Schemas judged by what they accept, not how they are spelled (issue 30's table, rows 1, 2, 3
-//! and 8): each pair below accepts exactly the same values, and each failed the gate before.
+//! Schemas judged by what they accept, not how they are spelled (issue 30's table, rows 1, 2, 3,
+//! 4, 5, 7 and 8, and the `oneOf` overlap case): each compatible pair below failed the gate
+//! before, and the overlap passed it.
 
 mod common;
 
@@ -82,4 +83,113 @@ fn an_all_of_of_one_reference_is_that_reference() {
         rules(new, old),
         (Some(0), vec!["parameter-description-changed".to_string()])
     );
+}
+
+/// Row 4: a parameter wrapped in a union whose one branch is a `$ref` to the old schema still
+/// accepts everything it did: one widening, no removals.
+#[test]
+fn a_union_wrap_keeping_the_old_schema_as_a_ref_branch_is_a_widening() {
+    let old_p = json!({"type": "object", "properties": {"page_id": {"type": "string"}}, "required": ["page_id"]});
+    let old = json!({"type": "object", "properties": {"p": old_p}});
+    let new = json!({"type": "object",
+        "properties": {"p": {"anyOf": [{"$ref": "#/$defs/A"},
+            {"type": "object", "properties": {"w": {"type": "string"}}, "required": ["w"]}]}},
+        "$defs": {"A": old_p}});
+    assert_eq!(rules(old, new), (Some(0), vec!["type-widened".to_string()]));
+}
+
+/// Row 5: listed properties replaced by an open object accept every value they did; the loss is
+/// documentation (a warning), not removed parameters.
+#[test]
+fn listed_properties_replaced_by_an_open_object_are_undocumented_not_removed() {
+    let old = json!({"type": "object", "properties": {"o": {"type": "object",
+        "properties": {"a": {"type": "string"}}, "additionalProperties": false}}});
+    let new = json!({"type": "object", "properties": {"o": {"type": "object", "additionalProperties": true}}});
+    let (code, found) = rules(old, new);
+    assert_eq!(code, Some(0));
+    assert_eq!(found, ["parameters-undocumented", "constraint-loosened"]);
+}
+
+/// Row 7: `anyOf` <-> `oneOf` over branches told apart by a required key's `const` accept the
+/// same values; the branches are still compared, so a narrowing inside one is found and proven.
+#[test]
+fn any_of_to_one_of_over_disjoint_branches_is_no_change_but_branches_are_compared() {
+    let branch = |k: &str, n: &str| {
+        json!({"type": "object",
+        "properties": {"k": {"const": k}, "n": {"type": n}}, "required": ["k"]})
+    };
+    let union = |kw: &str, n: &str| {
+        json!({"type": "object",
+        "properties": {"m": {kw: [branch("a", n), branch("b", "number")]}}})
+    };
+    assert_eq!(
+        rules(union("anyOf", "number"), union("oneOf", "number")),
+        (Some(0), vec![])
+    );
+    assert_eq!(
+        rules(union("oneOf", "number"), union("anyOf", "number")),
+        (Some(0), vec![])
+    );
+    let (code, report) = diff_json(
+        &tool(union("anyOf", "number")),
+        &tool(union("oneOf", "integer")),
+    );
+    assert_eq!(code, Some(1));
+    let f = &report["findings"][0];
+    assert_eq!(
+        (f["rule"].as_str(), f["severity"].as_str()),
+        (Some("type-narrowed"), Some("breaking"))
+    );
+    assert_eq!(f["witness"]["m"]["k"], "a");
+    assert!(f["witness"]["m"]["n"].is_f64(), "{f}");
+}
+
+/// The `oneOf` overlap case: a plain string becomes a `oneOf` whose branches overlap, so a short
+/// string (valid before) now matches two branches and is refused. Judged compatible before;
+/// the witness search finds the value.
+#[test]
+fn a_one_of_with_overlapping_branches_is_breaking_with_a_witness() {
+    let old = json!({"type": "object", "properties": {"s": {"type": "string"}}});
+    let new = json!({"type": "object", "properties": {"s": {"oneOf": [{"type": "string"},
+        {"type": "string", "maxLength": 5}]}}});
+    let (code, report) = diff_json(&tool(old.clone()), &tool(new.clone()));
+    assert_eq!(code, Some(1));
+    let proven: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "breaking")
+        .collect();
+    assert_eq!(proven.len(), 1, "{report}");
+    let witness = &proven[0]["witness"];
+    let valid = |s: &Value| jsonschema::validator_for(s).unwrap().is_valid(witness);
+    assert!(valid(&old) && !valid(&new), "{witness}");
+    // anyOf -> oneOf over the same overlapping branches narrows too.
+    let any = json!({"type": "object", "properties": {"s": {"anyOf": [{"type": "string"},
+        {"type": "string", "maxLength": 5}]}}});
+    let (code, report) = diff_json(&tool(any), &tool(new));
+    assert_eq!(code, Some(1));
+    assert_eq!(report["findings"][0]["rule"], "type-narrowed", "{report}");
+    assert_eq!(report["findings"][0]["severity"], "breaking", "{report}");
+}
+
+/// Without a witness a schema verdict is not breaking: a parameter dropped from an object that
+/// still admits unlisted properties is `unknown`, and says why.
+#[test]
+fn an_unprovable_removal_is_unknown_and_says_why() {
+    let old =
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}});
+    let new = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    let (code, report) = diff_json(&tool(old), &tool(new));
+    assert_eq!(code, Some(1), "unknown still fails the gate");
+    let f = &report["findings"][0];
+    assert_eq!(
+        (f["rule"].as_str(), f["severity"].as_str()),
+        (Some("parameter-removed"), Some("unknown"))
+    );
+    assert!(
+        f["message"].as_str().unwrap().contains("(unproven: of "),
+        "{f}"
+    );
+    assert!(f.get("witness").is_none());
 }

@@ -6,6 +6,7 @@
 pub mod diff;
 pub mod external;
 pub mod rules;
+pub mod witness;
 
 use std::sync::OnceLock;
 
@@ -90,6 +91,9 @@ pub struct Finding {
     pub message: String,
     /// Against a baseline (`check --approved`): whether the approved snapshot already had it.
     pub baseline: Option<Baseline>,
+    /// For a change in what a schema accepts: the value that proves it breaks.
+    #[serde(skip)]
+    pub witness: Option<std::sync::Arc<witness::Witness>>,
 }
 
 /// Whether a finding is new or was already in the approved snapshot (SARIF `baselineState`).
@@ -122,6 +126,7 @@ impl Finding {
             new: None,
             message,
             baseline: None,
+            witness: None,
         }
     }
 

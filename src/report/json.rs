@@ -1,6 +1,7 @@
 //! The JSON contract of `check` and `diff` (documented in the README):
 //! `{"verdict", "fail_on", "approved", "candidate", "findings": [{"rule", "severity", "tool",
-//! "pointer", "old_pointer", "old", "new", "message", "fingerprint", "baseline_state"}],
+//! "pointer", "old_pointer", "old", "new", "message", "fingerprint", "baseline_state",
+//! "witness" or "witness_bytes" where proven}],
 //! "accepted": [… + "reason"],
 //! "counts": {"breaking", "unknown", "warning", "compatible", "info"}}`.
 
@@ -24,9 +25,18 @@ pub struct FindingJson<'a> {
     message: &'a str,
     fingerprint: String,
     baseline_state: Option<&'a str>,
+    /// The value proving a schema change breaks (see `check::witness`), when it is at most
+    /// [`MAX_WITNESS_BYTES`] of JSON; `witness_bytes` gives the size of a larger one instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness_bytes: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
 }
+
+/// Witnesses larger than this are left out of the JSON report (only their size is given).
+pub const MAX_WITNESS_BYTES: usize = 16 * 1024;
 
 impl<'a> FindingJson<'a> {
     pub fn of(f: &'a Finding) -> FindingJson<'a> {
@@ -41,6 +51,16 @@ impl<'a> FindingJson<'a> {
             message: &f.message,
             fingerprint: f.fingerprint(),
             baseline_state: f.baseline.map(|b| b.as_str()),
+            witness: f
+                .witness
+                .as_deref()
+                .filter(|w| w.json_len <= MAX_WITNESS_BYTES)
+                .map(|w| &w.value),
+            witness_bytes: f
+                .witness
+                .as_deref()
+                .filter(|w| w.json_len > MAX_WITNESS_BYTES)
+                .map(|w| w.json_len),
             reason: None,
         }
     }

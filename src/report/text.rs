@@ -57,6 +57,17 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
                 visible(f.new.as_deref().unwrap_or("(absent)"))
             ));
         }
+        if let Some(w) = &f.witness {
+            let what = if f.message.contains("outputSchema") || f.rule.starts_with("output-") {
+                "allowed now, rejected by the approved schema"
+            } else {
+                "accepted before, rejected now"
+            };
+            out.push_str(&format!(
+                "    witness ({what}): {}\n",
+                visible(&crate::payload::short(&w.value))
+            ));
+        }
         out.push_str(&format!("    fingerprint: {}\n", f.fingerprint()));
         if f.baseline == Some(crate::check::Baseline::Unchanged) {
             out.push_str("    pre-existing: the approved snapshot has it too (fails only with --fail-on-existing)\n");

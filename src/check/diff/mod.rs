@@ -4,6 +4,7 @@
 
 mod canonical;
 mod pairing;
+mod proof;
 mod property_renames;
 mod schema;
 mod tool;
@@ -12,9 +13,11 @@ mod words;
 pub use pairing::{pair, similarity, Pair, Pairing, RENAME_THRESHOLD};
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::witness::Witness;
 use crate::payload::short;
 use crate::surface::Surface;
 
@@ -58,6 +61,46 @@ pub enum ChangeKind {
     OutputConstraintLoosened,
     OutputCompatibleChange,
     SchemaChangeUnjudged,
+    /// An object's listed parameters replaced by an open object.
+    ParametersUndocumented,
+    /// The witness search found a breaking value no other change explains.
+    ValueNowRejected,
+}
+
+impl ChangeKind {
+    /// Whether a change of this kind breaks by what a schema accepts, and so must be proven by
+    /// a witness value (see `check::witness`).
+    pub fn needs_witness(self) -> bool {
+        use ChangeKind as K;
+        matches!(
+            self,
+            K::RequiredParameterAdded
+                | K::ParameterRemoved
+                | K::ParameterRenamed
+                | K::ParameterBecameRequired
+                | K::TypeNarrowed
+                | K::TypeChanged
+                | K::EnumValueRemoved
+                | K::ConstraintTightened
+                | K::OutputPropertyRemoved
+                | K::OutputPropertyTypeChanged
+                | K::OutputPropertyBecameOptional
+                | K::OutputEnumValueAdded
+                | K::OutputConstraintLoosened
+                | K::ValueNowRejected
+        )
+    }
+}
+
+/// What proves a change breaks callers or consumers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Proof {
+    /// The change is not about which values a schema accepts.
+    NotNeeded,
+    /// A value valid before and invalid after (for outputs: the mirror).
+    Witness(Arc<Witness>),
+    /// The search found none; why, in a few words.
+    Missing(String),
 }
 
 /// One change between an approved and a candidate surface.
@@ -73,6 +116,7 @@ pub struct Change {
     pub old: Option<String>,
     pub new: Option<String>,
     pub message: String,
+    pub proof: Proof,
 }
 
 /// Lists every change from `approved` to `candidate`: per approved tool in order (removed,
@@ -103,6 +147,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
                 old: old.name().map(short),
                 new: None,
                 message: format!("tool {} was removed", quoted(&old.label())),
+                proof: Proof::NotNeeded,
             });
             continue;
         }
@@ -136,6 +181,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
                 old: None,
                 new: new.name().map(short),
                 message,
+                proof: Proof::NotNeeded,
             });
         }
     }
@@ -155,6 +201,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
                 pairing.added.len(),
                 pairing::MAX_RENAME_COMPARISONS
             ),
+            proof: Proof::NotNeeded,
         });
     }
     if let Some(change) = reorder(approved, candidate, &pairing) {
@@ -196,6 +243,7 @@ fn reorder(approved: &Surface, candidate: &Surface, pairing: &Pairing) -> Option
             quoted(&first.label()),
             quoted(&second.label())
         ),
+        proof: Proof::NotNeeded,
     })
 }
 

@@ -55,6 +55,7 @@ impl ToolDiff<'_, '_> {
             old: old.map(short),
             new: new.map(short),
             message,
+            proof: super::Proof::NotNeeded,
         });
     }
 
@@ -264,7 +265,9 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
                 diff.old.pointer("inputSchema"),
                 diff.new.pointer("inputSchema"),
             );
+            let first = diff.out.len();
             schema::compare(diff, o, n, &op, &np, Direction::Request);
+            super::proof::prove(diff, first, (o, n), (&op, &np), Direction::Request);
         }
         (Some(Value::Object(_)), _) => diff.field(
             ChangeKind::InputSchemaReplaced,
@@ -318,7 +321,9 @@ fn output_schema(diff: &mut ToolDiff<'_, '_>) {
                 diff.old.pointer("outputSchema"),
                 diff.new.pointer("outputSchema"),
             );
+            let first = diff.out.len();
             schema::compare(diff, o, n, &op, &np, Direction::Response);
+            super::proof::prove(diff, first, (o, n), (&op, &np), Direction::Response);
         }
         _ => diff.field(
             ChangeKind::SchemaChangeUnjudged,

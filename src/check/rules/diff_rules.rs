@@ -2,7 +2,9 @@
 //! (`check::diff`), with its own id and severity; the judgement logic lives in the engine, which
 //! walks both surfaces once for all of them.
 
-use crate::check::diff::ChangeKind as K;
+use std::sync::Arc;
+
+use crate::check::diff::{ChangeKind as K, Proof};
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
 pub struct DiffRule {
@@ -34,9 +36,20 @@ impl Rule for DiffRule {
             .iter()
             .filter(|c| c.kind == self.change)
         {
+            // A change in what a schema accepts is breaking only with a witness; without one it
+            // is unknown, and says why.
+            let (severity, witness, message) = match &change.proof {
+                Proof::Witness(w) => (self.severity, Some(Arc::clone(w)), change.message.clone()),
+                Proof::Missing(why) if self.severity == Breaking => (
+                    Unknown,
+                    None,
+                    format!("{} (unproven: {why})", change.message),
+                ),
+                _ => (self.severity, None, change.message.clone()),
+            };
             out.push(Finding {
                 rule: self.id,
-                severity: self.severity,
+                severity,
                 tool: Some(ToolRef {
                     index: change.tool_index,
                     name: change.tool.clone(),
@@ -49,8 +62,9 @@ impl Rule for DiffRule {
                 old_pointer: change.old_pointer.clone(),
                 old: change.old.clone(),
                 new: change.new.clone(),
-                message: change.message.clone(),
+                message,
                 baseline: None,
+                witness,
             });
         }
     }
@@ -108,4 +122,6 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("output-constraint-loosened", Breaking, OutputConstraintLoosened, "an output constraint got looser: consumers may receive values they did not expect"),
     diff_rule!("output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
     diff_rule!("schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, pattern changed, unknown keyword, ...)"),
+    diff_rule!("parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
+    diff_rule!("value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
 ];

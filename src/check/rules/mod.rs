@@ -161,7 +161,7 @@ mod tests {
         let kinds: Vec<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();
         let unique: std::collections::HashSet<_> = kinds.iter().collect();
         assert_eq!(unique.len(), kinds.len());
-        // ChangeKind::SchemaChangeUnjudged is the last variant; every discriminant up to it is used.
-        assert_eq!(kinds.len(), ChangeKind::SchemaChangeUnjudged as usize + 1);
+        // ChangeKind::ValueNowRejected is the last variant; every discriminant up to it is used.
+        assert_eq!(kinds.len(), ChangeKind::ValueNowRejected as usize + 1);
     }
 }

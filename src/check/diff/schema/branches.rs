@@ -21,12 +21,94 @@ impl<'a> Walker<'_, 'a, '_> {
         at: &At,
         depth: usize,
     ) {
-        for keyword in ["anyOf", "oneOf", "allOf"] {
+        if self.union_keyword_swapped(o, n, at, depth) {
+            return self.branches_of(o, n, at, depth, &["allOf"]);
+        }
+        self.branches_of(o, n, at, depth, &["anyOf", "oneOf", "allOf"]);
+    }
+
+    /// `anyOf` on one side and `oneOf` on the other, over the same kind of branches: when the
+    /// `oneOf` side's branches are pairwise disjoint (no value matches two), the two accept the
+    /// same values; the branches are then paired and compared like those of one union. When
+    /// they may overlap, `anyOf` -> `oneOf` narrows (a value matching two branches is refused)
+    /// and the reverse widens. Returns whether it handled the pair.
+    fn union_keyword_swapped(
+        &mut self,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+    ) -> bool {
+        let swap = |a: &Map<String, Value>, b: &Map<String, Value>| {
+            a.contains_key("anyOf")
+                && !a.contains_key("oneOf")
+                && b.contains_key("oneOf")
+                && !b.contains_key("anyOf")
+        };
+        let (old_kw, new_kw) = if swap(o, n) {
+            ("anyOf", "oneOf")
+        } else if swap(n, o) {
+            ("oneOf", "anyOf")
+        } else {
+            return false;
+        };
+        let (Some(old @ Value::Array(old_branches)), Some(new @ Value::Array(new_branches))) =
+            (o.get(old_kw), n.get(new_kw))
+        else {
+            return false;
+        };
+        let (one_of, one_of_at, on_old) = if new_kw == "oneOf" {
+            (new_branches, &at.new, false)
+        } else {
+            (old_branches, &at.old, true)
+        };
+        let resolved: Vec<&Value> = one_of
+            .iter()
+            .map(|b| self.resolve(b, one_of_at, on_old).map_or(b, |(t, _)| t))
+            .collect();
+        let disjoint = resolved
+            .iter()
+            .enumerate()
+            .all(|(i, a)| resolved[i + 1..].iter().all(|b| disjoint(a, b)));
+        if disjoint {
+            self.pair_branches((old_kw, new_kw), (old, new), at, depth);
+        } else {
+            let subject = self.subject(at);
+            let message = format!(
+                "{subject}: {old_kw} became {new_kw} over branches a value can match more than once ({})",
+                if new_kw == "oneOf" { "such a value is now refused" } else { "such a value is now accepted" }
+            );
+            let raw = (o.get(old_kw), n.get(new_kw));
+            let pointers = (
+                pointer::push(&at.old, old_kw),
+                pointer::push(&at.new, new_kw),
+            );
+            let kind = match (self.direction, new_kw == "oneOf") {
+                (Direction::Request, true) => K::TypeNarrowed,
+                (Direction::Request, false) => K::TypeWidened,
+                (Direction::Response, true) => K::OutputCompatibleChange,
+                (Direction::Response, false) => K::OutputPropertyTypeChanged,
+            };
+            self.push(kind, pointers, raw.0, raw.1, message);
+            self.pair_branches((old_kw, new_kw), (old, new), at, depth);
+        }
+        true
+    }
+
+    fn branches_of(
+        &mut self,
+        o: &'a Map<String, Value>,
+        n: &'a Map<String, Value>,
+        at: &At,
+        depth: usize,
+        keywords: &[&str],
+    ) {
+        for &keyword in keywords {
             let raw = (o.get(keyword), n.get(keyword));
             if raw.0 == raw.1 {
                 continue;
             }
-            let (Some(Value::Array(old)), Some(Value::Array(new))) = raw else {
+            let (Some(Value::Array(_)), Some(Value::Array(_))) = raw else {
                 let why = format!(
                     "{}: {keyword} added or removed; the schemas cannot be paired",
                     self.subject(at)
@@ -34,42 +116,72 @@ impl<'a> Walker<'_, 'a, '_> {
                 self.unjudged(at.keyword(keyword), raw.0, raw.1, why);
                 continue;
             };
-            // Each old branch pairs with the first untaken equal new branch, else with the first
-            // untaken one of the same types; both lookups hashed (unions can be huge).
-            let signature = |b: &Value| format!("{:?}", type_set(b.get("type")));
-            let mut equal = canonical::FirstUnclaimed::new(new.iter().map(canonical::key));
-            let mut same_types = canonical::FirstUnclaimed::new(new.iter().map(signature));
-            let mut new_taken = vec![false; new.len()];
-            let mut pairs: Vec<(usize, usize)> = Vec::new();
-            let mut unpaired_old = Vec::new();
-            for (i, branch) in old.iter().enumerate() {
-                match equal.claim(&canonical::key(branch), &mut new_taken) {
-                    Some(j) => pairs.push((i, j)),
-                    None => unpaired_old.push(i),
-                }
+            self.pair_branches(
+                (keyword, keyword),
+                (raw.0.unwrap_or(&Value::Null), raw.1.unwrap_or(&Value::Null)),
+                at,
+                depth,
+            );
+        }
+    }
+
+    /// Pairs the branches of two unions (`keywords`: old side's, new side's) and compares each
+    /// pair; an extra branch widens what is allowed, a missing one narrows it (allOf: the
+    /// reverse).
+    fn pair_branches(
+        &mut self,
+        (old_kw, new_kw): (&str, &str),
+        raw: (&'a Value, &'a Value),
+        at: &At,
+        depth: usize,
+    ) {
+        let (Value::Array(old), Value::Array(new)) = raw else {
+            return;
+        };
+        // Each old branch pairs with the first untaken equal new branch, else with the first
+        // untaken one of the same types; both lookups hashed (unions can be huge).
+        let signature = |b: &Value| format!("{:?}", type_set(b.get("type")));
+        let mut equal = canonical::FirstUnclaimed::new(new.iter().map(canonical::key));
+        let mut same_types = canonical::FirstUnclaimed::new(new.iter().map(signature));
+        let mut new_taken = vec![false; new.len()];
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        let mut unpaired_old = Vec::new();
+        for (i, branch) in old.iter().enumerate() {
+            match equal.claim(&canonical::key(branch), &mut new_taken) {
+                Some(j) => pairs.push((i, j)),
+                None => unpaired_old.push(i),
             }
-            let mut removed = Vec::new();
-            for i in unpaired_old {
-                match same_types.claim(&signature(&old[i]), &mut new_taken) {
-                    Some(j) => pairs.push((i, j)),
-                    None => removed.push(i),
-                }
+        }
+        let mut removed = Vec::new();
+        for i in unpaired_old {
+            match same_types.claim(&signature(&old[i]), &mut new_taken) {
+                Some(j) => pairs.push((i, j)),
+                None => removed.push(i),
             }
-            for (i, j) in pairs {
-                let child = at.index(keyword, i, j, at.path.clone());
-                self.walk(&old[i], &new[j], &child, depth + 1);
-            }
-            let added = new_taken.iter().filter(|t| !**t).count();
-            let subject = self.subject(at);
-            let narrows_when_removed = keyword != "allOf";
-            if !removed.is_empty() {
-                let message = format!("{subject}: {} {keyword} branch(es) removed", removed.len());
-                self.branch_change(narrows_when_removed, at, keyword, raw, message);
-            }
-            if added > 0 {
-                let message = format!("{subject}: {added} {keyword} branch(es) added");
-                self.branch_change(!narrows_when_removed, at, keyword, raw, message);
-            }
+        }
+        for (i, j) in pairs {
+            let child = At {
+                old: pointer::push_index(&pointer::push(&at.old, old_kw), i),
+                new: pointer::push_index(&pointer::push(&at.new, new_kw), j),
+                path: at.path.clone(),
+            };
+            self.walk(&old[i], &new[j], &child, depth + 1);
+        }
+        let added = new_taken.iter().filter(|t| !**t).count();
+        let subject = self.subject(at);
+        let narrows_when_removed = new_kw != "allOf";
+        let raw = (Some(raw.0), Some(raw.1));
+        let pointers = (
+            pointer::push(&at.old, old_kw),
+            pointer::push(&at.new, new_kw),
+        );
+        if !removed.is_empty() {
+            let message = format!("{subject}: {} {new_kw} branch(es) removed", removed.len());
+            self.branch_change(narrows_when_removed, pointers.clone(), raw, message);
+        }
+        if added > 0 {
+            let message = format!("{subject}: {added} {new_kw} branch(es) added");
+            self.branch_change(!narrows_when_removed, pointers, raw, message);
         }
     }
 
@@ -93,7 +205,16 @@ impl<'a> Walker<'_, 'a, '_> {
                     (Some(b), None) if !is_union(n) => (false, new, n, o, b),
                     _ => continue,
                 };
-            let best = best_branch(plain_map, union, keyword, branches);
+            // Branches are judged by what they accept: a `$ref` branch by its target.
+            let union_side = if wrapped { &at.new } else { &at.old };
+            let resolved: Vec<&Value> = branches
+                .iter()
+                .map(|b| {
+                    self.resolve(b, union_side, !wrapped)
+                        .map_or(b, |(target, _)| target)
+                })
+                .collect();
+            let best = best_branch(plain_map, union, keyword, &resolved);
             let others = branches.len() - 1;
             let subject = self.subject(at);
             let raw = if wrapped {
@@ -120,7 +241,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 }
             };
             let branch = &branches[best];
-            if !covers(branch, plain_map, union, keyword) {
+            if !covers(resolved[best], plain_map, union, keyword) {
                 if wrapped {
                     self.walk(plain, branch, &child, depth + 1);
                 } else {
@@ -137,7 +258,7 @@ impl<'a> Walker<'_, 'a, '_> {
                     )
                 };
                 // Wrapping widens what is valid; unwrapping narrows it.
-                self.branch_change(!wrapped, at, keyword, raw, message);
+                self.branch_change(!wrapped, at.keyword(keyword), raw, message);
             }
             return true;
         }
@@ -148,8 +269,7 @@ impl<'a> Walker<'_, 'a, '_> {
     fn branch_change(
         &mut self,
         narrows: bool,
-        at: &At,
-        keyword: &str,
+        pointers: (String, String),
         raw: (Option<&Value>, Option<&Value>),
         message: String,
     ) {
@@ -159,8 +279,43 @@ impl<'a> Walker<'_, 'a, '_> {
             (Direction::Response, true) => K::OutputCompatibleChange,
             (Direction::Response, false) => K::OutputPropertyTypeChanged,
         };
-        self.push(kind, at.keyword(keyword), raw.0, raw.1, message);
+        self.push(kind, pointers, raw.0, raw.1, message);
     }
+}
+
+/// No value matches both schemas, as far as their declared types or a shared required key's
+/// distinct `const`/`enum` values show (an integer is a number).
+fn disjoint(a: &Value, b: &Value) -> bool {
+    let types = |v: &Value| {
+        type_set(v.get("type")).map(|mut t| {
+            if t.contains("integer") {
+                t.insert("number".into());
+            }
+            t
+        })
+    };
+    if let (Some(x), Some(y)) = (types(a), types(b)) {
+        if x.is_disjoint(&y) {
+            return true;
+        }
+    }
+    let values = |v: &Value, key: &str| -> Option<Vec<Value>> {
+        let required = v.get("required")?.as_array()?.iter().any(|r| r == key);
+        let schema = v.get("properties")?.get(key)?;
+        let values = match (schema.get("const"), schema.get("enum")) {
+            (Some(c), _) => vec![c.clone()],
+            (None, Some(Value::Array(e))) => e.clone(),
+            _ => return None,
+        };
+        required.then_some(values)
+    };
+    let keys = a.get("properties").and_then(Value::as_object);
+    keys.into_iter()
+        .flatten()
+        .any(|(key, _)| match (values(a, key), values(b, key)) {
+            (Some(x), Some(y)) => x.iter().all(|v| !y.contains(v)),
+            _ => false,
+        })
 }
 
 fn union_of<'v>(schema: &'v Map<String, Value>, keyword: &str) -> Option<&'v Vec<Value>> {
@@ -202,7 +357,7 @@ fn best_branch(
     plain: &Map<String, Value>,
     union: &Map<String, Value>,
     keyword: &str,
-    branches: &[Value],
+    branches: &[&Value],
 ) -> usize {
     if let Some(i) = branches
         .iter()
@@ -218,7 +373,7 @@ fn best_branch(
     };
     let plain_names = names(plain);
     let plain_types = type_set(plain.get("type"));
-    let score = |b: &Value| -> (bool, usize, usize) {
+    let score = |b: &&Value| -> (bool, usize, usize) {
         let Some(b) = b.as_object() else {
             return (false, 0, 0);
         };

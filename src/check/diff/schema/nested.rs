@@ -81,6 +81,46 @@ impl<'a> Walker<'_, 'a, '_> {
             self.walk(old_schema, new_schema, &child, depth + 1);
         }
 
+        // Listed parameters replaced by an open object: every value stays valid, so no removal
+        // breaks a call; what callers lose is the documentation.
+        let admits_objects = |m: &Map<String, Value>| {
+            super::keywords::type_set(m.get("type")).is_some_and(|t| t.contains("object"))
+        };
+        let open_object = admits_objects(o)
+            && admits_objects(n)
+            && n.get("additionalProperties").is_none_or(accepts_everything)
+            && !n.contains_key("patternProperties")
+            && !n.contains_key("propertyNames");
+        if self.direction == Direction::Request
+            && new_props.is_empty()
+            && !old_props.is_empty()
+            && open_object
+        {
+            let mut names: Vec<String> = old_props
+                .keys()
+                .take(8)
+                .map(|k| format!("{:?}", name(k)))
+                .collect();
+            if old_props.len() > 8 {
+                names.push(format!("{} more", old_props.len() - 8));
+            }
+            let message = format!(
+                "{}: its listed parameters ({}) are no longer documented; it now accepts any property (valid calls stay valid)",
+                self.subject(at),
+                names.join(", ")
+            );
+            self.push(
+                K::ParametersUndocumented,
+                at.keyword("properties"),
+                o.get("properties"),
+                n.get("properties"),
+                message,
+            );
+            for key in old_req.difference(&new_req) {
+                self.requiredness(&name(key), false, o, n, at);
+            }
+            return;
+        }
         let removed: Vec<&String> = old_props
             .keys()
             .filter(|k| !new_props.contains_key(*k))

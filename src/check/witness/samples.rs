@@ -1,0 +1,508 @@
+//! Values a schema is meant to accept, for the witness search: a few per node (its enum, bounds,
+//! lengths, examples, each union branch), and whole instances that vary one place at a time
+//! from the smallest one (required properties only). The generator only proposes; the validator
+//! decides, so a sample the schema rejects costs a check, never a wrong verdict.
+
+use std::borrow::Cow;
+
+use serde_json::{json, Map, Value};
+
+use crate::pointer;
+use crate::rng::Stream;
+
+/// Nesting deeper than this is filled with `null` (the validator judges the result).
+const MAX_DEPTH: usize = 16;
+/// At most this many values are proposed per node, and this many instances per schema.
+const MAX_SAMPLES: usize = 24;
+pub(super) const MAX_CANDIDATES: usize = 400;
+/// Generation stops once this many JSON values have been built for one schema (a schema whose
+/// `required` lists 100,000 names makes each instance that large).
+const MAX_BUILT: usize = 2_000_000;
+
+/// The name an instance gives a property the schema allows but does not list.
+pub(super) const EXTRA_PROPERTY: &str = "driftlab_extra";
+
+/// One proposed instance and the instance pointer of the place it varies ("" for the whole).
+pub(super) struct Candidate {
+    pub value: Value,
+    pub at: String,
+}
+
+pub(super) struct Sampler<'a> {
+    root: &'a Value,
+    /// Property names to try as unlisted properties of open objects (the other schema's names).
+    foreign: &'a [String],
+    built: usize,
+}
+
+impl<'a> Sampler<'a> {
+    pub fn new(root: &'a Value, foreign: &'a [String]) -> Sampler<'a> {
+        Sampler {
+            root,
+            foreign,
+            built: 0,
+        }
+    }
+
+    /// Instances of the root: the smallest first, then one place varied at a time.
+    pub fn candidates(&mut self) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        self.variations(self.root, "", 0, &mut out);
+        out
+    }
+
+    /// A drawn instance: each optional property present or not, each place a drawn sample.
+    pub fn random(&mut self, rng: &mut Stream) -> Value {
+        self.draw(self.root, 0, rng)
+    }
+
+    fn over_budget(&self) -> bool {
+        self.built > MAX_BUILT
+    }
+
+    /// The branches of a union node, each with the node's other keywords (they apply to all).
+    fn branches(&self, map: &Map<String, Value>) -> Option<Vec<Value>> {
+        let (keyword, branches) = ["anyOf", "oneOf"]
+            .into_iter()
+            .find_map(|k| Some((k, map.get(k)?.as_array()?)))?;
+        let siblings: Map<String, Value> = map
+            .iter()
+            .filter(|(k, _)| *k != keyword)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Some(
+            branches
+                .iter()
+                .map(|branch| {
+                    let mut merged = siblings.clone();
+                    for (k, v) in effective(self.root, branch).into_owned() {
+                        merged.insert(k, v);
+                    }
+                    Value::Object(merged)
+                })
+                .collect(),
+        )
+    }
+
+    /// A few values the node is meant to accept, its simplest first.
+    fn samples(&mut self, node: &Value, depth: usize) -> Vec<Value> {
+        if depth > MAX_DEPTH || self.over_budget() {
+            return vec![Value::Null];
+        }
+        if node == &Value::Bool(false) {
+            return Vec::new();
+        }
+        let map = effective(self.root, node);
+        let mut out = Vec::new();
+        if let Some(value) = map.get("const") {
+            out.push(value.clone());
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            out.extend(values.iter().take(MAX_SAMPLES).cloned());
+        }
+        if out.is_empty() {
+            if let Some(branches) = self.branches(&map) {
+                for branch in &branches {
+                    out.extend(self.samples(branch, depth + 1));
+                }
+            } else {
+                for kind in types(&map) {
+                    self.typed(kind, &map, depth, &mut out);
+                }
+            }
+        }
+        out.truncate(MAX_SAMPLES);
+        self.built += out.len();
+        out
+    }
+
+    fn typed(&mut self, kind: &str, map: &Map<String, Value>, depth: usize, out: &mut Vec<Value>) {
+        let given = ["default"].into_iter().filter_map(|k| map.get(k)).chain(
+            map.get("examples")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        );
+        out.extend(given.filter(|v| has_type(v, kind)).cloned());
+        match kind {
+            "null" => out.push(Value::Null),
+            "boolean" => out.extend([json!(true), json!(false)]),
+            "integer" | "number" => numbers(map, kind == "integer", out),
+            "string" => strings(map, out),
+            "array" => {
+                let item = map
+                    .get("items")
+                    .filter(|i| i.is_object() || i.is_boolean())
+                    .map(|items| self.samples(items, depth + 1))
+                    .unwrap_or_else(|| vec![json!("x")]);
+                let least = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+                let most = map.get("maxItems").and_then(Value::as_u64);
+                let first = item.first().cloned().unwrap_or(Value::Null);
+                for count in [least, least.max(1), most.unwrap_or(16)] {
+                    let count = count.min(64) as usize;
+                    out.push(Value::Array(vec![first.clone(); count]));
+                }
+                out.extend(item.into_iter().skip(1).map(|v| Value::Array(vec![v])));
+            }
+            "object" => {
+                let (least, full) = self.objects(map, depth);
+                out.push(Value::Object(least));
+                out.push(Value::Object(full));
+            }
+            _ => {}
+        }
+    }
+
+    /// The smallest object (required properties only) and the fullest (every listed one).
+    fn objects(
+        &mut self,
+        map: &Map<String, Value>,
+        depth: usize,
+    ) -> (Map<String, Value>, Map<String, Value>) {
+        let properties = map.get("properties").and_then(Value::as_object);
+        let required = crate::surface::required_names(map);
+        let (mut least, mut full) = (Map::new(), Map::new());
+        for (key, schema) in properties.into_iter().flatten() {
+            let value = self
+                .samples(schema, depth + 1)
+                .into_iter()
+                .next()
+                .unwrap_or(Value::Null);
+            if required.contains(key.as_str()) {
+                least.insert(key.clone(), value.clone());
+            }
+            full.insert(key.clone(), value);
+        }
+        for name in required {
+            if !least.contains_key(&name) {
+                least.insert(name.clone(), json!("x"));
+                full.insert(name, json!("x"));
+            }
+        }
+        self.built += full.len() + least.len();
+        (least, full)
+    }
+
+    /// Instances of `node` at instance pointer `at`, each varying one place.
+    fn variations(&mut self, node: &Value, at: &str, depth: usize, out: &mut Vec<Candidate>) {
+        if out.len() >= MAX_CANDIDATES || depth > MAX_DEPTH || self.over_budget() {
+            return;
+        }
+        for value in self.samples(node, depth) {
+            out.push(Candidate {
+                value,
+                at: at.to_string(),
+            });
+        }
+        let map = effective(self.root, node);
+        if let Some(branches) = self.branches(&map) {
+            for branch in &branches {
+                self.variations(branch, at, depth + 1, out);
+            }
+            return;
+        }
+        let kinds = types(&map);
+        if kinds.contains(&"object") {
+            self.object_variations(&map, at, depth, out);
+        }
+        if kinds.contains(&"array") {
+            if let Some(items) = map.get("items").filter(|i| i.is_object()) {
+                let mut inner = Vec::new();
+                self.variations(items, &pointer::push_index(at, 0), depth + 1, &mut inner);
+                out.extend(inner.into_iter().map(|c| Candidate {
+                    value: Value::Array(vec![c.value]),
+                    at: c.at,
+                }));
+            }
+        }
+        out.truncate(MAX_CANDIDATES);
+    }
+
+    fn object_variations(
+        &mut self,
+        map: &Map<String, Value>,
+        at: &str,
+        depth: usize,
+        out: &mut Vec<Candidate>,
+    ) {
+        let (least, _) = self.objects(map, depth);
+        let with = |key: &str, value: Value| {
+            let mut object = least.clone();
+            object.insert(key.to_string(), value);
+            Value::Object(object)
+        };
+        let properties = map.get("properties").and_then(Value::as_object);
+        for (key, schema) in properties.into_iter().flatten() {
+            let mut inner = Vec::new();
+            self.variations(schema, &pointer::push(at, key), depth + 1, &mut inner);
+            for c in inner {
+                out.push(Candidate {
+                    value: with(key, c.value),
+                    at: c.at,
+                });
+            }
+            if out.len() >= MAX_CANDIDATES {
+                return;
+            }
+        }
+        // Unlisted properties: the other schema's names with values of every type, and a
+        // schema-valued additionalProperties' own samples.
+        let open = map.get("additionalProperties") != Some(&Value::Bool(false));
+        if open {
+            let listed = |name: &str| properties.is_some_and(|p| p.contains_key(name));
+            for name in self.foreign.iter().filter(|n| !listed(n)) {
+                for value in [json!(null), json!(0), json!("x"), json!(true), json!({})] {
+                    out.push(Candidate {
+                        value: with(name, value),
+                        at: pointer::push(at, name),
+                    });
+                }
+            }
+        }
+        if let Some(extra) = map.get("additionalProperties").filter(|v| v.is_object()) {
+            for value in self.samples(extra, depth + 1) {
+                out.push(Candidate {
+                    value: with(EXTRA_PROPERTY, value),
+                    at: pointer::push(at, EXTRA_PROPERTY),
+                });
+            }
+        }
+    }
+
+    fn draw(&mut self, node: &Value, depth: usize, rng: &mut Stream) -> Value {
+        if depth > MAX_DEPTH || self.over_budget() {
+            return Value::Null;
+        }
+        let map = effective(self.root, node);
+        if let Some(branches) = self.branches(&map) {
+            let pick = rng.below(branches.len() as u64) as usize;
+            return self.draw(&branches[pick], depth + 1, rng);
+        }
+        let kinds = types(&map);
+        let listed = map.contains_key("enum") || map.contains_key("const");
+        if kinds.contains(&"object") && !listed {
+            let properties = map.get("properties").and_then(Value::as_object);
+            let required = crate::surface::required_names(&map);
+            let mut object = Map::new();
+            for (key, schema) in properties.into_iter().flatten() {
+                if required.contains(key.as_str()) || rng.below(2) == 0 {
+                    object.insert(key.clone(), self.draw(schema, depth + 1, rng));
+                }
+            }
+            for name in required {
+                object.entry(name).or_insert_with(|| json!("x"));
+            }
+            self.built += object.len();
+            return Value::Object(object);
+        }
+        if kinds.contains(&"array") && !listed {
+            if let Some(items) = map.get("items").filter(|i| i.is_object()) {
+                let count = rng.below(3);
+                return (0..count)
+                    .map(|_| self.draw(items, depth + 1, rng))
+                    .collect();
+            }
+        }
+        let samples = self.samples(node, depth);
+        match samples.len() {
+            0 => Value::Null,
+            n => samples[rng.below(n as u64) as usize].clone(),
+        }
+    }
+}
+
+/// The JSON types a node admits: its `type`, else what its keywords imply, else every type.
+fn types(map: &Map<String, Value>) -> Vec<&'static str> {
+    const ALL: [&str; 7] = [
+        "object", "array", "string", "integer", "number", "boolean", "null",
+    ];
+    let named = |name: &str| ALL.iter().copied().find(|t| *t == name);
+    match map.get("type") {
+        Some(Value::String(t)) => named(t).into_iter().collect(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .filter_map(named)
+            .collect(),
+        _ => {
+            let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+            if has(&[
+                "properties",
+                "required",
+                "additionalProperties",
+                "patternProperties",
+            ]) {
+                vec!["object"]
+            } else if has(&["items", "prefixItems", "minItems", "maxItems"]) {
+                vec!["array"]
+            } else if has(&["minLength", "maxLength", "pattern", "format"]) {
+                vec!["string"]
+            } else if has(&[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+            ]) {
+                vec!["number"]
+            } else {
+                vec![
+                    "string", "integer", "number", "boolean", "null", "object", "array",
+                ]
+            }
+        }
+    }
+}
+
+fn has_type(value: &Value, kind: &str) -> bool {
+    match kind {
+        "integer" => value.as_f64().is_some_and(|x| x.fract() == 0.0),
+        _ => crate::surface::json_type(value) == kind || (kind == "number" && value.is_number()),
+    }
+}
+
+/// Each bound and the values beside it, zero and one, and a fraction for numbers.
+fn numbers(map: &Map<String, Value>, integer: bool, out: &mut Vec<Value>) {
+    let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+    let step = if integer { 1.0 } else { 0.5 };
+    let mut xs = vec![0.0, 1.0, -1.0, 1e6, -1e6];
+    if let Some(m) = bound("minimum") {
+        xs.extend([m.ceil(), m]);
+    }
+    if let Some(m) = bound("maximum") {
+        xs.extend([m.floor(), m]);
+    }
+    if let Some(m) = bound("exclusiveMinimum") {
+        xs.extend([m.floor() + step, m + step / 8.0]);
+    }
+    if let Some(m) = bound("exclusiveMaximum") {
+        xs.extend([m.ceil() - step, m - step / 8.0]);
+    }
+    if let Some(q) = bound("multipleOf").filter(|q| *q > 0.0) {
+        let low = bound("minimum").unwrap_or(0.0);
+        xs.extend([q, (low / q).ceil() * q]);
+    }
+    if !integer {
+        xs.push(0.5);
+    }
+    let mut seen = Vec::new();
+    for x in xs.into_iter().filter(|x| x.is_finite()) {
+        let value = if integer {
+            if x.fract() != 0.0 || x.abs() > 9.0e15 {
+                continue;
+            }
+            json!(x as i64)
+        } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            json!(x as i64)
+        } else {
+            json!(x)
+        };
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    out.extend(seen);
+}
+
+/// Strings at the length bounds, a sample of the format, and a few common shapes for patterns.
+fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
+    let length = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_u64)
+            .map(|n| n.min(4096) as usize)
+    };
+    let least = length("minLength").unwrap_or(0);
+    out.push(json!("x".repeat(least.max(1))));
+    if least == 0 {
+        out.push(json!(""));
+    }
+    match length("maxLength") {
+        Some(most) => out.push(json!("x".repeat(most))),
+        None => out.push(json!("x".repeat(least.max(256)))),
+    }
+    if let Some(format) = map.get("format").and_then(Value::as_str) {
+        let sample = match format {
+            "date-time" => "2026-01-01T00:00:00Z",
+            "date" => "2026-01-01",
+            "time" => "00:00:00Z",
+            "email" => "someone@example.com",
+            "uri" | "iri" | "url" => "https://example.com/",
+            "uuid" => "00000000-0000-4000-8000-000000000000",
+            "ipv4" => "127.0.0.1",
+            _ => "example.com",
+        };
+        out.push(json!(sample));
+    }
+    if map.contains_key("pattern") {
+        for sample in [
+            "a",
+            "abc",
+            "A",
+            "0",
+            "a1",
+            "abcdefghijkl",
+            "https://example.com/",
+            "2026-01-01",
+        ] {
+            out.push(json!(sample));
+        }
+    }
+}
+
+/// The node behind local `$ref`s, with `allOf` members merged in (shallowly).
+fn effective<'n>(root: &'n Value, node: &'n Value) -> Cow<'n, Map<String, Value>> {
+    let node = resolve(root, node);
+    let Some(map) = node.as_object() else {
+        return Cow::Owned(Map::new());
+    };
+    if !map.contains_key("allOf") {
+        return Cow::Borrowed(map);
+    }
+    let mut merged = map.clone();
+    let Some(Value::Array(members)) = merged.remove("allOf") else {
+        return Cow::Owned(merged);
+    };
+    for member in &members {
+        let Some(part) = resolve(root, member).as_object() else {
+            continue;
+        };
+        for (key, value) in part {
+            match (key.as_str(), merged.get_mut(key)) {
+                ("properties", Some(Value::Object(have))) => {
+                    if let Value::Object(more) = value {
+                        for (k, v) in more {
+                            have.entry(k.clone()).or_insert_with(|| v.clone());
+                        }
+                    }
+                }
+                ("required", Some(Value::Array(have))) => {
+                    if let Value::Array(more) = value {
+                        have.extend(more.iter().cloned());
+                    }
+                }
+                (_, None) => {
+                    merged.insert(key.clone(), value.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    Cow::Owned(merged)
+}
+
+fn resolve<'n>(root: &'n Value, mut node: &'n Value) -> &'n Value {
+    for _ in 0..16 {
+        let Some(fragment) = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        else {
+            return node;
+        };
+        match root.pointer(fragment) {
+            Some(target) => node = target,
+            None => return node,
+        }
+    }
+    node
+}
