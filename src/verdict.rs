@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::check::{rules, run_rules, Baseline, Finding, Rule, Severity};
@@ -74,6 +74,17 @@ pub struct Accept {
     pub fingerprint: String,
     #[serde(default)]
     pub reason: String,
+    /// The last day (`YYYY-MM-DD`, UTC) the waiver holds; after it the finding counts again.
+    #[serde(default)]
+    pub until: Option<String>,
+}
+
+/// A waiver as the gate applies it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Waiver {
+    pub fingerprint: String,
+    pub reason: String,
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -87,7 +98,9 @@ pub struct PolicyError {
 #[derive(Debug, Clone, Default)]
 pub struct ResolvedPolicy {
     severity: BTreeMap<String, Severity>,
-    accept: BTreeMap<String, String>,
+    accept: BTreeMap<String, Waiver>,
+    /// Today (`YYYY-MM-DD`, UTC), against which `until` is read; empty: no waiver expires.
+    pub today: String,
     /// Pre-existing findings (see [`evaluate`]'s baseline) fail the gate too.
     pub fail_on_existing: bool,
 }
@@ -110,6 +123,7 @@ impl Policy {
         })?;
         let mut resolved = ResolvedPolicy {
             fail_on_existing: policy.fail_on_existing,
+            today: today().map_err(error)?,
             ..ResolvedPolicy::default()
         };
         for (rule, severity) in policy.severity {
@@ -133,12 +147,75 @@ impl Policy {
                     "`accept[{i}].fingerprint`: expected 16 hex digits as printed by driftlab"
                 )));
             }
-            resolved
-                .accept
-                .insert(accept.fingerprint.to_ascii_lowercase(), accept.reason);
+            if let Some(until) = accept.until.as_deref().filter(|d| !is_date(d)) {
+                return Err(error(format!(
+                    "`accept[{i}].until`: expected a date as YYYY-MM-DD, got {until:?}"
+                )));
+            }
+            let fingerprint = accept.fingerprint.to_ascii_lowercase();
+            let waiver = Waiver {
+                fingerprint: fingerprint.clone(),
+                reason: accept.reason,
+                until: accept.until,
+            };
+            resolved.accept.insert(fingerprint, waiver);
         }
         Ok(resolved)
     }
+}
+
+impl Waiver {
+    /// Past its `until` day (`today` empty: never).
+    pub fn expired(&self, today: &str) -> bool {
+        self.until
+            .as_deref()
+            .is_some_and(|until| !today.is_empty() && until < today)
+    }
+}
+
+/// `YYYY-MM-DD` with a month 01-12 and a day 01-31 (dates in this form order as strings).
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+        && (1..=12).contains(&text[5..7].parse::<u32>().unwrap_or(0))
+        && (1..=31).contains(&text[8..10].parse::<u32>().unwrap_or(0))
+}
+
+/// Today in UTC as `YYYY-MM-DD`; `DRIFTLAB_TODAY` sets it (for tests and reproducible reruns).
+fn today() -> Result<String, String> {
+    if let Ok(day) = std::env::var("DRIFTLAB_TODAY") {
+        return if is_date(&day) {
+            Ok(day)
+        } else {
+            Err(format!(
+                "DRIFTLAB_TODAY: expected a date as YYYY-MM-DD, got {day:?}"
+            ))
+        };
+    }
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Ok(civil_date((seconds / 86_400) as i64))
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (H. Hinnant's `civil_from_days`).
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// What the gate decided, with everything a report needs.
@@ -148,6 +225,10 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     /// Findings a policy accepted, with the reason given.
     pub accepted: Vec<(Finding, String)>,
+    /// Waivers past their `until` date: their findings count again (they are in `findings`).
+    pub expired: Vec<Waiver>,
+    /// Waivers whose fingerprint no finding has any more: safe to delete.
+    pub stale: Vec<Waiver>,
     pub fail_on: FailOn,
     /// Pre-existing findings fail the gate too (see [`Outcome::fails_gate`]).
     pub fail_on_existing: bool,
@@ -194,6 +275,7 @@ pub fn evaluate(
         .unwrap_or_default();
     let mut findings = Vec::new();
     let mut accepted = Vec::new();
+    let mut used = HashSet::new();
     for mut finding in run_rules(rules, approved, candidate) {
         if let Some(&severity) = policy.severity.get(finding.rule) {
             finding.severity = severity;
@@ -205,15 +287,37 @@ pub fn evaluate(
                 Baseline::New
             });
         }
-        match policy.accept.get(&finding.fingerprint()) {
-            Some(reason) => accepted.push((finding, reason.clone())),
+        let fingerprint = finding.fingerprint();
+        match policy.accept.get(&fingerprint) {
+            Some(waiver) => {
+                used.insert(fingerprint);
+                if waiver.expired(&policy.today) {
+                    findings.push(finding);
+                } else {
+                    accepted.push((finding, waiver.reason.clone()));
+                }
+            }
             None => findings.push(finding),
         }
     }
+    let expired = policy
+        .accept
+        .values()
+        .filter(|w| used.contains(&w.fingerprint) && w.expired(&policy.today))
+        .cloned()
+        .collect();
+    let stale = policy
+        .accept
+        .values()
+        .filter(|w| !used.contains(&w.fingerprint))
+        .cloned()
+        .collect();
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let mut outcome = Outcome {
         findings,
         accepted,
+        expired,
+        stale,
         fail_on,
         fail_on_existing: policy.fail_on_existing,
         verdict: Verdict::Pass,
@@ -274,6 +378,43 @@ mod tests {
         let o = outcome(&Policy::parse(&text, "p.toml").unwrap(), FailOn::Any);
         assert_eq!(o.verdict, Verdict::Pass);
         assert_eq!(o.accepted[0].1, "reworded on purpose");
+    }
+
+    #[test]
+    fn waivers_expire_after_their_day_and_unused_ones_are_stale() {
+        let fingerprint =
+            outcome(&ResolvedPolicy::default(), FailOn::Warning).findings[0].fingerprint();
+        let text = format!(
+            "[[accept]]\nfingerprint = \"{fingerprint}\"\nreason = \"r\"\nuntil = \"2027-01-31\"\n\
+             [[accept]]\nfingerprint = \"00000000000000ff\"\nreason = \"gone\"\n"
+        );
+        let mut policy = Policy::parse(&text, "p.toml").unwrap();
+        for (today, holds) in [("2027-01-31", true), ("2027-02-01", false)] {
+            policy.today = today.into();
+            let o = outcome(&policy, FailOn::Warning);
+            assert_eq!(o.verdict == Verdict::Pass, holds, "{today}");
+            assert_eq!(o.expired.len(), usize::from(!holds), "{today}");
+            assert_eq!(o.accepted.len(), usize::from(holds), "{today}");
+            assert_eq!(o.stale.len(), 1);
+            assert_eq!(o.stale[0].reason, "gone");
+        }
+        let e = Policy::parse(
+            "[[accept]]\nfingerprint = \"00000000000000ff\"\nuntil = \"31.1.2027\"\n",
+            "p.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("`accept[0].until`: expected a date"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+        assert_eq!(civil_date(20_790), "2026-12-03");
+        assert!(!is_date("2026-13-01") && !is_date("2026-1-01") && is_date("2027-01-31"));
     }
 
     #[test]

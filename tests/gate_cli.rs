@@ -673,3 +673,74 @@ fn junit_has_a_failed_case_per_failing_finding_and_escapes_server_text() {
         "{xml}"
     );
 }
+
+/// An `[[accept]]` waiver holds through its `until` day and no longer after it; a waiver no
+/// finding matches is reported as stale, in text and JSON.
+#[test]
+fn waivers_expire_and_stale_ones_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &approved());
+    let mut changed = approved();
+    changed["tools"][1]["inputSchema"]["properties"]["limit"]["maximum"] = json!(50);
+    let c = write(dir.path(), "c.json", &changed);
+    let output = run(&["diff", &a, &c, "--format", "json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let fingerprint = report["findings"][0]["fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let policy = dir.path().join("policy.toml");
+    fs::write(
+        &policy,
+        format!(
+            "[[accept]]\nfingerprint = \"{fingerprint}\"\nreason = \"limit lowered on purpose\"\nuntil = \"2027-01-31\"\n\n\
+             [[accept]]\nfingerprint = \"0123456789abcdef\"\nreason = \"an old waiver\"\n"
+        ),
+    )
+    .unwrap();
+    let gate = |today: &str, format: &str| {
+        driftlab()
+            .env("DRIFTLAB_TODAY", today)
+            .args([
+                "diff",
+                &a,
+                &c,
+                "--policy",
+                policy.to_str().unwrap(),
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let held = gate("2027-01-31", "json");
+    assert_eq!(held.status.code(), Some(0), "{}", stderr(&held));
+    let report: Value = serde_json::from_slice(&held.stdout).unwrap();
+    assert_eq!(report["accepted"][0]["reason"], "limit lowered on purpose");
+    assert!(report.get("expired_waivers").is_none());
+    assert_eq!(
+        report["stale_waivers"][0]["fingerprint"],
+        "0123456789abcdef"
+    );
+    let expired = gate("2027-02-01", "json");
+    assert_eq!(expired.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&expired.stdout).unwrap();
+    assert_eq!(report["expired_waivers"][0]["until"], "2027-01-31");
+    assert_eq!(report["findings"][0]["fingerprint"], fingerprint.as_str());
+    let text = stdout(&gate("2027-02-01", "text"));
+    assert!(
+        text.contains("1 waiver(s) expired; their findings count again:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 stale waiver(s)") && text.contains("0123456789abcdef: an old waiver"),
+        "{text}"
+    );
+    let bad = gate("tomorrow", "text");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("DRIFTLAB_TODAY: expected a date"),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -193,3 +193,72 @@ fn an_unprovable_removal_is_unknown_and_says_why() {
     );
     assert!(f.get("witness").is_none());
 }
+
+/// Row 6: a narrowing inside one `anyOf` branch that an open sibling branch still accepts
+/// refuses nothing: `info`, not breaking.
+#[test]
+fn a_narrowing_an_open_sibling_branch_still_accepts_is_information() {
+    let union = |n: &str| {
+        json!({"type": "object", "properties": {"s": {"anyOf": [
+        {"type": "object", "properties": {"n": {"type": n}}},
+        {"type": "object", "additionalProperties": {}}]}}})
+    };
+    assert_eq!(
+        rules(union("number"), union("integer")),
+        (Some(0), vec!["branch-change-masked".to_string()])
+    );
+    // Without the open sibling it is a proven narrowing.
+    let alone = |n: &str| {
+        json!({"type": "object", "properties": {"s": {"anyOf": [
+        {"type": "object", "properties": {"n": {"type": n}}}, {"type": "string"}]}}})
+    };
+    let (code, report) = diff_json(&tool(alone("number")), &tool(alone("integer")));
+    assert_eq!(code, Some(1));
+    assert_eq!(report["findings"][0]["severity"], "breaking", "{report}");
+}
+
+/// Row 9: patterns that differ only in counted repetitions are ordered by those bounds.
+#[test]
+fn a_relaxed_pattern_quantifier_is_a_loosening() {
+    let pattern =
+        |p: &str| json!({"type": "object", "properties": {"s": {"type": "string", "pattern": p}}});
+    assert_eq!(
+        rules(pattern("^[a-z]{1,8}$"), pattern("^[a-z]{1,16}$")),
+        (Some(0), vec!["constraint-loosened".to_string()])
+    );
+    // The reverse narrows, and a string of 9 to 16 letters proves it.
+    let (code, report) = diff_json(
+        &tool(pattern("^[a-z]{1,16}$")),
+        &tool(pattern("^[a-z]{1,8}$")),
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(report["findings"][0]["rule"], "constraint-tightened");
+    // Any other pattern change is still not judged.
+    assert_eq!(
+        rules(pattern("^[a-z]+$"), pattern("^[a-y]+$")),
+        (Some(1), vec!["schema-change-unjudged".to_string()])
+    );
+}
+
+/// A change inside a shared definition is reported at the first parameter that reaches it.
+#[test]
+fn a_definition_change_is_reported_at_the_parameter_that_references_it() {
+    let schema = |t: &str| {
+        json!({"type": "object", "properties": {"owner": {"$ref": "#/$defs/User"}},
+        "$defs": {"User": {"type": "object", "properties": {"id": {"type": t}}}}})
+    };
+    let (_, report) = diff_json(&tool(schema("number")), &tool(schema("integer")));
+    let f = &report["findings"][0];
+    assert_eq!(f["rule"], "type-narrowed");
+    assert_eq!(
+        f["pointer"],
+        "/tools/0/inputSchema/$defs/User/properties/id/type"
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("parameter \"owner.id\""),
+        "{f}"
+    );
+}

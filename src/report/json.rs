@@ -2,7 +2,8 @@
 //! `{"verdict", "fail_on", "approved", "candidate", "findings": [{"rule", "severity", "tool",
 //! "pointer", "old_pointer", "old", "new", "message", "fingerprint", "baseline_state",
 //! "witness" or "witness_bytes" where proven}],
-//! "accepted": [… + "reason"],
+//! "accepted": [… + "reason"], "expired_waivers" and "stale_waivers" when there are any
+//! ([{"fingerprint", "reason", "until"}]),
 //! "counts": {"breaking", "unknown", "warning", "compatible", "info"}}`.
 
 use serde::Serialize;
@@ -10,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::GateReport;
 use crate::check::Finding;
+use crate::verdict::Waiver;
 
 /// One finding as JSON. Serialised straight to text: a report with 100k findings never becomes
 /// a tree of `Value`s first.
@@ -74,6 +76,12 @@ struct ReportJson<'a> {
     candidate: &'a str,
     findings: Vec<FindingJson<'a>>,
     accepted: Vec<FindingJson<'a>>,
+    /// Waivers past their `until` day (their findings are back in `findings`).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    expired_waivers: &'a [Waiver],
+    /// Waivers no finding matches any more.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    stale_waivers: &'a [Waiver],
     counts: Map<String, Value>,
 }
 
@@ -97,6 +105,8 @@ pub fn render(report: &GateReport<'_>) -> String {
                 ..FindingJson::of(f)
             })
             .collect(),
+        expired_waivers: &outcome.expired,
+        stale_waivers: &outcome.stale,
         counts,
     };
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();

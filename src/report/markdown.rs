@@ -53,10 +53,11 @@ pub fn render_within(report: &GateReport<'_>, max_bytes: usize) -> String {
         report.count_line(),
         outcome.fail_on.as_str()
     );
-    let accepted = match outcome.accepted.len() {
+    let mut accepted = match outcome.accepted.len() {
         0 => String::new(),
         n => format!("\n{n} finding(s) accepted by policy.\n"),
     };
+    accepted.push_str(&super::waivers::summary(outcome));
     // Room kept for the accepted line and the truncation note.
     let budget = max_bytes.saturating_sub(accepted.len() + 200);
     if !outcome.findings.is_empty() {

@@ -11,6 +11,7 @@ pub mod sarif;
 pub mod study_report;
 pub mod table;
 pub mod text;
+mod waivers;
 
 use crate::verdict::Outcome;
 

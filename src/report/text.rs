@@ -73,6 +73,7 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
             out.push_str("    pre-existing: the approved snapshot has it too (fails only with --fail-on-existing)\n");
         }
     }
+    out.push_str(&super::waivers::listing(outcome));
     if !outcome.accepted.is_empty() {
         out.push_str(&format!(
             "\n{} finding(s) accepted by policy:\n",

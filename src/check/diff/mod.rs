@@ -63,6 +63,10 @@ pub enum ChangeKind {
     SchemaChangeUnjudged,
     /// An object's listed parameters replaced by an open object.
     ParametersUndocumented,
+    /// A numeric bound at or beyond ±(2^53−1) appeared.
+    UnsafeIntegerBound,
+    /// A union branch changed, but a sibling branch accepts every value it did.
+    BranchChangeMasked,
     /// The witness search found a breaking value no other change explains.
     ValueNowRejected,
 }

@@ -156,21 +156,19 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
             continue;
         }
         let effective = |v: Option<&Value>| v.and_then(Value::as_bool).unwrap_or(default);
-        let dangerous = match hint {
-            "readOnlyHint" => effective(was) && !effective(is),
-            "destructiveHint" => !effective(was) && effective(is),
-            _ => false,
+        // The safe value of each hint, and what losing it means for a client that relied on it.
+        let (safe, lost) = match hint {
+            "readOnlyHint" => (true, "is no longer read-only"),
+            "destructiveHint" => (false, "became destructive"),
+            "idempotentHint" => (true, "is no longer idempotent (a retry may act twice)"),
+            _ => (false, "now reaches an open world of external entities"),
         };
+        let dangerous = effective(was) == safe && effective(is) != safe;
         let (kind, message) = if dangerous {
-            let what = if hint == "readOnlyHint" {
-                "is no longer read-only"
-            } else {
-                "became destructive"
-            };
             (
                 ChangeKind::AnnotationBecameDangerous,
                 format!(
-                    "tool {what}: {hint} {} -> {}",
+                    "tool {lost}: {hint} {} -> {}",
                     effective(was),
                     effective(is)
                 ),
@@ -348,6 +346,57 @@ fn describe(value: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use crate::payload::{self, Limits};
+
+    #[test]
+    fn losing_a_safe_hint_is_dangerous_and_gaining_one_is_not() {
+        let kinds = |was: Value, is: Value| {
+            let tool = |annotations: Value| serde_json::json!([{"name": "t", "inputSchema": {"type": "object"}, "annotations": annotations}]);
+            let a = payload::from_value(tool(was), "a").unwrap();
+            let b = payload::from_value(tool(is), "b").unwrap();
+            let mut out = Vec::new();
+            compare(&a.tool(0).unwrap(), &b.tool(0).unwrap(), None, &mut out);
+            out.iter().map(|c| c.kind).collect::<Vec<_>>()
+        };
+        use serde_json::json;
+        let dangerous = vec![ChangeKind::AnnotationBecameDangerous];
+        let changed = vec![ChangeKind::AnnotationChanged];
+        assert_eq!(
+            kinds(
+                json!({"idempotentHint": true}),
+                json!({"idempotentHint": false})
+            ),
+            dangerous
+        );
+        assert_eq!(
+            kinds(json!({"idempotentHint": true}), json!({})),
+            dangerous,
+            "absent means false"
+        );
+        assert_eq!(
+            kinds(
+                json!({"idempotentHint": false}),
+                json!({"idempotentHint": true})
+            ),
+            changed
+        );
+        assert_eq!(
+            kinds(json!({"openWorldHint": false}), json!({})),
+            dangerous,
+            "absent means true"
+        );
+        assert_eq!(
+            kinds(
+                json!({"openWorldHint": true}),
+                json!({"openWorldHint": false})
+            ),
+            changed
+        );
+        assert_eq!(kinds(json!({"readOnlyHint": true}), json!({})), dangerous);
+        assert_eq!(
+            kinds(json!({"destructiveHint": false}), json!({})),
+            dangerous
+        );
+    }
 
     /// The shortcut in [`compare`] is sound: the full comparison of any real tool with itself
     /// finds nothing.

@@ -92,7 +92,7 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("tools-reordered", Warning, ToolsReordered, "tools present in both are listed in a different relative order (clients and prompt caches may rely on it)"),
     diff_rule!("tool-description-changed", Warning, ToolDescriptionChanged, "a tool's description changed: prompt-facing text that steers the model"),
     diff_rule!("title-changed", Info, TitleChanged, "a tool's display title changed"),
-    diff_rule!("annotation-became-dangerous", Warning, AnnotationBecameDangerous, "readOnlyHint went true -> false or destructiveHint false -> true (defaults applied)"),
+    diff_rule!("annotation-became-dangerous", Warning, AnnotationBecameDangerous, "readOnlyHint or idempotentHint went true -> false, destructiveHint or openWorldHint false -> true (defaults applied)"),
     diff_rule!("annotation-changed", Info, AnnotationChanged, "any other tool annotation changed"),
     diff_rule!("tool-metadata-changed", Info, ToolMetadataChanged, "another tool field changed (icons, execution, _meta, ...)"),
     diff_rule!("input-schema-replaced", Breaking, InputSchemaReplaced, "an object inputSchema became missing, null or a non-object"),
@@ -123,5 +123,7 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
     diff_rule!("schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, pattern changed, unknown keyword, ...)"),
     diff_rule!("parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
+    diff_rule!("unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
+    diff_rule!("branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
     diff_rule!("value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
 ];

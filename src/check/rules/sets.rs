@@ -73,7 +73,12 @@ pub const RULE_SETS: &[RuleSet] = &[
     },
     RuleSet {
         id: "2026-12-03",
-        added: &["parameters-undocumented", "value-now-rejected"],
+        added: &[
+            "parameters-undocumented",
+            "unsafe-integer-bound",
+            "branch-change-masked",
+            "value-now-rejected",
+        ],
     },
 ];
 

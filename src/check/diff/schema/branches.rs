@@ -21,10 +21,12 @@ impl<'a> Walker<'_, 'a, '_> {
         at: &At,
         depth: usize,
     ) {
-        if self.union_keyword_swapped(o, n, at, depth) {
-            return self.branches_of(o, n, at, depth, &["allOf"]);
-        }
-        self.branches_of(o, n, at, depth, &["anyOf", "oneOf", "allOf"]);
+        let keywords: &[&str] = if self.union_keyword_swapped(o, n, at, depth) {
+            &["allOf"]
+        } else {
+            &["anyOf", "oneOf", "allOf"]
+        };
+        self.branches_of(o, n, at, depth, keywords);
     }
 
     /// `anyOf` on one side and `oneOf` on the other, over the same kind of branches: when the
@@ -108,7 +110,7 @@ impl<'a> Walker<'_, 'a, '_> {
             if raw.0 == raw.1 {
                 continue;
             }
-            let (Some(Value::Array(_)), Some(Value::Array(_))) = raw else {
+            let (Some(old @ Value::Array(_)), Some(new @ Value::Array(_))) = raw else {
                 let why = format!(
                     "{}: {keyword} added or removed; the schemas cannot be paired",
                     self.subject(at)
@@ -116,12 +118,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 self.unjudged(at.keyword(keyword), raw.0, raw.1, why);
                 continue;
             };
-            self.pair_branches(
-                (keyword, keyword),
-                (raw.0.unwrap_or(&Value::Null), raw.1.unwrap_or(&Value::Null)),
-                at,
-                depth,
-            );
+            self.pair_branches((keyword, keyword), (old, new), at, depth);
         }
     }
 
@@ -165,6 +162,32 @@ impl<'a> Walker<'_, 'a, '_> {
                 new: pointer::push_index(&pointer::push(&at.new, new_kw), j),
                 path: at.path.clone(),
             };
+            if old[i] != new[j] && (old_kw, new_kw) == ("anyOf", "anyOf") {
+                // A value of the side values come from, still accepted by an open sibling on the
+                // other side, is never refused, whatever changed in its own branch.
+                let (from, others, skip) = match self.direction {
+                    Direction::Request => (&old[i], new, j),
+                    Direction::Response => (&new[j], old, i),
+                };
+                let types = type_set(from.get("type")).unwrap_or_default();
+                let open = others.iter().enumerate().find(|(k, b)| {
+                    *k != skip && open_types(b).is_some_and(|t| covers_types(&t, &types))
+                });
+                if let Some((k, _)) = open {
+                    let message = format!(
+                        "{}: anyOf branch {i} changed, but branch {k} still accepts every value it accepted; no value is refused",
+                        self.subject(at)
+                    );
+                    self.push(
+                        K::BranchChangeMasked,
+                        (child.old, child.new),
+                        Some(&old[i]),
+                        Some(&new[j]),
+                        message,
+                    );
+                    continue;
+                }
+            }
             self.walk(&old[i], &new[j], &child, depth + 1);
         }
         let added = new_taken.iter().filter(|t| !**t).count();
@@ -389,4 +412,25 @@ fn best_branch(
         }
     }
     best
+}
+
+/// The types a branch accepts every value of (an open object, a bare type): `None` when it
+/// constrains more than its type.
+fn open_types(branch: &Value) -> Option<BTreeSet<String>> {
+    let map = branch.as_object()?;
+    let annotation = |k: &str| {
+        super::ANNOTATIONS.contains(&k) || matches!(k, "description" | "default" | "type")
+    };
+    let open = map.iter().all(|(k, v)| {
+        annotation(k) || (k == "additionalProperties" && super::nested::accepts_everything(v))
+    });
+    open.then(|| type_set(map.get("type"))).flatten()
+}
+
+/// Every type in `narrow` is in `wide` (an integer is a number).
+fn covers_types(wide: &BTreeSet<String>, narrow: &BTreeSet<String>) -> bool {
+    !narrow.is_empty()
+        && narrow
+            .iter()
+            .all(|t| wide.contains(t) || (t == "integer" && wide.contains("number")))
 }

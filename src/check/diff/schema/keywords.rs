@@ -172,6 +172,26 @@ impl<'a> Walker<'_, 'a, '_> {
                 self.unjudged(at.keyword(keyword), raw.0, raw.1, why);
                 continue;
             };
+            // Such a bound counts as none (see `bound`), but strict users want to see it appear.
+            for key in [inclusive, exclusive] {
+                let beyond = n
+                    .get(key)
+                    .and_then(Value::as_f64)
+                    .is_some_and(|x| x.abs() >= MAX_SAFE_INTEGER);
+                if beyond && o.get(key) != n.get(key) {
+                    let message = format!(
+                        "{subject}: {key} {} is at or beyond ±(2^53−1): it limits no real call and counts as no bound, but a client that checks integers strictly may reject the schema or the value",
+                        n[key]
+                    );
+                    self.push(
+                        K::UnsafeIntegerBound,
+                        at.keyword(key),
+                        o.get(key),
+                        n.get(key),
+                        message,
+                    );
+                }
+            }
             let show = |b: Option<Bound>| b.map_or("none".to_string(), |b| b.show(lower));
             let message = format!(
                 "{subject}: {} bound {} -> {}",
@@ -248,6 +268,18 @@ impl<'a> Walker<'_, 'a, '_> {
                 }
                 (Some(_), None) => {
                     self.loosened(at, keyword, raw, format!("{subject}: {keyword} removed"))
+                }
+                (Some(Value::String(a)), Some(Value::String(b)))
+                    if keyword == "pattern" && super::pattern::repeats_within(a, b) =>
+                {
+                    let message = format!("{subject}: pattern repetition bounds widened");
+                    self.loosened(at, keyword, raw, message);
+                }
+                (Some(Value::String(a)), Some(Value::String(b)))
+                    if keyword == "pattern" && super::pattern::repeats_within(b, a) =>
+                {
+                    let message = format!("{subject}: pattern repetition bounds narrowed");
+                    self.tightened(at, keyword, raw, message);
                 }
                 _ => {
                     let why = format!("{subject}: {keyword} changed; the two cannot be ordered");

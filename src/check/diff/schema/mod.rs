@@ -14,6 +14,7 @@
 mod branches;
 mod keywords;
 mod nested;
+mod pattern;
 
 use std::collections::HashSet;
 
@@ -156,8 +157,10 @@ pub(super) fn compare<'a>(
         path: String::new(),
     };
     walker.dialect(old, new, &at);
-    walker.definitions(old, new, &at);
+    // Definitions are compared where a parameter first references them (reported at that
+    // parameter); the pass after the walk compares those reached some other way.
     walker.walk(old, new, &at, 0);
+    walker.definitions(old, new, &at);
 }
 
 impl<'a> Walker<'_, 'a, '_> {
@@ -206,6 +209,25 @@ impl<'a> Walker<'_, 'a, '_> {
     }
 
     fn walk_here(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
+        // The same local `$ref` on both sides: its targets may still differ. They are compared
+        // once, at the first parameter that reaches them.
+        if let (Some(r), true) = (old.get("$ref"), old.get("$ref") == new.get("$ref")) {
+            if r.as_str().is_some_and(|r| r.starts_with("#/")) {
+                if let (Some((o, op)), Some((n, np))) = (
+                    self.resolve(old, &at.old, true),
+                    self.resolve(new, &at.new, false),
+                ) {
+                    if o != n && self.visited.insert((op.clone(), np.clone())) {
+                        let target = At {
+                            old: op,
+                            new: np,
+                            path: at.path.clone(),
+                        };
+                        self.walk(o, n, &target, depth + 1);
+                    }
+                }
+            }
+        }
         if old == new {
             return;
         }

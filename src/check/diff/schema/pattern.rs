@@ -1,0 +1,98 @@
+//! Two regular expressions that differ only in the bounds of counted repetitions (`{m}`,
+//! `{m,}`, `{m,n}`): when every bound of one lies within the other's, the other matches every
+//! string the first matches (a sub-expression replaced by one matching more never matches
+//! less). Anything else about two patterns is not ordered here.
+
+/// One piece of a pattern: text kept as written, or a counted repetition's bounds.
+#[derive(Debug, PartialEq)]
+enum Piece<'p> {
+    Text(&'p str),
+    Repeat(u64, Option<u64>),
+}
+
+/// Whether `narrow` and `wide` are the same pattern but for repetition bounds, each of
+/// `narrow`'s within the matching one of `wide`'s, and at least one different.
+pub(super) fn repeats_within(narrow: &str, wide: &str) -> bool {
+    let (a, b) = (pieces(narrow), pieces(wide));
+    a.len() == b.len()
+        && a != b
+        && a.iter().zip(&b).all(|pair| match pair {
+            (Piece::Text(x), Piece::Text(y)) => x == y,
+            (Piece::Repeat(lo, hi), Piece::Repeat(wide_lo, wide_hi)) => {
+                wide_lo <= lo
+                    && match (hi, wide_hi) {
+                        (_, None) => true,
+                        (None, Some(_)) => false,
+                        (Some(h), Some(w)) => h <= w,
+                    }
+            }
+            _ => false,
+        })
+}
+
+fn pieces(pattern: &str) -> Vec<Piece<'_>> {
+    let bytes = pattern.as_bytes();
+    let (mut out, mut start, mut i, mut in_class) = (Vec::new(), 0, 0, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'[' if !in_class => {
+                in_class = true;
+                i += 1;
+            }
+            b']' if in_class => {
+                in_class = false;
+                i += 1;
+            }
+            b'{' if !in_class => match repeat(&pattern[i..]) {
+                Some((piece, len)) => {
+                    out.push(Piece::Text(&pattern[start..i]));
+                    out.push(piece);
+                    i += len;
+                    start = i;
+                }
+                None => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    out.push(Piece::Text(&pattern[start.min(pattern.len())..]));
+    out
+}
+
+/// `{m}`, `{m,}` or `{m,n}` at the start of `text`, and its length.
+fn repeat(text: &str) -> Option<(Piece<'_>, usize)> {
+    let end = text.find('}')?;
+    let inner = &text[1..end];
+    let number = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok())?
+    };
+    let piece = match inner.split_once(',') {
+        None => {
+            let n = number(inner)?;
+            Piece::Repeat(n, Some(n))
+        }
+        Some((lo, "")) => Piece::Repeat(number(lo)?, None),
+        Some((lo, hi)) => Piece::Repeat(number(lo)?, Some(number(hi)?)),
+    };
+    Some((piece, end + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repeats_within;
+
+    #[test]
+    fn wider_repetition_bounds_contain_narrower_ones() {
+        assert!(repeats_within("^[a-z]{1,8}$", "^[a-z]{1,16}$"));
+        assert!(repeats_within("^[a-z]{2,8}$", "^[a-z]{1,}$"));
+        assert!(repeats_within("^x{3}-y{2}$", "^x{1,3}-y{2,4}$"));
+        assert!(!repeats_within("^[a-z]{1,16}$", "^[a-z]{1,8}$"));
+        assert!(!repeats_within("^[a-z]{1,8}$", "^[a-z]{2,16}$"));
+        assert!(!repeats_within("^[a-z]{1,8}$", "^[a-z]{1,8}$"));
+        // Other text differs, or the braces are literal (escaped, in a class): not ordered.
+        assert!(!repeats_within("^[a-z]{1,8}$", "^[a-y]{1,16}$"));
+        assert!(!repeats_within(r"^a\{1,2\}$", r"^a\{1,3\}$"));
+        assert!(!repeats_within("^[{1,2}]$", "^[{1,3}]$"));
+    }
+}
