@@ -145,8 +145,8 @@ fn any_of_to_one_of_over_disjoint_branches_is_no_change_but_branches_are_compare
 }
 
 /// The `oneOf` overlap case: a plain string becomes a `oneOf` whose branches overlap, so a short
-/// string (valid before) now matches two branches and is refused. Judged compatible before;
-/// the witness search finds the value.
+/// string (valid before) now matches two branches and is refused. Judged a widening before; now
+/// a narrowing, with the refused value as its witness.
 #[test]
 fn a_one_of_with_overlapping_branches_is_breaking_with_a_witness() {
     let old = json!({"type": "object", "properties": {"s": {"type": "string"}}});
@@ -161,6 +161,7 @@ fn a_one_of_with_overlapping_branches_is_breaking_with_a_witness() {
         .filter(|f| f["severity"] == "breaking")
         .collect();
     assert_eq!(proven.len(), 1, "{report}");
+    assert_eq!(proven[0]["rule"], "type-narrowed", "{report}");
     let witness = &proven[0]["witness"];
     let valid = |s: &Value| jsonschema::validator_for(s).unwrap().is_valid(witness);
     assert!(valid(&old) && !valid(&new), "{witness}");

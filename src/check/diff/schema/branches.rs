@@ -137,9 +137,16 @@ impl<'a> Walker<'_, 'a, '_> {
         };
         // Each old branch pairs with the first untaken equal new branch, else with the first
         // untaken one of the same types; both lookups hashed (unions can be huge).
-        let signature = |b: &Value| format!("{:?}", type_set(b.get("type")));
+        // Types are read behind `$ref`s: a referenced branch pairs by what it accepts.
+        let signature = |b: &'a Value, base: &str, old_side: bool| {
+            let b = self
+                .resolve(b, base, old_side)
+                .map_or(b, |(target, _)| target);
+            format!("{:?}", type_set(b.get("type")))
+        };
         let mut equal = canonical::FirstUnclaimed::new(new.iter().map(canonical::key));
-        let mut same_types = canonical::FirstUnclaimed::new(new.iter().map(signature));
+        let mut same_types =
+            canonical::FirstUnclaimed::new(new.iter().map(|b| signature(b, &at.new, false)));
         let mut new_taken = vec![false; new.len()];
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut unpaired_old = Vec::new();
@@ -151,7 +158,7 @@ impl<'a> Walker<'_, 'a, '_> {
         }
         let mut removed = Vec::new();
         for i in unpaired_old {
-            match same_types.claim(&signature(&old[i]), &mut new_taken) {
+            match same_types.claim(&signature(&old[i], &at.old, true), &mut new_taken) {
                 Some(j) => pairs.push((i, j)),
                 None => removed.push(i),
             }
@@ -271,7 +278,21 @@ impl<'a> Walker<'_, 'a, '_> {
                     self.walk(branch, plain, &child, depth + 1);
                 }
             }
-            if others > 0 {
+            // Under oneOf, a value the old schema accepted that another branch also matches
+            // fails "exactly one": wrapping then refuses it, and unwrapping accepts it again.
+            let overlaps = keyword == "oneOf"
+                && resolved
+                    .iter()
+                    .enumerate()
+                    .any(|(i, b)| i != best && !disjoint(b, resolved[best]));
+            if overlaps {
+                let message = if wrapped {
+                    format!("{subject}: wrapped in oneOf with {others} more branch(es) a value it accepted can also match; such a value now matches two branches and is refused")
+                } else {
+                    format!("{subject}: oneOf of {} branches reduced to one; values that matched two branches are accepted now", branches.len())
+                };
+                self.branch_change(wrapped, at.keyword(keyword), raw, message);
+            } else if others > 0 {
                 let message = if wrapped {
                     format!("{subject}: wrapped in {keyword} with {others} more branch(es); what it accepted before is one branch")
                 } else {
