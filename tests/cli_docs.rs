@@ -140,3 +140,15 @@ fn the_readme_names_every_rule_the_guard_refuses_a_line_by() {
         );
     }
 }
+
+/// `driftlab rules --help` says how schema verdicts are proven, and the rules page too.
+#[test]
+fn the_rules_listing_documents_witnesses() {
+    let help = stdout(&run(&["rules", "--help"]));
+    assert!(
+        help.contains("only with a witness") && help.contains("`unknown`"),
+        "{help}"
+    );
+    let page = std::fs::read_to_string(repo().join("docs/rules.md")).unwrap();
+    assert!(page.contains("*witness*") && page.contains("(unproven: …)"));
+}

@@ -42,6 +42,13 @@ impl ListOptions {
 /// in (`since`: a study spec's `rule_set` pins `@payload`/`@diff` to the rules up to it), what
 /// it reports.
 #[derive(clap::Args)]
+#[command(
+    after_help = "A diff rule about what a schema accepts (parameter-removed, type-narrowed, \
+constraint-tightened, the output-* rules, ...) reports `breaking` only with a witness: a value \
+valid under the approved input schema and invalid under the candidate's (outputs: the mirror), \
+found by a seeded search, checked with a JSON Schema validator and carried in the finding's JSON \
+as `witness`. Without one the finding is `unknown` and says why. See docs/rules.md."
+)]
 pub struct RulesArgs {
     #[command(flatten)]
     options: ListOptions,
