@@ -17,9 +17,9 @@ pub(super) fn prove(
     (old_base, new_base): (&str, &str),
     direction: Direction,
 ) {
-    let (from, to, side) = match direction {
-        Direction::Request => (old, new, "input"),
-        Direction::Response => (new, old, "output"),
+    let (from, to, sides, side) = match direction {
+        Direction::Request => (old, new, ("approved", "candidate"), "input"),
+        Direction::Response => (new, old, ("candidate", "approved"), "output"),
     };
     // An output's consumers validate with the approved schema: names it lists are tried as
     // properties the candidate no longer constrains.
@@ -28,7 +28,7 @@ pub(super) fn prove(
         Direction::Response => property_names(old),
     };
     let label = format!("{}:{side}", diff.label);
-    let search = Search::run(from, to, &foreign, &label);
+    let search = Search::run((from, to), sides, &foreign, &label);
     let mut proven = false;
     for change in diff.out[first..]
         .iter_mut()

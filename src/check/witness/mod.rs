@@ -56,12 +56,13 @@ pub struct Search {
 }
 
 impl Search {
-    /// Searches `from` (the side the value must satisfy) against `to`. `foreign` names are
-    /// tried as unlisted properties (for outputs: the approved schema's names, so that a
-    /// dropped property's old type is checked). `label` keys the seeded draws.
+    /// Searches `from` (the side the value must satisfy) against `to`; `sides` names them in
+    /// messages (`("approved", "candidate")`). `foreign` names are tried as unlisted properties
+    /// (for outputs: the approved schema's names, so that a dropped property's old type is
+    /// checked). `label` keys the seeded draws.
     pub fn run(
-        from: &Value,
-        to: &Value,
+        (from, to): (&Value, &Value),
+        sides: (&str, &str),
         foreign: &[String],
         label: &str,
     ) -> Result<Search, String> {
@@ -78,10 +79,9 @@ impl Search {
                 )
             })
         };
-        let (accepting, rejecting) = (valid(from, "accepting")?, valid(to, "rejecting")?);
+        let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
         let mut sampler = Sampler::new(from, foreign);
-        let mut candidates: Vec<Value> =
-            sampler.candidates().into_iter().map(|c| c.value).collect();
+        let mut candidates = sampler.candidates();
         let mut rng = Stream::derive_parts(SEED, &["witness:", label], 0);
         for _ in 0..DRAWS {
             candidates.push(sampler.random(&mut rng));

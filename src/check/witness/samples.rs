@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use crate::pointer;
 use crate::rng::Stream;
 
 /// Nesting deeper than this is filled with `null` (the validator judges the result).
@@ -21,12 +20,6 @@ const MAX_BUILT: usize = 2_000_000;
 
 /// The name an instance gives a property the schema allows but does not list.
 pub(super) const EXTRA_PROPERTY: &str = "driftlab_extra";
-
-/// One proposed instance and the instance pointer of the place it varies ("" for the whole).
-pub(super) struct Candidate {
-    pub value: Value,
-    pub at: String,
-}
 
 pub(super) struct Sampler<'a> {
     root: &'a Value,
@@ -45,9 +38,9 @@ impl<'a> Sampler<'a> {
     }
 
     /// Instances of the root: the smallest first, then one place varied at a time.
-    pub fn candidates(&mut self) -> Vec<Candidate> {
+    pub fn candidates(&mut self) -> Vec<Value> {
         let mut out = Vec::new();
-        self.variations(self.root, "", 0, &mut out);
+        self.variations(self.root, 0, &mut out);
         out
     }
 
@@ -183,48 +176,35 @@ impl<'a> Sampler<'a> {
         (least, full)
     }
 
-    /// Instances of `node` at instance pointer `at`, each varying one place.
-    fn variations(&mut self, node: &Value, at: &str, depth: usize, out: &mut Vec<Candidate>) {
+    /// Instances of `node`, each varying one place.
+    fn variations(&mut self, node: &Value, depth: usize, out: &mut Vec<Value>) {
         if out.len() >= MAX_CANDIDATES || depth > MAX_DEPTH || self.over_budget() {
             return;
         }
-        for value in self.samples(node, depth) {
-            out.push(Candidate {
-                value,
-                at: at.to_string(),
-            });
-        }
+        let samples = self.samples(node, depth);
+        out.extend(samples);
         let map = effective(self.root, node);
         if let Some(branches) = self.branches(&map) {
             for branch in &branches {
-                self.variations(branch, at, depth + 1, out);
+                self.variations(branch, depth + 1, out);
             }
             return;
         }
         let kinds = types(&map);
         if kinds.contains(&"object") {
-            self.object_variations(&map, at, depth, out);
+            self.object_variations(&map, depth, out);
         }
         if kinds.contains(&"array") {
             if let Some(items) = map.get("items").filter(|i| i.is_object()) {
                 let mut inner = Vec::new();
-                self.variations(items, &pointer::push_index(at, 0), depth + 1, &mut inner);
-                out.extend(inner.into_iter().map(|c| Candidate {
-                    value: Value::Array(vec![c.value]),
-                    at: c.at,
-                }));
+                self.variations(items, depth + 1, &mut inner);
+                out.extend(inner.into_iter().map(|v| Value::Array(vec![v])));
             }
         }
         out.truncate(MAX_CANDIDATES);
     }
 
-    fn object_variations(
-        &mut self,
-        map: &Map<String, Value>,
-        at: &str,
-        depth: usize,
-        out: &mut Vec<Candidate>,
-    ) {
+    fn object_variations(&mut self, map: &Map<String, Value>, depth: usize, out: &mut Vec<Value>) {
         let (least, _) = self.objects(map, depth);
         let with = |key: &str, value: Value| {
             let mut object = least.clone();
@@ -234,13 +214,8 @@ impl<'a> Sampler<'a> {
         let properties = map.get("properties").and_then(Value::as_object);
         for (key, schema) in properties.into_iter().flatten() {
             let mut inner = Vec::new();
-            self.variations(schema, &pointer::push(at, key), depth + 1, &mut inner);
-            for c in inner {
-                out.push(Candidate {
-                    value: with(key, c.value),
-                    at: c.at,
-                });
-            }
+            self.variations(schema, depth + 1, &mut inner);
+            out.extend(inner.into_iter().map(|v| with(key, v)));
             if out.len() >= MAX_CANDIDATES {
                 return;
             }
@@ -252,19 +227,13 @@ impl<'a> Sampler<'a> {
             let listed = |name: &str| properties.is_some_and(|p| p.contains_key(name));
             for name in self.foreign.iter().filter(|n| !listed(n)) {
                 for value in [json!(null), json!(0), json!("x"), json!(true), json!({})] {
-                    out.push(Candidate {
-                        value: with(name, value),
-                        at: pointer::push(at, name),
-                    });
+                    out.push(with(name, value));
                 }
             }
         }
         if let Some(extra) = map.get("additionalProperties").filter(|v| v.is_object()) {
             for value in self.samples(extra, depth + 1) {
-                out.push(Candidate {
-                    value: with(EXTRA_PROPERTY, value),
-                    at: pointer::push(at, EXTRA_PROPERTY),
-                });
+                out.push(with(EXTRA_PROPERTY, value));
             }
         }
     }

@@ -3,7 +3,7 @@ use serde_json::{json, Value};
 use super::*;
 
 fn search(from: Value, to: Value) -> Search {
-    Search::run(&from, &to, &[], "test").unwrap()
+    Search::run((&from, &to), ("approved", "candidate"), &[], "test").unwrap()
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -103,7 +103,8 @@ fn outputs_are_tried_with_the_approved_names() {
     // reject a `p` of another type, which the candidate now allows.
     let approved = object(json!({"p": {"type": "string"}}), &[]);
     let candidate = object(json!({}), &[]);
-    let s = Search::run(&candidate, &approved, &["p".to_string()], "test").unwrap();
+    let sides = ("candidate", "approved");
+    let s = Search::run((&candidate, &approved), sides, &["p".to_string()], "test").unwrap();
     let w = s.witness(&["/p".to_string()]).unwrap();
     assert!(!w.value["p"].is_string(), "{:?}", w.value);
 }
@@ -143,10 +144,20 @@ fn unusable_schemas_say_why() {
     for _ in 0..200 {
         deep = json!({"type": "object", "properties": {"x": deep}});
     }
-    let err = Search::run(&deep, &json!({}), &[], "t").err().unwrap();
-    assert!(err.contains("deeper than 128"), "{err}");
-    let err = Search::run(&json!({"type": 12}), &json!({}), &[], "t")
+    let err = Search::run((&deep, &json!({})), ("approved", "candidate"), &[], "t")
         .err()
         .unwrap();
+    assert!(
+        err.starts_with("the approved schema nests deeper than 128"),
+        "{err}"
+    );
+    let err = Search::run(
+        (&json!({"type": 12}), &json!({})),
+        ("approved", "candidate"),
+        &[],
+        "t",
+    )
+    .err()
+    .unwrap();
     assert!(err.contains("does not compile"), "{err}");
 }
