@@ -263,3 +263,22 @@ fn a_definition_change_is_reported_at_the_parameter_that_references_it() {
         "{f}"
     );
 }
+
+/// A `$ref` to a definition identical to the inline schema it replaces is no change, with the
+/// description beside the `$ref` read as the parameter's (issue 30: `$ref` to an identical inline
+/// schema); a description that really changed is still reported once.
+#[test]
+fn a_ref_to_an_identical_inline_schema_is_no_change() {
+    let inline = |d: &str| json!({"type": "object", "properties": {"s": {"type": "string", "description": d}}});
+    let by_ref = |d: &str| {
+        json!({"type": "object",
+        "properties": {"s": {"$ref": "#/$defs/S", "description": d}},
+        "$defs": {"S": {"type": "string"}}})
+    };
+    assert_eq!(rules(inline("d"), by_ref("d")), (Some(0), vec![]));
+    assert_eq!(rules(by_ref("d"), inline("d")), (Some(0), vec![]));
+    assert_eq!(
+        rules(inline("d"), by_ref("e")),
+        (Some(0), vec!["parameter-description-changed".to_string()])
+    );
+}

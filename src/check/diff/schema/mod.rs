@@ -92,6 +92,8 @@ struct Walker<'d, 'a, 'o> {
     new_base: String,
     direction: Direction,
     visited: HashSet<(String, String)>,
+    /// Targets of differing `$ref`s whose description and default the referrer compared.
+    annotations_compared: HashSet<(String, String)>,
     nodes: usize,
 }
 
@@ -149,6 +151,7 @@ pub(super) fn compare<'a>(
         new_base: new_pointer.to_string(),
         direction,
         visited: HashSet::new(),
+        annotations_compared: HashSet::new(),
         nodes: 0,
     };
     let at = At {
@@ -276,6 +279,16 @@ impl<'a> Walker<'_, 'a, '_> {
                 self.unjudged(at.keyword("$ref"), old_ref, new_ref, why);
                 return;
             };
+            // A description or default beside a `$ref` applies with the target's (and is what
+            // a client shows): each side's effective one is compared here, not the target's.
+            let effective = |node: &Value, target: &Value| -> Map<String, Value> {
+                ["description", "default"]
+                    .into_iter()
+                    .filter_map(|k| Some((k.to_string(), node.get(k).or(target.get(k))?.clone())))
+                    .collect()
+            };
+            self.default_and_description(&effective(old, o), &effective(new, n), at);
+            self.annotations_compared.insert((op.clone(), np.clone()));
             if !self.visited.insert((op.clone(), np.clone())) {
                 return;
             }
@@ -303,7 +316,13 @@ impl<'a> Walker<'_, 'a, '_> {
         self.properties(o, n, at, depth);
         self.items(o, n, at, depth);
         self.branches(o, n, at, depth);
-        self.default_and_description(o, n, at);
+        if self.annotations_compared.is_empty()
+            || !self
+                .annotations_compared
+                .contains(&(at.old.clone(), at.new.clone()))
+        {
+            self.default_and_description(o, n, at);
+        }
         self.others(o, n, at);
     }
 
