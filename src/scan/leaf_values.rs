@@ -18,20 +18,7 @@ pub(crate) fn valid_string(object: &Map<String, Value>) -> Valid {
         return Valid::Value(v.clone());
     }
     if let Some(format) = object.get("format").and_then(Value::as_str) {
-        let sample = match format {
-            "date-time" => "2026-01-01T00:00:00Z",
-            "date" => "2026-01-01",
-            "time" => "00:00:00Z",
-            "email" => "someone@example.com",
-            "uri" | "iri" | "url" => "https://example.com/",
-            "uri-reference" | "iri-reference" => "/path",
-            "uuid" => "00000000-0000-4000-8000-000000000000",
-            "hostname" | "idn-hostname" => "example.com",
-            "ipv4" => "127.0.0.1",
-            "ipv6" => "::1",
-            _ => return Valid::Unknown,
-        };
-        return Valid::Value(json!(sample));
+        return format_sample(format).map_or(Valid::Unknown, |s| Valid::Value(json!(s)));
     }
     if object.contains_key("pattern") {
         return Valid::Unknown;
@@ -42,6 +29,23 @@ pub(crate) fn valid_string(object: &Map<String, Value>) -> Valid {
         .unwrap_or(1)
         .clamp(1, 64) as usize;
     Valid::Value(json!("x".repeat(min)))
+}
+
+/// A string of a known `format` (the formats JSON Schema 2020-12 names that tools use).
+pub(crate) fn format_sample(format: &str) -> Option<&'static str> {
+    Some(match format {
+        "date-time" => "2026-01-01T00:00:00Z",
+        "date" => "2026-01-01",
+        "time" => "00:00:00Z",
+        "email" => "someone@example.com",
+        "uri" | "iri" | "url" => "https://example.com/",
+        "uri-reference" | "iri-reference" => "/path",
+        "uuid" => "00000000-0000-4000-8000-000000000000",
+        "hostname" | "idn-hostname" => "example.com",
+        "ipv4" => "127.0.0.1",
+        "ipv6" => "::1",
+        _ => return None,
+    })
 }
 
 /// A number the leaf's keywords accept: its `default`, else its lower or upper bound, else 0

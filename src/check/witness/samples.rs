@@ -390,16 +390,7 @@ fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
         None => out.push(json!("x".repeat(least.max(256)))),
     }
     if let Some(format) = map.get("format").and_then(Value::as_str) {
-        let sample = match format {
-            "date-time" => "2026-01-01T00:00:00Z",
-            "date" => "2026-01-01",
-            "time" => "00:00:00Z",
-            "email" => "someone@example.com",
-            "uri" | "iri" | "url" => "https://example.com/",
-            "uuid" => "00000000-0000-4000-8000-000000000000",
-            "ipv4" => "127.0.0.1",
-            _ => "example.com",
-        };
+        let sample = crate::scan::leaf_values::format_sample(format).unwrap_or("example.com");
         out.push(json!(sample));
     }
     if map.contains_key("pattern") {
