@@ -18,13 +18,41 @@ const KNOWN: &[&str] = &[
     "outputSchema",
 ];
 
-/// Annotation hints with their defaults (MCP: readOnlyHint false, destructiveHint true,
-/// idempotentHint false, openWorldHint true).
-const HINTS: &[(&str, bool)] = &[
-    ("readOnlyHint", false),
-    ("destructiveHint", true),
-    ("idempotentHint", false),
-    ("openWorldHint", true),
+/// An annotation hint: its default (MCP: readOnlyHint false, destructiveHint true,
+/// idempotentHint false, openWorldHint true), its safe value, and what losing that value means
+/// for a client that relied on it.
+struct Hint {
+    name: &'static str,
+    default: bool,
+    safe: bool,
+    lost: &'static str,
+}
+
+const HINTS: &[Hint] = &[
+    Hint {
+        name: "readOnlyHint",
+        default: false,
+        safe: true,
+        lost: "is no longer read-only",
+    },
+    Hint {
+        name: "destructiveHint",
+        default: true,
+        safe: false,
+        lost: "became destructive",
+    },
+    Hint {
+        name: "idempotentHint",
+        default: false,
+        safe: true,
+        lost: "is no longer idempotent (a retry may act twice)",
+    },
+    Hint {
+        name: "openWorldHint",
+        default: true,
+        safe: false,
+        lost: "now reaches an open world of external entities",
+    },
 ];
 
 /// Collects changes about one tool.
@@ -150,19 +178,18 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
         return;
     };
     let at = |tool: &Tool<'_>, key: &str| pointer::push(&tool.pointer("annotations"), key);
-    for &(hint, default) in HINTS {
+    for &Hint {
+        name: hint,
+        default,
+        safe,
+        lost,
+    } in HINTS
+    {
         let (was, is) = (old_map.get(hint), new_map.get(hint));
         if was == is {
             continue;
         }
         let effective = |v: Option<&Value>| v.and_then(Value::as_bool).unwrap_or(default);
-        // The safe value of each hint, and what losing it means for a client that relied on it.
-        let (safe, lost) = match hint {
-            "readOnlyHint" => (true, "is no longer read-only"),
-            "destructiveHint" => (false, "became destructive"),
-            "idempotentHint" => (true, "is no longer idempotent (a retry may act twice)"),
-            _ => (false, "now reaches an open world of external entities"),
-        };
         let dangerous = effective(was) == safe && effective(is) != safe;
         let (kind, message) = if dangerous {
             (
@@ -189,7 +216,7 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
     let others = old_map
         .keys()
         .chain(new_map.keys())
-        .filter(|k| !HINTS.iter().any(|(h, _)| h == k));
+        .filter(|k| !HINTS.iter().any(|h| h.name == k.as_str()));
     let mut seen: Vec<&String> = Vec::new();
     for key in others {
         if seen.contains(&key) || old_map.get(key) == new_map.get(key) {

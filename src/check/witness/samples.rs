@@ -450,16 +450,14 @@ fn effective<'n>(root: &'n Value, node: &'n Value) -> Cow<'n, Map<String, Value>
     Cow::Owned(merged)
 }
 
+/// The node behind a chain of local `$ref`s (at most 16), or the node itself.
 fn resolve<'n>(root: &'n Value, mut node: &'n Value) -> &'n Value {
     for _ in 0..16 {
-        let Some(fragment) = node
+        let target = node
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-        else {
-            return node;
-        };
-        match root.pointer(fragment) {
+            .and_then(|r| crate::scan::corrupt::resolve(root, r));
+        match target {
             Some(target) => node = target,
             None => return node,
         }

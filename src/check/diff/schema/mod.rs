@@ -216,17 +216,12 @@ impl<'a> Walker<'_, 'a, '_> {
         // once, at the first parameter that reaches them.
         if let (Some(r), true) = (old.get("$ref"), old.get("$ref") == new.get("$ref")) {
             if r.as_str().is_some_and(|r| r.starts_with("#/")) {
-                if let (Some((o, op)), Some((n, np))) = (
+                if let (Some(o), Some(n)) = (
                     self.resolve(old, &at.old, true),
                     self.resolve(new, &at.new, false),
                 ) {
-                    if o != n && self.visited.insert((op.clone(), np.clone())) {
-                        let target = At {
-                            old: op,
-                            new: np,
-                            path: at.path.clone(),
-                        };
-                        self.walk(o, n, &target, depth + 1);
+                    if o.0 != n.0 {
+                        self.walk_target(o, n, at, depth);
                     }
                 }
             }
@@ -289,15 +284,7 @@ impl<'a> Walker<'_, 'a, '_> {
             };
             self.default_and_description(&effective(old, o), &effective(new, n), at);
             self.annotations_compared.insert((op.clone(), np.clone()));
-            if !self.visited.insert((op.clone(), np.clone())) {
-                return;
-            }
-            let target = At {
-                old: op,
-                new: np,
-                path: at.path.clone(),
-            };
-            self.walk(o, n, &target, depth + 1);
+            self.walk_target((o, op), (n, np), at, depth);
             return;
         }
         let (Some(o), Some(n)) = (as_schema(old), as_schema(new)) else {
@@ -324,6 +311,26 @@ impl<'a> Walker<'_, 'a, '_> {
             self.default_and_description(o, n, at);
         }
         self.others(o, n, at);
+    }
+
+    /// Compares the targets of `$ref`s met at `at` (with their pointers), once per pair of
+    /// targets, reported under `at`'s parameter path.
+    fn walk_target(
+        &mut self,
+        (o, op): (&'a Value, String),
+        (n, np): (&'a Value, String),
+        at: &At,
+        depth: usize,
+    ) {
+        if !self.visited.insert((op.clone(), np.clone())) {
+            return;
+        }
+        let target = At {
+            old: op,
+            new: np,
+            path: at.path.clone(),
+        };
+        self.walk(o, n, &target, depth + 1);
     }
 
     /// The target of a local `$ref` (`#/...`), or the node itself when it has none.
