@@ -119,6 +119,9 @@ struct Args {
 struct Server {
     args: Args,
     tools: RefCell<Vec<Box<RawValue>>>,
+    /// The payload's contract beyond tools, when it is a whole-contract snapshot:
+    /// `capabilities`, `instructions`, `serverInfo`, `prompts`, `resources`, `resourceTemplates`.
+    contract: serde_json::Map<String, Value>,
     /// tools/call requests answered so far.
     calls: Cell<usize>,
 }
@@ -158,16 +161,27 @@ impl Server {
                     .to_string(),
             );
         }
+        let contract = |key: &str| self.contract.get(key).cloned();
         let result = match method {
-            "initialize" => json!({
-                "protocolVersion": message.pointer("/params/protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
-                "capabilities": {"tools": {"listChanged": true}},
-                "serverInfo": {"name": "driftlab-fixture", "version": "1.0.0"},
-            })
-            .to_string()
+            "initialize" => {
+                let mut result = json!({
+                    "protocolVersion": message.pointer("/params/protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+                    "capabilities": contract("capabilities").unwrap_or(json!({"tools": {"listChanged": true}})),
+                    "serverInfo": contract("serverInfo").unwrap_or(json!({"name": "driftlab-fixture", "version": "1.0.0"})),
+                });
+                if let Some(text) = contract("instructions") {
+                    result["instructions"] = text;
+                }
+                result.to_string()
+            }
             .replacen('{', &self.args.initialize_extra.as_ref().map_or("{".into(), |x| format!("{{{x},")), 1),
             "tools/list" => self.page(message.pointer("/params/cursor").and_then(Value::as_str)),
             "ping" => "{}".into(),
+            "prompts/list" | "resources/list" | "resources/templates/list"
+                if self.contract.contains_key(Self::list_member(method)) =>
+            {
+                json!({ Self::list_member(method): contract(Self::list_member(method)) }).to_string()
+            }
             "tools/call" => match self.args.calls.as_str() {
                 "tool-error" => json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true}).to_string(),
                 "accept" => json!({"content": [{"type": "text", "text": "ok"}]}).to_string(),
@@ -198,6 +212,15 @@ impl Server {
         Reply::Line(format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
         ))
+    }
+
+    /// The member of a list result (and of a snapshot) that holds its items.
+    fn list_member(method: &str) -> &'static str {
+        match method {
+            "prompts/list" => "prompts",
+            "resources/list" => "resources",
+            _ => "resourceTemplates",
+        }
     }
 
     /// One tools/list result, tools as raw bytes.
@@ -237,7 +260,7 @@ impl Server {
 
 fn main() {
     let args = Args::parse();
-    let tools = load(&args.payload);
+    let (tools, contract) = load(&args.payload);
     if let Some(pidfile) = &args.daemon_holding_stderr {
         #[allow(clippy::zombie_processes)]
         let child = Command::new("setsid")
@@ -260,6 +283,7 @@ fn main() {
     let server = Server {
         args: args.clone(),
         tools: RefCell::new(tools),
+        contract,
         calls: Cell::new(0),
     };
     match &args.http {
@@ -270,8 +294,8 @@ fn main() {
 
 /// The tools of a payload file (a tools/list result, or a capture in the shared corpus format),
 /// each as raw bytes on one line: a tool written over several lines is compacted; single-line
-/// tools are served byte for byte.
-fn load(path: &str) -> Vec<Box<RawValue>> {
+/// tools are served byte for byte. A whole-contract snapshot's other members are served too.
+fn load(path: &str) -> (Vec<Box<RawValue>>, serde_json::Map<String, Value>) {
     #[derive(serde::Deserialize)]
     struct File {
         #[serde(default)]
@@ -281,6 +305,21 @@ fn load(path: &str) -> Vec<Box<RawValue>> {
     }
     let text = std::fs::read_to_string(path).expect("payload file is readable");
     let file: File = serde_json::from_str(&text).expect("payload is a tools/list result");
+    let whole: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap_or_default();
+    let contract = whole
+        .into_iter()
+        .filter(|(k, _)| {
+            [
+                "capabilities",
+                "instructions",
+                "serverInfo",
+                "prompts",
+                "resources",
+                "resourceTemplates",
+            ]
+            .contains(&k.as_str())
+        })
+        .collect();
     let tools = match file {
         File {
             tools: Some(tools), ..
@@ -291,7 +330,7 @@ fn load(path: &str) -> Vec<Box<RawValue>> {
         } => inner.tools.expect("toolsList has tools"),
         _ => panic!("{path}: no `tools` or `toolsList`"),
     };
-    tools
+    let tools = tools
         .into_iter()
         .map(|tool| {
             if tool.get().contains('\n') {
@@ -301,7 +340,8 @@ fn load(path: &str) -> Vec<Box<RawValue>> {
                 tool
             }
         })
-        .collect()
+        .collect();
+    (tools, contract)
 }
 
 /// The messages a forgiving reader finds in one line (see `--lenient`).
@@ -404,7 +444,7 @@ fn serve_stdio(server: &Server) {
                     server.calls.set(server.calls.get() + 1);
                     let due = server.calls.get() == server.args.switch_after_calls;
                     if let (Some(next), true) = (&server.args.switch_to, due) {
-                        *server.tools.borrow_mut() = load(next);
+                        *server.tools.borrow_mut() = load(next).0;
                         text.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n");
                     }
                 }

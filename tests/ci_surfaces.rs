@@ -593,8 +593,11 @@ fn the_action_gates_a_real_server_passing_and_failing() {
     assert_eq!(run.outputs, "verdict=recorded\n");
     let recorded = run_in(
         dir.path(),
+        // The recording holds the server's whole contract; the corpus capture, its tools.
         &[
             "check",
+            "--scope",
+            "tools",
             "--approved",
             "mcp/recorded.json",
             "mcp/approved.json",

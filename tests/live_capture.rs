@@ -135,8 +135,11 @@ fn pages_are_followed_in_order_and_the_capture_reads_like_the_original() {
     assert_eq!(capture["capture"]["pages"], 2);
     assert_eq!(capture["toolsList"].as_array().unwrap().len(), 2);
     assert_eq!(capture["toolsList"][0]["nextCursor"], "page-1");
+    // The fixture serves the real server's tools, not its capabilities: compare tools.
     let diff = run(&[
         "diff",
+        "--scope",
+        "tools",
         repo().join("tests/data").join(TIME).to_str().unwrap(),
         dir.path().join("capture.json").to_str().unwrap(),
     ]);
@@ -430,6 +433,8 @@ fn streamable_http_with_json_bodies_and_event_streams() {
         assert_eq!(capture["server"]["url"], url);
         let diff = run(&[
             "diff",
+            "--scope",
+            "tools",
             repo().join("tests/data").join(TIME).to_str().unwrap(),
             out.to_str().unwrap(),
         ]);

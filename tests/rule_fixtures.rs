@@ -1,5 +1,6 @@
 //! One fixture per rule (tests/fixtures/rules/<rule-id>.json): the rule fires exactly at the
-//! expected pointers. Registry invariants: every rule has a fixture, every fixture a rule.
+//! expected pointers. A fixture's documents may be whole-contract snapshots (prompts, resources,
+//! instructions, capabilities beside the tools), read as `driftlab check` reads them. Registry invariants: every rule has a fixture, every fixture a rule.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -43,8 +44,14 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
 fn every_rule_fires_exactly_where_its_fixture_expects() {
     for (id, fixture) in fixtures() {
         let rule = rules::by_id(&id).unwrap();
-        let approved = payload::from_value(fixture["approved"].clone(), "approved").unwrap();
-        let candidate = payload::from_value(fixture["candidate"].clone(), "candidate").unwrap();
+        let read = |side: &str| {
+            let value = &fixture[side];
+            let contract = payload::contract::from_value(value, side).unwrap();
+            payload::from_value(value.clone(), side)
+                .unwrap()
+                .with_contract(contract)
+        };
+        let (approved, candidate) = (read("approved"), read("candidate"));
         let comparison = Comparison::new(&approved, &candidate);
         let mut found = Vec::new();
         rule.check(&comparison, &mut found);
@@ -71,10 +78,11 @@ fn every_rule_fires_exactly_where_its_fixture_expects() {
         for f in &found {
             assert_eq!(f.severity, rule.severity(), "{id}");
             assert!(!f.message.is_empty() && !f.message.contains('\n'));
-            // Findings name their tool, except whole-surface findings, which point at /tools.
+            // Findings name their tool (or, beyond tools, their subject), except whole-surface
+            // findings, which point at /tools.
             assert!(
-                f.tool.is_some() || f.pointer == "/tools",
-                "{id}: findings name their tool"
+                f.tool.is_some() || f.subject.is_some() || f.pointer == "/tools",
+                "{id}: findings name their tool or subject"
             );
         }
         // Nothing fires when the candidate is the approved surface itself.

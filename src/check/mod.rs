@@ -3,6 +3,7 @@
 //! A rule looks at a [`Comparison`] (an approved surface and a candidate) and reports findings. It
 //! never knows whether it runs inside a study or in the CI gate, nor where the payloads came from.
 
+pub mod contract_diff;
 pub mod diff;
 pub mod external;
 pub mod rules;
@@ -94,6 +95,9 @@ pub struct Finding {
     /// For a change in what a schema accepts: the value that proves it breaks.
     #[serde(skip)]
     pub witness: Option<std::sync::Arc<witness::Witness>>,
+    /// For a finding outside the tools: what it is about (`prompt "summarize"`, `instructions`,
+    /// `capability prompts`), named so that it stays the same across reorders and document shapes.
+    pub subject: Option<String>,
 }
 
 /// Whether a finding is new or was already in the approved snapshot (SARIF `baselineState`).
@@ -127,6 +131,15 @@ impl Finding {
             message,
             baseline: None,
             witness: None,
+            subject: None,
+        }
+    }
+
+    /// What the finding is about: its tool's name, or the subject of a finding outside the tools.
+    pub fn about(&self) -> Option<&str> {
+        match &self.tool {
+            Some(t) => Some(&t.name),
+            None => self.subject.as_deref(),
         }
     }
 
@@ -140,13 +153,22 @@ impl Finding {
     /// paths inside the tool and the values. Never the file pointer, so the same finding keeps
     /// its fingerprint (and its `[[accept]]` waiver) when tools are reordered or the payload is a
     /// capture, a bare result or a JSON-RPC response.
+    /// A finding outside the tools is known by its subject instead of its pointers.
     pub fn fingerprint(&self) -> String {
         let tool = self.tool.as_ref().map_or("", |t| t.name.as_str());
+        let (about, inside, inside_old) = match &self.subject {
+            Some(subject) => (subject.as_str(), "", ""),
+            None => (
+                tool,
+                inside_tool(&self.pointer),
+                self.old_pointer.as_deref().map_or("", inside_tool),
+            ),
+        };
         let parts = [
             self.rule,
-            tool,
-            inside_tool(&self.pointer),
-            self.old_pointer.as_deref().map_or("", inside_tool),
+            about,
+            inside,
+            inside_old,
             self.old.as_deref().unwrap_or(""),
             self.new.as_deref().unwrap_or(""),
         ];
@@ -209,6 +231,7 @@ pub struct Comparison<'a> {
     pub approved: &'a Surface,
     pub candidate: &'a Surface,
     changes: OnceLock<Vec<Change>>,
+    contract_changes: OnceLock<Vec<contract_diff::ContractChange>>,
     /// Whether findings say where and what (tool, pointer, message), or only that they exist.
     detail: bool,
 }
@@ -219,6 +242,7 @@ impl<'a> Comparison<'a> {
             approved,
             candidate,
             changes: OnceLock::new(),
+            contract_changes: OnceLock::new(),
             detail: true,
         }
     }
@@ -253,6 +277,14 @@ impl<'a> Comparison<'a> {
         self.changes
             .get_or_init(|| diff::compare(self.approved, self.candidate))
     }
+
+    /// Every change in the contract beyond tools (prompts, resources, instructions,
+    /// capabilities), when the approved document recorded it.
+    pub fn contract_changes(&self) -> &[contract_diff::ContractChange] {
+        self.contract_changes.get_or_init(|| {
+            contract_diff::compare(self.approved.contract(), self.candidate.contract())
+        })
+    }
 }
 
 /// A checker rule. Implementations are listed in [`rules::registry`].
@@ -265,6 +297,16 @@ pub trait Rule: Sync {
     fn summary(&self) -> &'static str;
     /// Where in the MCP specification (or elsewhere) the rule comes from.
     fn source(&self) -> &'static str;
+    /// Which part of a server's contract the rule looks at: `tools`, `prompts`, `resources` or
+    /// `server` (instructions and capabilities).
+    fn part(&self) -> &'static str {
+        "tools"
+    }
+    /// The protocol versions the rule applies to (`all`, or a range such as
+    /// `2025-06-18…2025-11-25`).
+    fn era(&self) -> &'static str {
+        "all"
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
 }
 

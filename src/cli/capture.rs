@@ -6,14 +6,17 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::live::ServerArgs;
+use super::live::{Scope, ServerArgs};
+use crate::live::capture::ListOutcome;
 use crate::live::capture_file::{self, Runs};
 use crate::live::Capture;
 use crate::output;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 
-/// Capture a live server's tools/list: spawn CMD (or POST to --url), `initialize`,
-/// `notifications/initialized`, then `tools/list` following `nextCursor`.
+/// Capture a live server's contract: spawn CMD (or POST to --url), `initialize`,
+/// `notifications/initialized`, then `tools/list` following `nextCursor`, and `prompts/list`,
+/// `resources/list` and `resources/templates/list` where the server declares them (a list the
+/// server refuses is recorded as failed; the others are still captured).
 ///
 /// The capture file keeps the server's result bytes exactly as sent (unknown fields, number
 /// spelling, key order, malformed tools included), with the server's `initialize` answer, the
@@ -36,9 +39,13 @@ pub struct Args {
     /// byte-identical across runs (a server whose list changes between runs makes a gate flap).
     #[arg(long, value_name = "N", default_value_t = 1)]
     runs: usize,
-    /// Largest tools/list (and largest single message) accepted, in bytes.
+    /// Largest tools/list (and largest single message) accepted, in bytes; the same again for
+    /// each other list.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// What is listed: `all` (tools, prompts, resources and resource templates) or `tools` only.
+    #[arg(long, value_enum, default_value_t = Scope::All)]
+    scope: Scope,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -50,7 +57,8 @@ pub fn run(args: Args) -> Result<u8> {
     if !(1..=1000).contains(&args.runs) {
         bail!("--runs {}: expected 1 to 1000", args.runs);
     }
-    let options = args.server.options(args.max_bytes)?;
+    let mut options = args.server.options(args.max_bytes)?;
+    options.whole_contract = args.scope == Scope::All;
     let started = Instant::now();
     let first = args.server.capture(&target, &options)?;
     let mut later = Vec::new();
@@ -104,6 +112,24 @@ fn summarise(capture: &Capture, label: &str, args: &Args, started: Instant) {
         capture.protocol_version.as_deref().unwrap_or("(not named)"),
         started.elapsed().as_secs_f64(),
     );
+    for list in &capture.other_lists {
+        let method = list.kind.method();
+        match &list.outcome {
+            ListOutcome::Listed { pages, .. } => {
+                let items = payload::contract::count_items(pages, list.kind);
+                eprintln!("driftlab: {method}: {items} in {} page(s)", pages.len());
+            }
+            ListOutcome::NotDeclared => {
+                eprintln!(
+                    "driftlab: {method}: not listed (the server does not declare `{}`)",
+                    list.kind.capability()
+                )
+            }
+            ListOutcome::Failed(why) => {
+                eprintln!("driftlab: warning: {method}: not captured: {why}")
+            }
+        }
+    }
 }
 
 fn compare_runs(first: &Capture, later: &[Capture]) -> Runs {

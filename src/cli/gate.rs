@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail, Result};
 
 use super::anchor::{self, Compared};
 use super::input::read_surface;
-use super::live::{surface_from, ServerArgs};
+use super::live::{scoped, surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::{Rule, RuleKind};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
@@ -46,6 +46,11 @@ pub struct GateOptions {
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// What is compared: `all` (tools, and the prompts, resources, resource templates,
+    /// instructions and capabilities both files record; a live server is captured whole) or
+    /// `tools` only.
+    #[arg(long, value_enum, default_value_t = Scope::All)]
+    scope: Scope,
     /// With `check --approved`: findings the approved snapshot already had (reported as
     /// pre-existing) fail the gate too. Also a policy key: `fail_on_existing = true`.
     #[arg(long)]
@@ -113,13 +118,18 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let limits = Limits {
         max_bytes: args.options.max_bytes,
     };
-    let (candidate, candidate_name) =
-        surface_from(args.candidate.as_deref(), &args.server, limits, "candidate")?;
+    let (candidate, candidate_name) = surface_from(
+        args.candidate.as_deref(),
+        &args.server,
+        limits,
+        "candidate",
+        args.options.scope,
+    )?;
     let mut rules = of_kind(RuleKind::Payload);
     let approved = match &args.approved {
         Some(path) => {
             rules.extend(of_kind(RuleKind::Diff));
-            read_surface(path, limits)?
+            scoped(read_surface(path, limits)?, args.options.scope)
         }
         // With no snapshot the candidate is compared with itself: diff rules would find nothing.
         None => candidate.clone(),
@@ -146,8 +156,8 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
     if args.old == "-" && args.new == "-" {
         bail!("diff - -: stdin can be read once; give at most one of the payloads as `-`");
     }
-    let old = read_surface(&args.old, limits)?;
-    let new = read_surface(&args.new, limits)?;
+    let old = scoped(read_surface(&args.old, limits)?, args.options.scope);
+    let new = scoped(read_surface(&args.new, limits)?, args.options.scope);
     let rules = of_kind(RuleKind::Diff);
     let compared = Compared {
         approved: Some(&args.old),

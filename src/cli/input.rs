@@ -11,9 +11,14 @@ use crate::payload::{self, Limits};
 use crate::surface::Surface;
 
 /// Reads a payload from a path, or stdin for `-`, refusing more than `limits.max_bytes`.
+/// The surface carries the rest of the server's contract when the document recorded it.
 pub(super) fn read_surface(path: &str, limits: Limits) -> Result<Surface> {
     let (bytes, name) = read_bytes(path, limits)?;
-    Ok(payload::read_owned(bytes, &name, limits)?)
+    // Read before the tools take the bytes; an unreadable document is reported by the tools
+    // reader, whose messages name the line and column.
+    let contract = payload::contract::read(&bytes, &name, limits);
+    let surface = payload::read_owned(bytes, &name, limits)?;
+    Ok(surface.with_contract(contract?))
 }
 
 /// `REV:PATH` (e.g. `origin/main:mcp/approved.json`), when `arg` names no file and has that

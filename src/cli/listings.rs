@@ -38,9 +38,10 @@ impl ListOptions {
     }
 }
 
-/// List every checker rule: id, kind (payload, diff, study), severity, the rule set it was added
-/// in (`since`: a study spec's `rule_set` pins `@payload`/`@diff` to the rules up to it), what
-/// it reports.
+/// List every checker rule: id, kind (payload, diff, study), the part of the contract it looks at
+/// (tools, prompts, resources, server), severity, the rule set it was added in (`since`: a study
+/// spec's `rule_set` pins `@payload`/`@diff` to the rules up to it), the protocol versions it
+/// applies to (`era`), its source (JSON and sections only) and what it reports.
 #[derive(clap::Args)]
 #[command(
     after_help = "A diff rule about what a schema accepts (parameter-removed, type-narrowed, \
@@ -77,18 +78,25 @@ pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
     Ok(super::exit::PASS)
 }
 
-const RULE_COLUMNS: [&str; 5] = ["rule", "kind", "severity", "since", "reports"];
+const RULE_COLUMNS: [&str; 8] = [
+    "rule", "kind", "part", "severity", "since", "era", "source", "reports",
+];
+/// Columns the tables leave out (too long for a row); JSON and sections keep them.
+const NOT_IN_TABLES: &[&str] = &["source"];
 const MUTATION_COLUMNS: [&str; 3] = ["mutation", "label", "changes"];
 
-fn rule_rows() -> Vec<[&'static str; 5]> {
+fn rule_rows() -> Vec<[&'static str; 8]> {
     registry()
         .iter()
         .map(|r| {
             [
                 r.id(),
                 r.kind().as_str(),
+                r.part(),
                 r.severity().as_str(),
                 crate::check::rules::sets::added_in(r.id()).unwrap_or("?"),
+                r.era(),
+                r.source(),
                 r.summary(),
             ]
         })
@@ -138,11 +146,19 @@ fn sections<const N: usize>(header: [&str; N], rows: &[[&str; N]]) -> String {
 }
 
 fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) -> String {
+    let shown: Vec<usize> = (0..N)
+        .filter(|c| !NOT_IN_TABLES.contains(&header[*c]))
+        .collect();
+    let pick =
+        |row: &[&str; N]| -> Vec<String> { shown.iter().map(|&c| row[c].to_string()).collect() };
+    let header = pick(&header);
+    let rows: Vec<Vec<String>> = rows.iter().map(pick).collect();
+    let n = header.len();
     let mut out = String::new();
     if markdown {
         out.push_str(&format!("| {} |\n", header.join(" | ")));
-        out.push_str(&format!("|{}\n", "---|".repeat(N)));
-        for row in rows {
+        out.push_str(&format!("|{}\n", "---|".repeat(n)));
+        for row in &rows {
             let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
             let first = format!("`{}`", cells[0]);
             let rest = &cells[1..];
@@ -150,7 +166,7 @@ fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) 
         }
         return out;
     }
-    let widths: Vec<usize> = (0..N - 1)
+    let widths: Vec<usize> = (0..n - 1)
         .map(|c| {
             rows.iter()
                 .map(|r| r[c].len())
@@ -159,9 +175,9 @@ fn table<const N: usize>(header: [&str; N], rows: &[[&str; N]], markdown: bool) 
                 .unwrap_or(0)
         })
         .collect();
-    for row in std::iter::once(&header).chain(rows) {
+    for row in std::iter::once(&header).chain(&rows) {
         for (c, cell) in row.iter().enumerate() {
-            if c + 1 < N {
+            if c + 1 < n {
                 out.push_str(&format!("{cell:<w$}  ", w = widths[c]));
             } else {
                 out.push_str(cell);

@@ -11,6 +11,17 @@ use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROT
 use crate::payload::{self, Limits};
 use crate::surface::Surface;
 
+/// Which part of a server's contract a command records or compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Scope {
+    /// everything recorded: tools, prompts, resources, resource templates, instructions and
+    /// capabilities (an approved file that records tools only still gates tools only)
+    #[default]
+    All,
+    /// tools only
+    Tools,
+}
+
 #[derive(clap::Args, Debug)]
 #[command(next_help_heading = "Live server")]
 pub struct ServerArgs {
@@ -98,6 +109,7 @@ impl ServerArgs {
             timeout,
             max_pages: self.max_pages,
             max_bytes,
+            whole_contract: false,
         })
     }
 
@@ -136,32 +148,63 @@ fn parse_header(text: &str) -> Result<(String, String)> {
     }
 }
 
-/// The surface a live server lists now, read exactly as a payload file would be.
-pub fn live_surface(server: &ServerArgs, target: &Target, limits: Limits) -> Result<Surface> {
-    let capture = server.capture(target, &server.options(limits.max_bytes)?)?;
-    Ok(payload::read(
-        &capture.tools_list_bytes(),
-        &target.label(),
-        limits,
-    )?)
+/// The surface a live server lists now, read exactly as a payload file would be; with
+/// [`Scope::All`], the rest of its contract is captured and attached too.
+pub fn live_surface(
+    server: &ServerArgs,
+    target: &Target,
+    limits: Limits,
+    scope: Scope,
+) -> Result<Surface> {
+    let mut options = server.options(limits.max_bytes)?;
+    options.whole_contract = scope == Scope::All;
+    let capture = server.capture(target, &options)?;
+    let label = target.label();
+    let surface = payload::read(&capture.tools_list_bytes(), &label, limits)?;
+    if scope == Scope::Tools {
+        return Ok(surface);
+    }
+    // The contract is read from the capture file's form, as a saved capture would be.
+    let document = live::capture_file::render(&capture, target, "", None);
+    let unlimited = Limits {
+        max_bytes: usize::MAX,
+    };
+    let contract = payload::contract::read(&document, &label, unlimited)?;
+    Ok(surface.with_contract(contract))
 }
 
-/// A surface from a payload path or a live server: exactly one of them must be given.
+/// A surface from a payload path or a live server: exactly one of them must be given. With
+/// [`Scope::Tools`] it carries no contract beyond tools.
 pub fn surface_from(
     path: Option<&str>,
     server: &ServerArgs,
     limits: Limits,
     what: &str,
+    scope: Scope,
 ) -> Result<(Surface, String)> {
     match (path, server.target()?) {
         (Some(_), Some(_)) => bail!(
             "give either a {what} payload file or a live server (`-- CMD…` or --url), not both"
         ),
-        (Some(path), None) => Ok((super::input::read_surface(path, limits)?, path.to_string())),
-        (None, Some(target)) => Ok((live_surface(server, &target, limits)?, target.label())),
+        (Some(path), None) => {
+            let surface = super::input::read_surface(path, limits)?;
+            Ok((scoped(surface, scope), path.to_string()))
+        }
+        (None, Some(target)) => Ok((
+            live_surface(server, &target, limits, scope)?,
+            target.label(),
+        )),
         (None, None) => {
             bail!("no {what}: give a payload file (`-` for stdin) or a live server after `--`")
         }
+    }
+}
+
+/// The surface as `scope` compares it.
+pub fn scoped(surface: Surface, scope: Scope) -> Surface {
+    match scope {
+        Scope::All => surface,
+        Scope::Tools => surface.with_contract(None),
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::live::{surface_from, ServerArgs};
+use super::live::{surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::{run_rules, RuleKind};
 use crate::output;
@@ -13,6 +13,9 @@ use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 
 /// Record an approved snapshot: the payload's tools as a tools/list result {"tools":[…]}, tool
 /// and field order kept, so it can be committed and used with `driftlab check --approved`.
+/// When the payload is a capture (or a live server), the rest of the contract it recorded sits
+/// beside the tools: `serverInfo`, `capabilities`, `instructions`, `prompts`, `resources` and
+/// `resourceTemplates` (`--scope tools` leaves them out).
 ///
 /// PAYLOAD may be a tools/list result, a JSON-RPC response, a bare array of tools, an array of
 /// result pages, or a capture file with `toolsList`; `-` reads stdin. Instead of PAYLOAD, a live
@@ -30,6 +33,10 @@ pub struct Args {
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// What is recorded: `all` (tools and whatever else of the contract the payload recorded;
+    /// a live server is captured whole) or `tools` only.
+    #[arg(long, value_enum, default_value_t = Scope::All)]
+    scope: Scope,
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -38,16 +45,26 @@ pub fn run(args: Args) -> Result<u8> {
     let limits = Limits {
         max_bytes: args.max_bytes,
     };
-    let (surface, _) = surface_from(args.payload.as_deref(), &args.server, limits, "payload")?;
-    let mut bytes = serde_json::to_vec_pretty(&surface.to_value())?;
+    let (surface, _) = surface_from(
+        args.payload.as_deref(),
+        &args.server,
+        limits,
+        "payload",
+        args.scope,
+    )?;
+    let mut value = surface.to_value();
+    if let (Some(contract), Some(members)) = (surface.contract(), value.as_object_mut()) {
+        members.extend(contract.snapshot_members());
+    }
+    let mut bytes = serde_json::to_vec_pretty(&value)?;
     bytes.push(b'\n');
     match &args.out {
         Some(path) => {
             output::write_atomic(path, &bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!(
-                "driftlab: recorded {} tools in {}",
-                surface.len(),
+                "driftlab: recorded {} in {}",
+                recorded(&surface),
                 path.display()
             );
         }
@@ -64,4 +81,25 @@ pub fn run(args: Args) -> Result<u8> {
         );
     }
     Ok(super::exit::PASS)
+}
+
+/// `12 tools`, or `12 tools, 4 prompts, 7 resources, 2 resource templates, instructions and
+/// capabilities`; a list the payload did not record is named as such.
+fn recorded(surface: &crate::surface::Surface) -> String {
+    use crate::surface::contract::ListKind;
+    let mut parts = vec![format!("{} tools", surface.len())];
+    let Some(contract) = surface.contract() else {
+        return parts.remove(0);
+    };
+    for kind in ListKind::ALL {
+        parts.push(match contract.list(kind) {
+            Some(items) if items.len() == 1 => format!("1 {}", kind.noun()),
+            Some(items) => format!("{} {}", items.len(), kind.plural()),
+            None => format!("no {} (not captured)", kind.plural()),
+        });
+    }
+    if contract.announced.is_some() {
+        parts.push("instructions and capabilities".into());
+    }
+    parts.join(", ")
 }

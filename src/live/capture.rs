@@ -1,4 +1,6 @@
-//! One capture: `initialize`, `notifications/initialized`, then `tools/list` page by page.
+//! One capture: `initialize`, `notifications/initialized`, then `tools/list` page by page and,
+//! for the whole contract, `prompts/list`, `resources/list` and `resources/templates/list` where
+//! the server declares them.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -10,6 +12,7 @@ use serde_json::{json, Value};
 use super::session::{Observed, Session};
 use super::text::shorten;
 use super::{LiveError, Transport};
+use crate::surface::contract::ListKind;
 
 /// What to offer the server and how long and how much to wait for.
 #[derive(Debug, Clone)]
@@ -23,8 +26,30 @@ pub struct CaptureOptions {
     pub timeout: Duration,
     /// At most this many tools/list pages are followed.
     pub max_pages: usize,
-    /// At most this many bytes of tools/list results in all (and per message).
+    /// At most this many bytes of tools/list results in all (and per message); the same again
+    /// for each other list.
     pub max_bytes: usize,
+    /// Also list prompts, resources and resource templates (the whole contract); commands that
+    /// need only tools (scan, guard, wrap) leave it off.
+    pub whole_contract: bool,
+}
+
+/// How one of the other lists went.
+#[derive(Debug)]
+pub enum ListOutcome {
+    /// The raw results, one per page, in order, and how long the listing took.
+    Listed { pages: Vec<Box<RawValue>>, ms: u64 },
+    /// The server does not declare the capability behind it: it offers none.
+    NotDeclared,
+    /// The server answered with an error (or broke pagination): the others are still captured.
+    Failed(String),
+}
+
+/// One of the lists besides tools.
+#[derive(Debug)]
+pub struct OtherList {
+    pub kind: ListKind,
+    pub outcome: ListOutcome,
 }
 
 /// What a server answered, with the result bytes exactly as sent.
@@ -38,6 +63,8 @@ pub struct Capture {
     pub protocol_version: Option<String>,
     /// The raw `tools/list` results, one per page, in order.
     pub pages: Vec<Box<RawValue>>,
+    /// Prompts, resources and templates, when the whole contract was captured.
+    pub other_lists: Vec<OtherList>,
     pub observed: Observed,
     pub timings: Timings,
     /// Bytes the server wrote to stderr.
@@ -119,6 +146,35 @@ pub fn capture_on<T: Transport>(
     let initialize_ms = started.elapsed().as_millis() as u64;
 
     let listing = Instant::now();
+    let pages = list_pages(session, "tools/list", options)?;
+    let tools_list_ms = listing.elapsed().as_millis() as u64;
+    let other_lists = match options.whole_contract {
+        true => other_lists(session, &initialize_result, options)?,
+        false => Vec::new(),
+    };
+    Ok(Capture {
+        protocol_version_requested: options.protocol_version.clone(),
+        client_capabilities: options.client_capabilities.clone(),
+        initialize_result,
+        protocol_version,
+        pages,
+        other_lists,
+        observed: Observed::default(),
+        timings: Timings {
+            initialize_ms,
+            tools_list_ms,
+        },
+        stderr_bytes: 0,
+    })
+}
+
+/// Every page of one list (`tools/list`, `prompts/list`, …), following `nextCursor`, within the
+/// page and byte limits.
+fn list_pages<T: Transport>(
+    session: &mut Session<T>,
+    method: &str,
+    options: &CaptureOptions,
+) -> Result<Vec<Box<RawValue>>, LiveError> {
     let mut pages = Vec::new();
     let mut total = 0usize;
     let mut seen = HashSet::new();
@@ -126,19 +182,19 @@ pub fn capture_on<T: Transport>(
     loop {
         if pages.len() == options.max_pages {
             return Err(LiveError::Protocol(format!(
-                "tools/list has more than {} pages (raise it with --max-pages)",
+                "{method} has more than {} pages (raise it with --max-pages)",
                 options.max_pages
             )));
         }
         let phase = match pages.len() {
-            0 => "tools/list".to_string(),
-            n => format!("tools/list (page {})", n + 1),
+            0 => method.to_string(),
+            n => format!("{method} (page {})", n + 1),
         };
         let params = match &cursor {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
         };
-        let page = session.request("tools/list", &params, options.timeout, &phase)?;
+        let page = session.request(method, &params, options.timeout, &phase)?;
         total += page.get().len();
         if total > options.max_bytes {
             return Err(LiveError::TooLarge {
@@ -148,10 +204,10 @@ pub fn capture_on<T: Transport>(
         cursor = next_cursor(&page, &phase)?;
         pages.push(page);
         match &cursor {
-            None => break,
+            None => return Ok(pages),
             Some(c) if !seen.insert(c.clone()) => {
                 return Err(LiveError::Protocol(format!(
-                "tools/list repeated the cursor \"{}\" after {} pages: the listing would never end",
+                "{method} repeated the cursor \"{}\" after {} pages: the listing would never end",
                 shorten(c, 60),
                 pages.len()
             )))
@@ -159,19 +215,58 @@ pub fn capture_on<T: Transport>(
             Some(_) => {}
         }
     }
-    Ok(Capture {
-        protocol_version_requested: options.protocol_version.clone(),
-        client_capabilities: options.client_capabilities.clone(),
-        initialize_result,
-        protocol_version,
-        pages,
-        observed: Observed::default(),
-        timings: Timings {
-            initialize_ms,
-            tools_list_ms: listing.elapsed().as_millis() as u64,
-        },
-        stderr_bytes: 0,
-    })
+}
+
+/// Prompts, resources and templates, each listed only when its capability is declared. A list
+/// the server refuses (an error, a broken cursor, too many pages or bytes, no answer in time) is
+/// recorded as failed and the others are still listed; a server that dies or garbles its stream
+/// fails the capture.
+fn other_lists<T: Transport>(
+    session: &mut Session<T>,
+    initialize_result: &RawValue,
+    options: &CaptureOptions,
+) -> Result<Vec<OtherList>, LiveError> {
+    let declared = declared_capabilities(initialize_result);
+    let mut out = Vec::new();
+    for kind in ListKind::ALL {
+        if !declared.iter().any(|c| c == kind.capability()) {
+            out.push(OtherList {
+                kind,
+                outcome: ListOutcome::NotDeclared,
+            });
+            continue;
+        }
+        let started = Instant::now();
+        let outcome = match list_pages(session, kind.method(), options) {
+            Ok(pages) => ListOutcome::Listed {
+                pages,
+                ms: started.elapsed().as_millis() as u64,
+            },
+            Err(
+                e @ (LiveError::Rpc { .. }
+                | LiveError::Protocol(_)
+                | LiveError::TooLarge { .. }
+                | LiveError::Timeout { .. }),
+            ) => ListOutcome::Failed(e.to_string()),
+            Err(fatal) => return Err(fatal),
+        };
+        out.push(OtherList { kind, outcome });
+    }
+    Ok(out)
+}
+
+/// The names of the capabilities an initialize (or discover) result declares.
+fn declared_capabilities(result: &RawValue) -> Vec<String> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        capabilities: Option<Value>,
+    }
+    serde_json::from_str::<Head>(result.get())
+        .ok()
+        .and_then(|h| h.capabilities)
+        .and_then(|c| c.as_object().map(|m| m.keys().cloned().collect()))
+        .unwrap_or_default()
 }
 
 /// The `protocolVersion` of an initialize result; a result that is not an object is an error.

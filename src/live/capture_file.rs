@@ -6,9 +6,12 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::capture::{Capture, Timings};
+use std::collections::BTreeMap;
+
+use super::capture::{Capture, ListOutcome, Timings};
 use super::session::Observed;
 use super::Target;
+use crate::surface::contract::ListKind;
 use crate::surface::sha256_hex;
 
 /// The file's format and version, bumped when a field changes meaning.
@@ -24,10 +27,17 @@ struct CaptureFile<'a> {
     client_capabilities: &'a Value,
     initialize_result: &'a RawValue,
     tools_list: ToolsList<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts_list: Option<ToolsList<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources_list: Option<ToolsList<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_templates_list: Option<ToolsList<'a>>,
     capture: Facts<'a>,
 }
 
-/// One page is stored as the result itself; several as an array of results, in order.
+/// One page is stored as the result itself; several as an array of results, in order (the same
+/// for every list).
 #[derive(Serialize)]
 #[serde(untagged)]
 enum ToolsList<'a> {
@@ -47,8 +57,70 @@ struct Facts<'a> {
     #[serde(flatten)]
     observed: &'a Observed,
     stderr_bytes: u64,
+    /// How each list besides tools went, by method (whole-contract captures only).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    lists: BTreeMap<&'static str, ListFacts>,
     #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<&'a Runs>,
+}
+
+/// `listed` (with pages, bytes, digests and time), `not-declared` or `failed` (with the error).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListFacts {
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pages: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw_bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw_sha256: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+impl ListFacts {
+    fn of(outcome: &ListOutcome) -> ListFacts {
+        let none = ListFacts {
+            outcome: "not-declared",
+            pages: None,
+            raw_bytes: None,
+            raw_sha256: None,
+            ms: None,
+            error: None,
+        };
+        match outcome {
+            ListOutcome::NotDeclared => none,
+            ListOutcome::Failed(error) => ListFacts {
+                outcome: "failed",
+                error: Some(error.clone()),
+                ..none
+            },
+            ListOutcome::Listed { pages, ms } => ListFacts {
+                outcome: "listed",
+                pages: Some(pages.len()),
+                raw_bytes: Some(pages.iter().map(|p| p.get().len()).sum()),
+                raw_sha256: Some(
+                    pages
+                        .iter()
+                        .map(|p| sha256_hex(p.get().as_bytes()))
+                        .collect(),
+                ),
+                ms: Some(*ms),
+                ..none
+            },
+        }
+    }
+}
+
+/// One page as the result itself, several as an array.
+fn stored(pages: &[Box<RawValue>]) -> ToolsList<'_> {
+    match pages {
+        [one] => ToolsList::One(one),
+        _ => ToolsList::Pages(pages.iter().map(|p| &**p).collect()),
+    }
 }
 
 /// How repeated captures of the same server compared (`--runs N`).
@@ -72,6 +144,12 @@ pub fn render(
     runs: Option<&Runs>,
 ) -> Vec<u8> {
     let pages: Vec<&RawValue> = capture.pages.iter().map(|p| &**p).collect();
+    let listed = |kind: ListKind| {
+        capture.other_lists.iter().find_map(|l| match &l.outcome {
+            ListOutcome::Listed { pages, .. } if l.kind == kind => Some(stored(pages)),
+            _ => None,
+        })
+    };
     let file = CaptureFile {
         format: FORMAT,
         server: target.to_json(),
@@ -79,10 +157,10 @@ pub fn render(
         protocol_version: capture.protocol_version.as_deref(),
         client_capabilities: &capture.client_capabilities,
         initialize_result: &capture.initialize_result,
-        tools_list: match pages.as_slice() {
-            [one] => ToolsList::One(one),
-            _ => ToolsList::Pages(pages.clone()),
-        },
+        tools_list: stored(&capture.pages),
+        prompts_list: listed(ListKind::Prompts),
+        resources_list: listed(ListKind::Resources),
+        resource_templates_list: listed(ListKind::ResourceTemplates),
         capture: Facts {
             captured_by: format!("driftlab {}", env!("CARGO_PKG_VERSION")),
             captured_at,
@@ -95,6 +173,11 @@ pub fn render(
             timings_ms: capture.timings,
             observed: &capture.observed,
             stderr_bytes: capture.stderr_bytes,
+            lists: capture
+                .other_lists
+                .iter()
+                .map(|l| (l.kind.method(), ListFacts::of(&l.outcome)))
+                .collect(),
             runs,
         },
     };

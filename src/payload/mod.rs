@@ -6,6 +6,7 @@
 //! file with a `toolsList` field (the format of the shared corpus). Tool order is kept.
 
 pub(crate) mod compact;
+pub mod contract;
 mod fast;
 pub(crate) mod scan;
 

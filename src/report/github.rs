@@ -37,9 +37,8 @@ pub fn render(report: &GateReport<'_>) -> String {
         }
         shown[slot] += 1;
         let tool = f
-            .tool
-            .as_ref()
-            .map_or(String::new(), |t| format!(" ({})", t.name));
+            .about()
+            .map_or(String::new(), |about| format!(" ({about})"));
         let place = match report.anchor {
             Some(anchor) => match anchor.places.get(i) {
                 Some(p) => format!(

@@ -20,6 +20,9 @@ pub struct FindingJson<'a> {
     rule: &'a str,
     severity: &'a str,
     tool: Option<&'a str>,
+    /// What a finding outside the tools is about (`prompt "x"`, `instructions`, `capability y`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<&'a str>,
     pointer: &'a str,
     old_pointer: Option<&'a str>,
     old: Option<&'a str>,
@@ -46,6 +49,7 @@ impl<'a> FindingJson<'a> {
             rule: f.rule,
             severity: f.severity.as_str(),
             tool: f.tool.as_ref().map(|t| t.name.as_str()),
+            subject: f.subject.as_deref(),
             pointer: &f.pointer,
             old_pointer: f.old_pointer.as_deref(),
             old: f.old.as_deref(),

@@ -50,7 +50,7 @@ pub fn render(report: &GateReport<'_>) -> String {
         ));
     }
     for f in &outcome.findings {
-        let tool = f.tool.as_ref().map_or("(payload)", |t| t.name.as_str());
+        let tool = f.about().unwrap_or("(payload)");
         out.push_str(&format!(
             "    <testcase classname=\"driftlab.{}\" name=\"{} {}\">\n",
             xml(f.rule),

@@ -86,11 +86,7 @@ fn row(f: &crate::check::Finding) -> String {
         "| {} | `{}` | {} | {} | {} | {} | {} |\n",
         f.severity.as_str(),
         f.rule,
-        cell(
-            &f.tool
-                .as_ref()
-                .map_or(String::new(), |t| code_span(&t.name))
-        ),
+        cell(&f.about().map_or(String::new(), code_span)),
         cell(&code_span(&f.pointer)),
         cell(&match f.baseline {
             Some(crate::check::Baseline::Unchanged) =>

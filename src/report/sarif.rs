@@ -79,6 +79,7 @@ fn result(report: &GateReport<'_>, f: &Finding, place: Option<&Place>) -> Value 
         "properties": {
             "severity": f.severity.as_str(),
             "tool": f.tool.as_ref().map(|t| t.name.clone()),
+            "subject": f.subject,
             "candidate": report.candidate,
             "old": f.old,
             "new": f.new,

@@ -36,9 +36,8 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
             Severity::Info => "2",
         };
         let tool = f
-            .tool
-            .as_ref()
-            .map_or(String::new(), |t| format!("  {}", visible(&t.name)));
+            .about()
+            .map_or(String::new(), |about| format!("  {}", visible(about)));
         out.push_str(&format!(
             "\n{}  {}{tool}\n    {}\n    at {}",
             paint(code, &format!("{:<10}", f.severity.as_str().to_uppercase())),

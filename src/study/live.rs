@@ -61,6 +61,7 @@ fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Ve
         timeout: DEFAULT_TIMEOUT,
         max_pages: 1,
         max_bytes: DEFAULT_MAX_BYTES,
+        whole_contract: false,
     };
     let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)
         .map_err(|e| format!("live server {}: {e}", server.name))?;

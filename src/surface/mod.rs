@@ -8,6 +8,7 @@
 //! Rules that look at a few fields never build the rest, and two tools with the same bytes are
 //! known equal without parsing either (see [`Tool::raw`]).
 
+pub mod contract;
 mod locations;
 mod text;
 mod tool;
@@ -19,6 +20,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+pub use contract::ServerContract;
 pub(crate) use locations::Locations;
 pub use tool::FieldPlace;
 
@@ -34,6 +36,9 @@ pub struct Surface {
     /// that the text after any tool's object is a valid rest of the document (see
     /// `payload::scan::read_beside`).
     scanned: bool,
+    /// The rest of the server's contract (prompts, resources, instructions, capabilities), when
+    /// the document recorded it; tools-only payloads and study surfaces have none.
+    contract: Option<Arc<ServerContract>>,
 }
 
 /// What `Parsed::passes_structural` holds before any check ran (then 1: passes, or 0).
@@ -105,6 +110,7 @@ impl PartialEq for Surface {
                 .tools()
                 .zip(other.tools())
                 .all(|(a, b)| a.raw() == b.raw() || a.fields() == b.fields())
+            && self.contract == other.contract
     }
 }
 
@@ -134,6 +140,7 @@ impl Surface {
             tools,
             locations,
             scanned: false,
+            contract: None,
         }
     }
 
@@ -151,7 +158,20 @@ impl Surface {
             tools,
             locations,
             scanned,
+            contract: None,
         }
+    }
+
+    /// This surface with the rest of the server's contract attached (`None` drops it: a gate with
+    /// `--scope tools`).
+    pub fn with_contract(mut self, contract: Option<ServerContract>) -> Surface {
+        self.contract = contract.map(Arc::new);
+        self
+    }
+
+    /// The rest of the server's contract, when the document recorded it.
+    pub fn contract(&self) -> Option<&ServerContract> {
+        self.contract.as_deref()
     }
 
     /// The tools as read, when the scanner of `{"tools":[…]}` documents read the text.

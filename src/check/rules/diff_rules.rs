@@ -65,6 +65,7 @@ impl Rule for DiffRule {
                 message,
                 baseline: None,
                 witness,
+                subject: None,
             });
         }
     }

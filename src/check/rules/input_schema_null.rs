@@ -21,6 +21,9 @@ impl Rule for InputSchemaNull {
     fn source(&self) -> &'static str {
         "MCP 2025-11-25 Tool.inputSchema MUST be a valid JSON Schema object (not null)"
     }
+    fn era(&self) -> &'static str {
+        "2025-11-25…"
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
             let problem = input_schema_problem(&tool);

@@ -1,5 +1,6 @@
 //! The rule registry: plain data, checked by the tests below.
 
+pub mod contract_rules;
 mod description_hash;
 pub mod diff_rules;
 mod duplicate_tool_name;
@@ -18,6 +19,7 @@ mod tool_name_invalid;
 
 use std::sync::LazyLock;
 
+pub use contract_rules::{ContractRule, CONTRACT_RULES};
 pub use description_hash::DescriptionHash;
 pub use diff_rules::{DiffRule, DIFF_RULES};
 pub use duplicate_tool_name::DuplicateToolName;
@@ -60,6 +62,7 @@ pub fn registry() -> &'static [&'static dyn Rule] {
             .iter()
             .copied()
             .chain(DIFF_RULES.iter().map(|r| r as &dyn Rule))
+            .chain(CONTRACT_RULES.iter().map(|r| r as &dyn Rule))
             .collect()
     });
     &ALL

@@ -23,6 +23,9 @@ impl Rule for OutputSchemaNotObject {
     fn source(&self) -> &'static str {
         "MCP 2025-06-18 to 2025-11-25 Tool.outputSchema: type \"object\" at the root; 2026-07-28 allows any schema"
     }
+    fn era(&self) -> &'static str {
+        "2025-06-18…2025-11-25"
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
             // The common case, `type` written "object", needs no parsing.

@@ -21,6 +21,9 @@ impl Rule for ToolNameInvalid {
     fn source(&self) -> &'static str {
         "MCP 2025-11-25 server/tools: tool names"
     }
+    fn era(&self) -> &'static str {
+        "2025-11-25…"
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for tool in comparison.candidate.tools() {
             if let Some(problem) = name_problem(&tool) {

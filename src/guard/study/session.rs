@@ -76,6 +76,7 @@ pub fn run_session(
         timeout,
         max_pages: 1,
         max_bytes: DEFAULT_MAX_BYTES,
+        whole_contract: false,
     };
     let capture = match capture_on(&mut session, &options) {
         Ok(capture) => capture,

@@ -1,0 +1,106 @@
+//! The rules of the contract beyond tools, as data. Each reports one [`ContractChangeKind`] of
+//! the shared contract diff (`check::contract_diff`) with its own id, severity and source.
+
+use crate::check::contract_diff::ContractChangeKind as K;
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+
+pub struct ContractRule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub change: K,
+    pub summary: &'static str,
+    pub source: &'static str,
+}
+
+impl Rule for ContractRule {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Diff
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn source(&self) -> &'static str {
+        self.source
+    }
+    fn part(&self) -> &'static str {
+        match self.source {
+            PROMPTS => "prompts",
+            RESOURCES => "resources",
+            _ if self.id.starts_with("contract-") => "all",
+            _ => "server",
+        }
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        for change in comparison
+            .contract_changes()
+            .iter()
+            .filter(|c| c.kind == self.change)
+        {
+            let mut finding = comparison.finding(self, || {
+                let pointer = change
+                    .new_pointer
+                    .clone()
+                    .or_else(|| change.old_pointer.clone());
+                (None, pointer.unwrap_or_default(), change.message.clone())
+            });
+            if !finding.message.is_empty() {
+                finding.old_pointer = change.old_pointer.clone();
+                finding.old = change.old.clone();
+                finding.new = change.new.clone();
+                finding.subject = Some(change.subject.clone());
+            }
+            out.push(finding);
+        }
+    }
+}
+
+use Severity::{Breaking, Compatible, Info, Unknown, Warning};
+
+const PROMPTS: &str = "MCP server/prompts: prompts/list, Prompt {name, title, description, arguments}, PromptArgument {name, description, required}; prompts/get names a prompt and passes its arguments";
+const RESOURCES: &str = "MCP server/resources: resources/list Resource {uri, name, title, description, mimeType}, resources/templates/list ResourceTemplate {uriTemplate (RFC 6570), ...}; resources/read takes a uri";
+const LIFECYCLE: &str = "MCP lifecycle: InitializeResult (2024-11-05 … 2025-11-25) and DiscoverResult (2026-07-28) {capabilities, serverInfo, instructions}; instructions \"can be used by clients to improve the LLM's understanding\" (e.g. in a system prompt)";
+const CAPABILITIES: &str = "MCP ServerCapabilities: tools/prompts/resources {listChanged}, resources {subscribe}, logging, completions, experimental, extensions; a client must not use a feature the server did not declare";
+
+macro_rules! contract_rule {
+    ($id:literal, $severity:expr, $change:ident, $source:expr, $summary:literal) => {
+        ContractRule {
+            id: $id,
+            severity: $severity,
+            change: K::$change,
+            summary: $summary,
+            source: $source,
+        }
+    };
+}
+
+/// Every contract rule, in the order `driftlab rules` lists them.
+pub static CONTRACT_RULES: &[ContractRule] = &[
+    contract_rule!("prompt-removed", Breaking, PromptRemoved, PROMPTS, "a prompt is gone: prompts/get with its name fails"),
+    contract_rule!("prompt-renamed", Breaking, PromptRenamed, PROMPTS, "a removed and an added prompt have the same arguments and description: a rename; the old name fails"),
+    contract_rule!("prompt-added", Compatible, PromptAdded, PROMPTS, "a new prompt is listed"),
+    contract_rule!("prompt-argument-removed", Breaking, PromptArgumentRemoved, PROMPTS, "a prompt argument is gone: clients that send it may be refused"),
+    contract_rule!("prompt-required-argument-added", Breaking, PromptRequiredArgumentAdded, PROMPTS, "a prompt has a new required argument: existing calls lack it"),
+    contract_rule!("prompt-optional-argument-added", Compatible, PromptOptionalArgumentAdded, PROMPTS, "a prompt has a new optional argument"),
+    contract_rule!("prompt-argument-became-required", Breaking, PromptArgumentBecameRequired, PROMPTS, "an optional prompt argument became required"),
+    contract_rule!("prompt-argument-became-optional", Compatible, PromptArgumentBecameOptional, PROMPTS, "a required prompt argument became optional"),
+    contract_rule!("prompt-text-changed", Warning, PromptTextChanged, PROMPTS, "a prompt's or argument's description or title changed: text the model or user reads"),
+    contract_rule!("resource-removed", Breaking, ResourceRemoved, RESOURCES, "a listed resource is gone (by uri)"),
+    contract_rule!("resource-template-removed", Breaking, ResourceTemplateRemoved, RESOURCES, "a resource template is gone (by uriTemplate)"),
+    contract_rule!("resource-uri-changed", Breaking, ResourceUriChanged, RESOURCES, "a resource's uri or a template's uriTemplate changed under the same name: clients holding the old one fail"),
+    contract_rule!("resource-added", Compatible, ResourceAdded, RESOURCES, "a new resource or resource template is listed"),
+    contract_rule!("resource-mime-type-changed", Warning, ResourceMimeTypeChanged, RESOURCES, "a resource's or template's mimeType changed: clients that parse by type may misread it"),
+    contract_rule!("resource-text-changed", Warning, ResourceTextChanged, RESOURCES, "a resource's or template's name, title or description changed: text the model or user reads"),
+    contract_rule!("contract-metadata-changed", Info, ContractMetadataChanged, "MCP Prompt, Resource, ResourceTemplate, PromptArgument: icons, annotations, size, _meta", "another field of a prompt, argument, resource or template changed (icons, annotations, size, _meta, ...)"),
+    contract_rule!("instructions-changed", Warning, InstructionsChanged, LIFECYCLE, "the server's instructions changed, appeared or went away: prompt text the model reads (a word-level diff is in the message)"),
+    contract_rule!("capability-removed", Breaking, CapabilityRemoved, CAPABILITIES, "the server no longer declares a capability (or an experimental/extensions entry): clients that use it fail"),
+    contract_rule!("capability-flag-dropped", Warning, CapabilityFlagDropped, CAPABILITIES, "tools/prompts/resources.listChanged or resources.subscribe went from true to absent or false: a client relying on change notifications keeps stale lists"),
+    contract_rule!("capability-added", Compatible, CapabilityAdded, CAPABILITIES, "the server declares a new capability"),
+    contract_rule!("capability-changed", Info, CapabilityChanged, CAPABILITIES, "a declared capability's settings changed otherwise"),
+    contract_rule!("contract-part-unrecorded", Unknown, PartUnrecorded, "driftlab: a gate never passes what it did not see", "the approved snapshot records a part of the contract (prompts, resources, templates, instructions and capabilities) that the candidate does not: not compared (use --scope tools to gate tools only)"),
+];

@@ -1,0 +1,378 @@
+//! Reads the server contract beyond tools (see [`crate::surface::contract`]) from the same
+//! document the tools were read from.
+//!
+//! Two shapes carry it: a capture file (`initializeResult` or `discoverResult`, and
+//! `promptsList`, `resourcesList`, `resourceTemplatesList`, each one list result or an array of
+//! pages) and a snapshot (`{"tools":[…]}` with `serverInfo`, `capabilities`, `instructions`,
+//! `prompts`, `resources`, `resourceTemplates` beside it). Anything else carries none. The tools
+//! are skipped without being built, so a large payload costs one pass over its bytes.
+
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{describe, shape_error, Limits, PayloadError};
+use crate::pointer;
+use crate::surface::contract::{Announced, Item, ListKind, ServerContract};
+
+/// The top-level members that matter; the rest (the tools above all) are skipped.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Members {
+    tools: Option<IgnoredAny>,
+    tools_list: Option<IgnoredAny>,
+    initialize_result: Option<Value>,
+    discover_result: Option<Value>,
+    prompts_list: Option<Value>,
+    resources_list: Option<Value>,
+    resource_templates_list: Option<Value>,
+    server_info: Option<Value>,
+    capabilities: Option<Value>,
+    instructions: Option<Value>,
+    prompts: Option<Value>,
+    resources: Option<Value>,
+    resource_templates: Option<Value>,
+}
+
+impl Members {
+    fn list(&mut self, kind: ListKind, capture: bool) -> Option<Value> {
+        match (kind, capture) {
+            (ListKind::Prompts, true) => self.prompts_list.take(),
+            (ListKind::Resources, true) => self.resources_list.take(),
+            (ListKind::ResourceTemplates, true) => self.resource_templates_list.take(),
+            (ListKind::Prompts, false) => self.prompts.take(),
+            (ListKind::Resources, false) => self.resources.take(),
+            (ListKind::ResourceTemplates, false) => self.resource_templates.take(),
+        }
+    }
+}
+
+/// The contract `bytes` (a payload [`super::read`] accepted) recorded besides tools, or `None`
+/// when it recorded nothing more than tools.
+pub fn read(
+    bytes: &[u8],
+    source_name: &str,
+    limits: Limits,
+) -> Result<Option<ServerContract>, PayloadError> {
+    let json = super::checked(bytes, source_name, limits)?;
+    if json.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Ok(None);
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(json);
+    deserializer.disable_recursion_limit();
+    let members = Members::deserialize(serde_stacker::Deserializer::new(&mut deserializer))
+        .map_err(|e| shape_error(source_name, "", format!("cannot read the document: {e}")))?;
+    from_members(members, source_name)
+}
+
+/// [`read`] of an already parsed document.
+pub fn from_value(
+    value: &Value,
+    source_name: &str,
+) -> Result<Option<ServerContract>, PayloadError> {
+    if !value.is_object() {
+        return Ok(None);
+    }
+    let members = Members::deserialize(value)
+        .map_err(|e| shape_error(source_name, "", format!("cannot read the document: {e}")))?;
+    from_members(members, source_name)
+}
+
+fn from_members(
+    mut members: Members,
+    source_name: &str,
+) -> Result<Option<ServerContract>, PayloadError> {
+    let capture = members.tools_list.is_some();
+    if !capture && members.tools.is_none() {
+        return Ok(None);
+    }
+    let mut contract = ServerContract {
+        from_capture: capture,
+        ..ServerContract::default()
+    };
+    contract.announced = match capture {
+        true => match (
+            members.initialize_result.take(),
+            members.discover_result.take(),
+        ) {
+            (Some(result), _) => Some(announced_in(result, "/initializeResult", source_name)?),
+            (None, Some(result)) => Some(announced_in(result, "/discoverResult", source_name)?),
+            (None, None) => None,
+        },
+        false => announced_at_top(&mut members, source_name)?,
+    };
+    for kind in ListKind::ALL {
+        let (field, items) = match capture {
+            true => (kind.capture_field(), members.list(kind, true)),
+            false => (kind.member(), members.list(kind, false)),
+        };
+        let at = pointer::push("", field);
+        *contract.list_mut(kind) = match items {
+            Some(value) if capture => Some(pages(value, kind, &at, source_name)?),
+            Some(value) => Some(items_of(value, &at, kind, source_name)?),
+            // A list the server does not declare is empty, whatever the document kept.
+            None if contract.declares(kind) == Some(false) => Some(Vec::new()),
+            None => None,
+        };
+    }
+    let recorded =
+        contract.announced.is_some() || ListKind::ALL.iter().any(|k| contract.list(*k).is_some());
+    Ok(recorded.then_some(contract))
+}
+
+/// `instructions`, `capabilities` and `serverInfo` of an initialize or discover result.
+fn announced_in(result: Value, at: &str, source_name: &str) -> Result<Announced, PayloadError> {
+    let Value::Object(mut result) = result else {
+        return Err(shape_error(
+            source_name,
+            at,
+            format!("expected an object, found {}", describe(&result)),
+        ));
+    };
+    announced(
+        result.remove("capabilities"),
+        result.remove("instructions"),
+        result.remove("serverInfo"),
+        at,
+        source_name,
+    )
+}
+
+/// A snapshot's `capabilities` (which says the server's own announcement was recorded),
+/// `instructions` and `serverInfo`.
+fn announced_at_top(
+    members: &mut Members,
+    source_name: &str,
+) -> Result<Option<Announced>, PayloadError> {
+    let Some(capabilities) = members.capabilities.take() else {
+        return Ok(None);
+    };
+    let (instructions, info) = (members.instructions.take(), members.server_info.take());
+    announced(Some(capabilities), instructions, info, "", source_name).map(Some)
+}
+
+fn announced(
+    capabilities: Option<Value>,
+    instructions: Option<Value>,
+    server_info: Option<Value>,
+    at: &str,
+    source_name: &str,
+) -> Result<Announced, PayloadError> {
+    let capabilities = match capabilities {
+        None => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(shape_error(
+                source_name,
+                &pointer::push(at, "capabilities"),
+                format!(
+                    "`capabilities` must be an object, found {}",
+                    describe(&other)
+                ),
+            ))
+        }
+    };
+    let instructions = instructions.map(|v| match v {
+        Value::String(text) => text,
+        other => other.to_string(),
+    });
+    Ok(Announced {
+        instructions,
+        capabilities,
+        server_info,
+        pointer: at.to_string(),
+    })
+}
+
+/// A capture's list field: one result object, or an array of page results in order.
+fn pages(
+    value: Value,
+    kind: ListKind,
+    at: &str,
+    source_name: &str,
+) -> Result<Vec<Item>, PayloadError> {
+    let mut items = Vec::new();
+    match value {
+        Value::Array(pages) => {
+            for (i, page) in pages.into_iter().enumerate() {
+                items.extend(page_items(
+                    page,
+                    kind,
+                    &pointer::push_index(at, i),
+                    source_name,
+                )?);
+            }
+        }
+        page => items = page_items(page, kind, at, source_name)?,
+    }
+    Ok(items)
+}
+
+fn page_items(
+    page: Value,
+    kind: ListKind,
+    at: &str,
+    source_name: &str,
+) -> Result<Vec<Item>, PayloadError> {
+    let Value::Object(mut page) = page else {
+        return Err(shape_error(
+            source_name,
+            at,
+            format!(
+                "a {} result must be an object, found {}",
+                kind.method(),
+                describe(&page)
+            ),
+        ));
+    };
+    let list_at = pointer::push(at, kind.member());
+    match page.remove(kind.member()) {
+        Some(list) => items_of(list, &list_at, kind, source_name),
+        None => Err(shape_error(
+            source_name,
+            at,
+            format!("a {} result must have `{}`", kind.method(), kind.member()),
+        )),
+    }
+}
+
+fn items_of(
+    list: Value,
+    at: &str,
+    kind: ListKind,
+    source_name: &str,
+) -> Result<Vec<Item>, PayloadError> {
+    let Value::Array(list) = list else {
+        return Err(shape_error(
+            source_name,
+            at,
+            format!(
+                "`{}` must be an array, found {}",
+                kind.member(),
+                describe(&list)
+            ),
+        ));
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let here = pointer::push_index(at, i);
+            match item {
+                Value::Object(fields) => Ok(Item {
+                    fields,
+                    pointer: here,
+                }),
+                other => Err(shape_error(
+                    source_name,
+                    &here,
+                    format!(
+                        "a {} must be an object, found {}",
+                        kind.noun(),
+                        describe(&other)
+                    ),
+                )),
+            }
+        })
+        .collect()
+}
+
+/// How many items the pages of a list hold (`?` when a page cannot be read as one).
+pub fn count_items(pages: &[Box<serde_json::value::RawValue>], kind: ListKind) -> String {
+    let mut count = 0;
+    for (i, page) in pages.iter().enumerate() {
+        let items = serde_json::from_str(page.get())
+            .ok()
+            .and_then(|v| page_items(v, kind, &pointer::push_index("", i), "").ok());
+        match items {
+            Some(items) => count += items.len(),
+            None => return "? items (a page is not a list result)".into(),
+        }
+    }
+    match count {
+        1 => format!("1 {}", kind.noun()),
+        n => format!("{n} {}", kind.plural()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(text: &str) -> Option<ServerContract> {
+        read(text.as_bytes(), "t.json", Limits::default()).unwrap()
+    }
+
+    fn error(text: &str) -> String {
+        read(text.as_bytes(), "t.json", Limits::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn tools_only_documents_carry_no_contract() {
+        for text in [
+            r#"{"tools":[{"name":"a"}]}"#,
+            r#"[{"name":"a"}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+            r#"{"tools":[],"nextCursor":"x","ttlMs":5,"cacheScope":"public","resultType":"complete"}"#,
+            r#"{"toolsList":{"tools":[]}}"#,
+        ] {
+            assert_eq!(contract(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_capture_gives_every_part_with_its_pointer() {
+        let c = contract(
+            r#"{"initializeResult":{"capabilities":{"prompts":{},"tools":{}},"instructions":"Use a.","serverInfo":{"name":"s"}},
+               "toolsList":{"tools":[]},
+               "promptsList":[{"prompts":[{"name":"p1"}],"nextCursor":"c"},{"prompts":[{"name":"p2","arguments":[]}]}]}"#,
+        )
+        .unwrap();
+        let a = c.announced.as_ref().unwrap();
+        assert_eq!(a.instructions.as_deref(), Some("Use a."));
+        assert_eq!(a.pointer, "/initializeResult");
+        let prompts = c.prompts.as_ref().unwrap();
+        assert_eq!(prompts[1].pointer, "/promptsList/1/prompts/0");
+        assert_eq!(prompts[1].key(ListKind::Prompts, 1), "p2");
+        // No `resources` capability: the server offers none, whatever was kept.
+        assert_eq!(c.resources, Some(vec![]));
+        assert_eq!(c.resource_templates, Some(vec![]));
+    }
+
+    #[test]
+    fn a_declared_list_that_was_not_captured_is_not_recorded() {
+        let c = contract(
+            r#"{"initializeResult":{"capabilities":{"resources":{}}},"toolsList":{"tools":[]}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.resources, None);
+        assert_eq!(c.prompts, Some(vec![]));
+    }
+
+    #[test]
+    fn a_snapshot_round_trips_through_its_members() {
+        let text = r#"{"tools":[],"serverInfo":{"name":"s"},"capabilities":{"prompts":{}},"instructions":"Hi","prompts":[{"name":"p"}]}"#;
+        let c = contract(text).unwrap();
+        assert_eq!(c.prompts.as_ref().unwrap()[0].pointer, "/prompts/0");
+        let mut again = serde_json::json!({"tools": []});
+        again.as_object_mut().unwrap().extend(c.snapshot_members());
+        assert_eq!(again, serde_json::from_str::<Value>(text).unwrap());
+    }
+
+    #[test]
+    fn wrong_shapes_are_one_line_errors_naming_the_place() {
+        assert_eq!(
+            error(r#"{"tools":[],"prompts":{"a":1}}"#),
+            "t.json: at /prompts: `prompts` must be an array, found an object"
+        );
+        assert_eq!(
+            error(r#"{"toolsList":{"tools":[]},"resourcesList":{"resources":[3]}}"#),
+            "t.json: at /resourcesList/resources/0: a resource must be an object, found the number 3"
+        );
+        assert_eq!(
+            error(r#"{"tools":[],"capabilities":[]}"#),
+            "t.json: at /capabilities: `capabilities` must be an object, found an array"
+        );
+    }
+}
