@@ -58,11 +58,55 @@ pub fn read(
     if json.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Ok(None);
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(json);
-    deserializer.disable_recursion_limit();
-    let members = Members::deserialize(serde_stacker::Deserializer::new(&mut deserializer))
-        .map_err(|e| shape_error(source_name, "", format!("cannot read the document: {e}")))?;
-    from_members(members, source_name)
+    match super::members::top_level(json) {
+        Some(members) => from_member_bytes(json, members, source_name, limits),
+        None => read_general(bytes, source_name, limits),
+    }
+}
+
+/// [`read`] by parsing the whole document instead of the member scan (the fuzz target holds
+/// the two to the same answer; [`read`] falls back to it where the scan gives up).
+#[doc(hidden)]
+pub fn read_general(
+    bytes: &[u8],
+    source_name: &str,
+    limits: Limits,
+) -> Result<Option<ServerContract>, PayloadError> {
+    from_value(&super::parse_json(bytes, source_name, limits)?, source_name)
+}
+
+/// The contract from the top-level members' bytes: the members that matter are parsed, the tools
+/// only noted.
+fn from_member_bytes(
+    json: &[u8],
+    members: Vec<(String, std::ops::Range<usize>)>,
+    source_name: &str,
+    limits: Limits,
+) -> Result<Option<ServerContract>, PayloadError> {
+    const WANTED: &[&str] = &[
+        "initializeResult",
+        "discoverResult",
+        "promptsList",
+        "resourcesList",
+        "resourceTemplatesList",
+        "serverInfo",
+        "capabilities",
+        "instructions",
+        "prompts",
+        "resources",
+        "resourceTemplates",
+    ];
+    let mut object = Map::new();
+    for (key, range) in members {
+        let value = match key.as_str() {
+            // Only their presence matters.
+            "tools" | "toolsList" => Value::Bool(true),
+            k if WANTED.contains(&k) => super::parse_json(&json[range], source_name, limits)?,
+            _ => continue,
+        };
+        object.insert(key, value);
+    }
+    from_value(&Value::Object(object), source_name)
 }
 
 /// [`read`] of an already parsed document.

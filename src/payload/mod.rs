@@ -8,6 +8,7 @@
 pub(crate) mod compact;
 pub mod contract;
 mod fast;
+mod members;
 pub(crate) mod scan;
 
 use serde::Deserialize;
