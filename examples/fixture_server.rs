@@ -110,6 +110,15 @@ struct Args {
     /// server whose answer no strict reader accepts.
     #[arg(long)]
     initialize_extra: Option<String>,
+    /// Speak 2026-07-28 too: answer `server/discover` (supportedVersions [2026-07-28]); once a
+    /// client has discovered, every request must carry `_meta` with the protocol version and
+    /// client capabilities (−32602 otherwise), and list results carry `resultType`, `ttlMs` and
+    /// `cacheScope`.
+    #[arg(long)]
+    discover: bool,
+    /// With --discover: refuse `initialize` (−32022), as a server that speaks only 2026-07-28.
+    #[arg(long)]
+    discover_only: bool,
     /// Append every tools/call the server runs (name and arguments) to this file, one JSON line
     /// each: the side effect a guard must prevent.
     #[arg(long)]
@@ -124,6 +133,8 @@ struct Server {
     contract: serde_json::Map<String, Value>,
     /// tools/call requests answered so far.
     calls: Cell<usize>,
+    /// A client has opened the 2026-07-28 era with `server/discover`.
+    modern: Cell<bool>,
 }
 
 /// What the server does with one request.
@@ -162,6 +173,9 @@ impl Server {
             );
         }
         let contract = |key: &str| self.contract.get(key).cloned();
+        if let Some(reply) = self.era(method, id, message) {
+            return reply;
+        }
         let result = match method {
             "initialize" => {
                 let mut result = json!({
@@ -180,7 +194,13 @@ impl Server {
             "prompts/list" | "resources/list" | "resources/templates/list"
                 if self.contract.contains_key(Self::list_member(method)) =>
             {
-                json!({ Self::list_member(method): contract(Self::list_member(method)) }).to_string()
+                let mut result = json!({ Self::list_member(method): contract(Self::list_member(method)) });
+                if self.modern.get() {
+                    result["resultType"] = json!("complete");
+                    result["ttlMs"] = json!(60000);
+                    result["cacheScope"] = json!("public");
+                }
+                result.to_string()
             }
             "tools/call" => match self.args.calls.as_str() {
                 "tool-error" => json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true}).to_string(),
@@ -212,6 +232,58 @@ impl Server {
         Reply::Line(format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
         ))
+    }
+
+    /// What the 2026-07-28 era changes: `server/discover`, `initialize` refused by a
+    /// discover-only server, `_meta` required once discovered. `None`: answer as usual.
+    fn era(&self, method: &str, id: &Value, message: &Value) -> Option<Reply> {
+        let error = |code: i64, text: &str| {
+            Some(Reply::Line(
+                json!({"jsonrpc":"2.0","id":id,"error":{"code":code,"message":text,
+                    "data":{"supported":["2026-07-28"],"requested":message.pointer("/params/protocolVersion")}}})
+                .to_string(),
+            ))
+        };
+        if !self.args.discover {
+            return None;
+        }
+        match method {
+            "initialize" if self.args.discover_only => {
+                return error(-32022, "this server speaks only 2026-07-28")
+            }
+            "server/discover" => {
+                self.modern.set(true);
+            }
+            _ => {}
+        }
+        let meta = message.pointer("/params/_meta");
+        let versioned = meta
+            .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+            .is_some_and(|v| v == "2026-07-28")
+            && meta
+                .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
+                .is_some();
+        if self.modern.get() && !versioned {
+            return error(
+                -32602,
+                "params._meta must carry the protocol version and client capabilities",
+            );
+        }
+        if method == "server/discover" {
+            let mut result = json!({
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": self.contract.get("capabilities").cloned().unwrap_or(json!({"tools": {"listChanged": true}})),
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+                "_meta": {"io.modelcontextprotocol/serverInfo": self.contract.get("serverInfo").cloned().unwrap_or(json!({"name": "driftlab-fixture", "version": "1.0.0"}))},
+            });
+            if let Some(text) = self.contract.get("instructions") {
+                result["instructions"] = text.clone();
+            }
+            return Some(Reply::Line(
+                json!({"jsonrpc":"2.0","id":id,"result":result}).to_string(),
+            ));
+        }
+        None
     }
 
     /// The member of a list result (and of a snapshot) that holds its items.
@@ -254,7 +326,11 @@ impl Server {
         } else {
             String::new()
         };
-        format!(r#"{{"tools":[{}]{next}}}"#, tools.join(","))
+        let caching = match self.modern.get() {
+            true => r#","resultType":"complete","ttlMs":60000,"cacheScope":"public""#,
+            false => "",
+        };
+        format!(r#"{{"tools":[{}]{next}{caching}}}"#, tools.join(","))
     }
 }
 
@@ -285,6 +361,7 @@ fn main() {
         tools: RefCell::new(tools),
         contract,
         calls: Cell::new(0),
+        modern: Cell::new(false),
     };
     match &args.http {
         Some(address) => serve_http(&server, address),
@@ -563,7 +640,19 @@ fn http_exchange(
     }
     let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let method = message.get("method").and_then(Value::as_str).unwrap_or("");
-    if method != "initialize" {
+    let modern = message
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str);
+    if let (true, Some(version)) = (server.args.discover, modern) {
+        // 2026-07-28 is stateless: no session, and the header must match the request's _meta.
+        if header("mcp-protocol-version").as_deref() != Some(version) {
+            return respond(
+                "400 Bad Request",
+                "",
+                "MCP-Protocol-Version differs from _meta",
+            );
+        }
+    } else if method != "initialize" {
         // After initialize a client must send the session id and the negotiated version.
         if header("mcp-session-id").as_deref() != Some(session) {
             return respond("400 Bad Request", "", "missing or wrong Mcp-Session-Id");

@@ -171,8 +171,12 @@ fn slow_servers_time_out_per_phase_and_patient_ones_pass() {
         &["--timeout", "0.5"],
         &fixture(TIME, &["--delay-ms", "5000"]),
     );
+    // The first phase is the 2026-07-28 probe (`--protocol auto`), and it says how to skip it.
     assert!(
-        e.contains("no answer to initialize within 0.5 s (raise it with --timeout)"),
+        e.contains(
+            "no answer to server/discover (probing 2026-07-28; --protocol legacy skips the \
+             probe) within 0.5 s (raise it with --timeout)"
+        ),
         "{e}"
     );
     // Killed, not waited for: well under the server's 5 s delay plus the 2 s grace period.
@@ -249,8 +253,13 @@ fn non_json_stdout_and_server_requests_are_handled_and_recorded() {
     // The fixture exits 3 (and stalls the capture) if any answer is wrong.
     assert!(output.status.success(), "{}", stderr(&output));
     let facts = &capture["capture"];
+    // The fixture speaks only the handshake: the 2026-07-28 probe comes first, then initialize.
     assert_eq!(
         facts["stdoutNonJsonLines"][0],
+        "fixture log: answering \"server/discover\""
+    );
+    assert_eq!(
+        facts["stdoutNonJsonLines"][1],
         "fixture log: answering \"initialize\""
     );
     let messages = facts["serverMessagesDuringCapture"].as_array().unwrap();

@@ -39,7 +39,15 @@ fn assert_capture_matches_corpus(corpus: &str, argv: &[String], env: &[(&str, &s
     let out = dir.path().join("capture.json");
     let mut command = common::driftlab();
     command
-        .args(["capture", "-o", out.to_str().unwrap(), "--"])
+        // The corpus captures were taken with the initialize handshake.
+        .args([
+            "capture",
+            "--protocol",
+            "legacy",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+        ])
         .args(argv);
     for (k, v) in env {
         command.env(k, v);

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use crate::live::era::ProtocolMode;
 use crate::live::http::HttpTransport;
 use crate::live::stdio::StdioTransport;
 use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION};
@@ -35,6 +36,11 @@ pub struct ServerArgs {
     /// page.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,
+    /// Which protocol era to speak: `auto` probes 2026-07-28's `server/discover` and falls back
+    /// to `initialize` when the server refuses it or does not list 2026-07-28; `legacy` sends
+    /// `initialize` only; `2026-07-28` never does. The capture records what was spoken and why.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = ProtocolMode::Auto)]
+    pub protocol: ProtocolMode,
     /// The protocol version offered in `initialize` (the server may pick another; the capture
     /// records both).
     #[arg(long, value_name = "VERSION", default_value = DEFAULT_PROTOCOL_VERSION)]
@@ -110,6 +116,7 @@ impl ServerArgs {
             max_pages: self.max_pages,
             max_bytes,
             whole_contract: false,
+            protocol: self.protocol,
         })
     }
 

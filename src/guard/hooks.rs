@@ -76,6 +76,7 @@ impl Hooks for Guard {
             Ok(value) => value,
             Err(refusal) => return self.refuse_message(message, refusal),
         };
+        self.remember_protocol_meta(request);
         if let Some(id) = message.id.as_deref() {
             if is_guard_id(id) && !message.is_response {
                 let refusal = Refusal {

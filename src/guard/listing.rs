@@ -33,15 +33,37 @@ impl Guard {
             return;
         }
         self.requests += 1;
-        let params = match cursor {
+        let mut params = match cursor {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
         };
+        if let Some(meta) = &self.protocol_meta {
+            // 2026-07-28: the guard's own request speaks the era the client speaks.
+            params["_meta"] = meta.clone();
+        }
         let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
         self.relisting = true;
         self.listing_due = Some(Instant::now() + self.options.list_timeout);
         self.inject
             .push((Side::Server, request.to_string().into_bytes()));
+    }
+
+    /// Keeps the protocol envelope of a client's 2026-07-28 request (`params._meta` members named
+    /// `io.modelcontextprotocol/…`: protocol version, client capabilities, client info), which
+    /// every request of that era must carry, for the guard's own listings.
+    pub(super) fn remember_protocol_meta(&mut self, request: &Value) {
+        let Some(meta) = request.pointer("/params/_meta").and_then(Value::as_object) else {
+            return;
+        };
+        if !meta.contains_key("io.modelcontextprotocol/protocolVersion") {
+            return;
+        }
+        let envelope: serde_json::Map<String, Value> = meta
+            .iter()
+            .filter(|(k, _)| k.starts_with("io.modelcontextprotocol/"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        self.protocol_meta = Some(Value::Object(envelope));
     }
 
     /// One page of the guard's own listing; diffs against the pin after the last.

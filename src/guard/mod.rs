@@ -122,6 +122,9 @@ pub struct Guard {
     relist_again: bool,
     /// Calls waiting for a listing: canonical id, the line, its strict reading.
     held: Vec<(String, Vec<u8>, Value)>,
+    /// The `_meta` protocol envelope of the client's latest 2026-07-28 request, which the
+    /// guard's own requests carry too (`None`: the handshake era).
+    protocol_meta: Option<Value>,
 }
 
 const GUARD_ID: &str = "driftlab-guard-";
@@ -158,6 +161,7 @@ impl Guard {
             listing_due: None,
             relist_again: false,
             held: Vec::new(),
+            protocol_meta: None,
         }
     }
 

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::era::{self, Era, ProtocolMode};
 use super::session::{Observed, Session};
 use super::text::shorten;
 use super::{LiveError, Transport};
@@ -19,6 +20,9 @@ use crate::surface::contract::ListKind;
 pub struct CaptureOptions {
     /// The protocol version offered in `initialize`.
     pub protocol_version: String,
+    /// Which era to speak: `initialize`, 2026-07-28's `server/discover`, or a probe of the latter
+    /// falling back to the former.
+    pub protocol: ProtocolMode,
     /// The client capabilities declared in `initialize` (servers may list different tools for
     /// different capabilities). Default: none, `{}`.
     pub client_capabilities: Value,
@@ -32,6 +36,14 @@ pub struct CaptureOptions {
     /// Also list prompts, resources and resource templates (the whole contract); commands that
     /// need only tools (scan, guard, wrap) leave it off.
     pub whole_contract: bool,
+}
+
+/// What was asked for, what was spoken, and why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Negotiation {
+    pub mode: ProtocolMode,
+    pub era: Era,
+    pub how: String,
 }
 
 /// How one of the other lists went.
@@ -57,10 +69,12 @@ pub struct OtherList {
 pub struct Capture {
     pub protocol_version_requested: String,
     pub client_capabilities: Value,
-    /// The raw `initialize` result.
+    /// The raw `initialize` result, or the `server/discover` result in the 2026-07-28 era.
     pub initialize_result: Box<RawValue>,
-    /// The protocol version the server picked, when it named one.
+    /// The protocol version in use: the one the server picked in `initialize` (when it named
+    /// one), or 2026-07-28.
     pub protocol_version: Option<String>,
+    pub negotiation: Negotiation,
     /// The raw `tools/list` results, one per page, in order.
     pub pages: Vec<Box<RawValue>>,
     /// Prompts, resources and templates, when the whole contract was captured.
@@ -131,19 +145,9 @@ pub fn capture_on<T: Transport>(
     options: &CaptureOptions,
 ) -> Result<Capture, LiveError> {
     let started = Instant::now();
-    let params = json!({
-        "protocolVersion": options.protocol_version,
-        "capabilities": options.client_capabilities,
-        "clientInfo": {"name": "driftlab", "version": env!("CARGO_PKG_VERSION")},
-    });
-    let initialize_result =
-        session.request("initialize", &params, options.timeout, "initialize")?;
-    let protocol_version = negotiated_version(&initialize_result)?;
-    if let Some(version) = &protocol_version {
-        session.transport().negotiated(version);
-    }
-    session.notify("notifications/initialized", "notifications/initialized")?;
+    let opened = era::open(session, options)?;
     let initialize_ms = started.elapsed().as_millis() as u64;
+    let initialize_result = opened.result;
 
     let listing = Instant::now();
     let pages = list_pages(session, "tools/list", options)?;
@@ -153,10 +157,18 @@ pub fn capture_on<T: Transport>(
         false => Vec::new(),
     };
     Ok(Capture {
-        protocol_version_requested: options.protocol_version.clone(),
+        protocol_version_requested: match opened.era {
+            Era::Handshake => options.protocol_version.clone(),
+            Era::Modern => era::MODERN.into(),
+        },
         client_capabilities: options.client_capabilities.clone(),
         initialize_result,
-        protocol_version,
+        protocol_version: opened.protocol_version,
+        negotiation: Negotiation {
+            mode: options.protocol,
+            era: opened.era,
+            how: opened.how,
+        },
         pages,
         other_lists,
         observed: Observed::default(),
@@ -267,20 +279,6 @@ fn declared_capabilities(result: &RawValue) -> Vec<String> {
         .and_then(|h| h.capabilities)
         .and_then(|c| c.as_object().map(|m| m.keys().cloned().collect()))
         .unwrap_or_default()
-}
-
-/// The `protocolVersion` of an initialize result; a result that is not an object is an error.
-fn negotiated_version(result: &RawValue) -> Result<Option<String>, LiveError> {
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(default, rename = "protocolVersion")]
-        protocol_version: Option<Value>,
-    }
-    let head: Head = serde_json::from_str(result.get())
-        .map_err(|_| LiveError::Protocol("the initialize result is not an object".into()))?;
-    Ok(head
-        .protocol_version
-        .and_then(|v| v.as_str().map(str::to_string)))
 }
 
 /// The page's `nextCursor`: absent, `null` or `""` end the listing (before 2026-07-28 an empty

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use std::collections::BTreeMap;
 
-use super::capture::{Capture, ListOutcome, Timings};
+use super::capture::{Capture, ListOutcome, Negotiation, Timings};
+use super::era::Era;
 use super::session::Observed;
 use super::Target;
 use crate::surface::contract::ListKind;
@@ -25,7 +26,10 @@ struct CaptureFile<'a> {
     protocol_version_requested: &'a str,
     protocol_version: Option<&'a str>,
     client_capabilities: &'a Value,
-    initialize_result: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    initialize_result: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    discover_result: Option<&'a RawValue>,
     tools_list: ToolsList<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompts_list: Option<ToolsList<'a>>,
@@ -50,6 +54,7 @@ enum ToolsList<'a> {
 struct Facts<'a> {
     captured_by: String,
     captured_at: &'a str,
+    negotiation: &'a Negotiation,
     pages: usize,
     tools_list_raw_sha256: Vec<String>,
     tools_list_raw_bytes: usize,
@@ -156,7 +161,10 @@ pub fn render(
         protocol_version_requested: &capture.protocol_version_requested,
         protocol_version: capture.protocol_version.as_deref(),
         client_capabilities: &capture.client_capabilities,
-        initialize_result: &capture.initialize_result,
+        initialize_result: (capture.negotiation.era == Era::Handshake)
+            .then_some(&*capture.initialize_result),
+        discover_result: (capture.negotiation.era == Era::Modern)
+            .then_some(&*capture.initialize_result),
         tools_list: stored(&capture.pages),
         prompts_list: listed(ListKind::Prompts),
         resources_list: listed(ListKind::Resources),
@@ -164,6 +172,7 @@ pub fn render(
         capture: Facts {
             captured_by: format!("driftlab {}", env!("CARGO_PKG_VERSION")),
             captured_at,
+            negotiation: &capture.negotiation,
             pages: pages.len(),
             tools_list_raw_sha256: pages
                 .iter()

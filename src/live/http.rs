@@ -218,6 +218,11 @@ impl Transport for HttpTransport {
         self.protocol_version = Some(protocol_version.to_string());
     }
 
+    fn forget_negotiated(&mut self) {
+        self.protocol_version = None;
+        self.session_id = None;
+    }
+
     fn close(&mut self) {
         // Politely end the server's session; a server that does not support it answers 405.
         if let Some(id) = self.session_id.take() {

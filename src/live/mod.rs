@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod capture_file;
+pub mod era;
 pub mod flow;
 pub mod http;
 pub mod session;
@@ -122,8 +123,12 @@ pub trait Transport {
     /// anything the server printed; the session decides what it is.
     fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError>;
     /// Told the negotiated protocol version once `initialize` succeeded (HTTP sends it as a
-    /// header on later requests).
+    /// header on later requests), or before `server/discover` (2026-07-28 sends it on every
+    /// request).
     fn negotiated(&mut self, _protocol_version: &str) {}
+    /// Forgets the version and any session: a `server/discover` probe failed and the legacy
+    /// handshake starts afresh.
+    fn forget_negotiated(&mut self) {}
     /// Ends the connection and releases every resource (for a process: close stdin, wait a grace
     /// period, kill the process group, reap). Safe to call twice.
     fn close(&mut self);
@@ -143,6 +148,9 @@ impl<T: Transport + ?Sized> Transport for Box<T> {
     }
     fn negotiated(&mut self, protocol_version: &str) {
         (**self).negotiated(protocol_version)
+    }
+    fn forget_negotiated(&mut self) {
+        (**self).forget_negotiated()
     }
     fn close(&mut self) {
         (**self).close()

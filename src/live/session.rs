@@ -64,6 +64,9 @@ pub struct Session<T: Transport> {
     transport: T,
     next_id: u64,
     pub observed: Observed,
+    /// Members every request's `params._meta` carries (2026-07-28: the protocol version and the
+    /// client capabilities travel with each request).
+    request_meta: Option<serde_json::Map<String, Value>>,
 }
 
 impl<T: Transport> Session<T> {
@@ -72,7 +75,14 @@ impl<T: Transport> Session<T> {
             transport,
             next_id: 1,
             observed: Observed::default(),
+            request_meta: None,
         }
+    }
+
+    /// From now on every request's `params._meta` carries these members (a member the caller
+    /// set itself is kept); `None` stops it.
+    pub fn set_request_meta(&mut self, meta: Option<serde_json::Map<String, Value>>) {
+        self.request_meta = meta;
     }
 
     pub fn transport(&mut self) -> &mut T {
@@ -90,6 +100,7 @@ impl<T: Transport> Session<T> {
     ) -> Result<Box<RawValue>, LiveError> {
         let id = self.next_id;
         self.next_id += 1;
+        let params = self.with_meta(params);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         self.transport.send(message.to_string().as_bytes(), phase)?;
         let want = id.to_string();
@@ -114,6 +125,23 @@ impl<T: Transport> Session<T> {
                 return Ok(result);
             }
         }
+    }
+
+    /// `params` with the session's request meta merged into its `_meta`.
+    fn with_meta(&self, params: &Value) -> Value {
+        let (Some(meta), Value::Object(map)) = (&self.request_meta, params) else {
+            return params.clone();
+        };
+        let mut map = map.clone();
+        let slot = map
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(existing) = slot {
+            for (k, v) in meta {
+                existing.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        Value::Object(map)
     }
 
     /// Sends a notification (no answer expected).

@@ -173,10 +173,17 @@ fn announced_in(result: Value, at: &str, source_name: &str) -> Result<Announced,
             format!("expected an object, found {}", describe(&result)),
         ));
     };
+    // 2026-07-28 names the server in the result's `_meta`.
+    let server_info = result.remove("serverInfo").or_else(|| {
+        result
+            .get_mut("_meta")
+            .and_then(Value::as_object_mut)
+            .and_then(|meta| meta.remove("io.modelcontextprotocol/serverInfo"))
+    });
     announced(
         result.remove("capabilities"),
         result.remove("instructions"),
-        result.remove("serverInfo"),
+        server_info,
         at,
         source_name,
     )

@@ -77,6 +77,8 @@ pub fn run_session(
         max_pages: 1,
         max_bytes: DEFAULT_MAX_BYTES,
         whole_contract: false,
+        // The committed results were captured with the handshake; keep them reproducible.
+        protocol: crate::live::era::ProtocolMode::Legacy,
     };
     let capture = match capture_on(&mut session, &options) {
         Ok(capture) => capture,
