@@ -7,6 +7,7 @@ mod duplicate_tool_name;
 mod input_schema_missing;
 mod input_schema_not_object;
 mod input_schema_null;
+mod mcp_header;
 mod name_set;
 mod ordered_snapshot;
 mod output_schema_not_object;
@@ -15,6 +16,7 @@ mod schema_invalid;
 pub mod sets;
 mod sorted_hash;
 pub mod structural;
+mod task_support_required;
 mod tool_name_invalid;
 
 use std::sync::LazyLock;
@@ -26,6 +28,7 @@ pub use duplicate_tool_name::DuplicateToolName;
 pub use input_schema_missing::InputSchemaMissing;
 pub use input_schema_not_object::InputSchemaNotObject;
 pub use input_schema_null::InputSchemaNull;
+pub use mcp_header::{McpHeaderInvalid, McpHeaderNewlyInvalid};
 pub use name_set::NameSet;
 pub use ordered_snapshot::OrderedSnapshot;
 pub use output_schema_not_object::OutputSchemaNotObject;
@@ -33,6 +36,7 @@ pub use required_and_types::RequiredAndTypes;
 pub use schema_invalid::SchemaInvalid;
 pub use sorted_hash::SortedHash;
 pub use structural::Structural;
+pub use task_support_required::TaskSupportRequired;
 pub use tool_name_invalid::ToolNameInvalid;
 
 use super::{Rule, RuleKind};
@@ -53,6 +57,9 @@ const HAND_WRITTEN: &[&dyn Rule] = &[
     &DuplicateToolName,
     &OutputSchemaNotObject,
     &SchemaInvalid,
+    &McpHeaderInvalid,
+    &McpHeaderNewlyInvalid,
+    &TaskSupportRequired,
 ];
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.

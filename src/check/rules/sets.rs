@@ -101,6 +101,10 @@ pub const RULE_SETS: &[RuleSet] = &[
             "capability-added",
             "capability-changed",
             "contract-part-unrecorded",
+            // era-aware
+            "x-mcp-header-invalid",
+            "x-mcp-header-newly-invalid",
+            "task-support-required",
         ],
     },
 ];

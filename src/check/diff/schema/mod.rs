@@ -48,6 +48,9 @@ pub(super) const ANNOTATIONS: &[&str] = &[
     "writeOnly",
     "$id",
     "$anchor",
+    // 2026-07-28: the HTTP header an argument is mirrored into. Accepts no fewer values; its
+    // validity is `x-mcp-header-invalid`'s and `x-mcp-header-newly-invalid`'s to judge.
+    "x-mcp-header",
 ];
 /// Keywords with a comparison of their own (the rest are compared by value in `others`).
 const HANDLED: &[&str] = &[

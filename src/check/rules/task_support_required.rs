@@ -1,0 +1,66 @@
+//! `task-support-required`: a tool's `execution.taskSupport` became `"required"`. A server MUST
+//! answer a call without task augmentation with −32601, so every existing caller that does not
+//! use tasks now fails.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::Tool;
+
+pub struct TaskSupportRequired;
+
+fn task_support<'a>(tool: &Tool<'a>) -> Option<&'a Value> {
+    tool.get("execution")?.get("taskSupport")
+}
+
+impl Rule for TaskSupportRequired {
+    fn id(&self) -> &'static str {
+        "task-support-required"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Diff
+    }
+    fn summary(&self) -> &'static str {
+        "a tool's execution.taskSupport became \"required\": calls without task augmentation are refused (-32601)"
+    }
+    fn source(&self) -> &'static str {
+        "MCP 2025-11-25 Tool.execution.taskSupport: \"required\" means clients MUST invoke the tool as a task, and the server MUST return -32601 otherwise"
+    }
+    fn era(&self) -> &'static str {
+        "2025-11-25"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let required = Value::from("required");
+        let approved: HashMap<&str, Tool<'_>> = comparison
+            .approved
+            .tools()
+            .filter_map(|t| Some((t.name_str()?, t)))
+            .collect();
+        for tool in comparison.candidate.tools() {
+            // Most tools have no execution field: the text says so without parsing.
+            if tool.raw_field("execution").is_none() || task_support(&tool) != Some(&required) {
+                continue;
+            }
+            let Some(old) = tool.name_str().and_then(|n| approved.get(n)) else {
+                continue;
+            };
+            let before = task_support(old);
+            if before == Some(&required) {
+                continue;
+            }
+            out.push(comparison.finding(self, || {
+                let was = before.map_or("absent (forbidden)".to_string(), Value::to_string);
+                let message = format!(
+                    "execution.taskSupport is now \"required\" (was {was}): calls without task augmentation get -32601"
+                );
+                let at = crate::pointer::push(&tool.pointer("execution"), "taskSupport");
+                (Some(ToolRef::of(&tool)), at, message)
+            }));
+        }
+    }
+}
