@@ -744,3 +744,59 @@ fn waivers_expire_and_stale_ones_are_reported() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn client_profiles_are_opt_in_and_name_the_client() {
+    let fixture =
+        common::read_json(&common::repo().join("tests/fixtures/rules/profile-copilot.json"));
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, fixture["approved"].to_string()).unwrap();
+    std::fs::write(&b, fixture["candidate"].to_string()).unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--format",
+            "json",
+            "--approved",
+            a.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        args.push(b.to_str().unwrap());
+        common::run(&args)
+    };
+    let rules = |output: &std::process::Output| -> Vec<String> {
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // `web.fetch_page` keeps the MCP name rule: without a profile, only the rename is reported.
+    let plain = check(&[]);
+    assert!(
+        rules(&plain).iter().all(|r| !r.starts_with("profile-")),
+        "{:?}",
+        rules(&plain)
+    );
+    let copilot = check(&["--profile", "copilot", "--profile", "gemini"]);
+    assert_eq!(copilot.status.code(), Some(1));
+    let found = rules(&copilot);
+    assert!(
+        found.contains(&"profile-copilot-newly-broken".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|r| r.starts_with("profile-gemini")),
+        "{found:?}"
+    );
+    let unknown = check(&["--profile", "claude"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        common::stderr(&unknown).contains("possible values: spec, strict-64, copilot, gemini"),
+        "{}",
+        common::stderr(&unknown)
+    );
+}

@@ -307,6 +307,11 @@ pub trait Rule: Sync {
     fn era(&self) -> &'static str {
         "all"
     }
+    /// The client profile an opt-in rule belongs to (`--profile NAME`); `None` for the rules
+    /// every gate runs.
+    fn profile(&self) -> Option<&'static str> {
+        None
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
 }
 

@@ -8,6 +8,7 @@ use super::anchor::{self, Compared};
 use super::input::read_surface;
 use super::live::{scoped, surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
+use crate::check::rules::profiles::{ClientProfile, PROFILES};
 use crate::check::{Rule, RuleKind};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::report::{self, GateReport};
@@ -51,6 +52,13 @@ pub struct GateOptions {
     /// `tools` only.
     #[arg(long, value_enum, default_value_t = Scope::All)]
     scope: Scope,
+    /// Also judge what a client rejects beyond the specification (repeatable): `spec` (the MCP
+    /// name rule), `strict-64` (names of at most 64 characters), `copilot` (no `.` in names, at
+    /// most 64 characters), `gemini` (no $ref, $defs or additionalProperties in inputSchema).
+    /// `check` reports tools the client rejects (warning) and, with --approved, tools it accepted
+    /// and rejects now (breaking, the profile named); `diff` the latter.
+    #[arg(long = "profile", value_name = "NAME", value_parser = profile_names())]
+    profiles: Vec<String>,
     /// With `check --approved`: findings the approved snapshot already had (reported as
     /// pre-existing) fail the gate too. Also a policy key: `fail_on_existing = true`.
     #[arg(long)]
@@ -126,6 +134,12 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         args.options.scope,
     )?;
     let mut rules = of_kind(RuleKind::Payload);
+    for profile in profiles(&args.options) {
+        rules.push(profile.rule(false));
+        if args.approved.is_some() {
+            rules.push(profile.rule(true));
+        }
+    }
     let approved = match &args.approved {
         Some(path) => {
             rules.extend(of_kind(RuleKind::Diff));
@@ -158,7 +172,8 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
     }
     let old = scoped(read_surface(&args.old, limits)?, args.options.scope);
     let new = scoped(read_surface(&args.new, limits)?, args.options.scope);
-    let rules = of_kind(RuleKind::Diff);
+    let mut rules = of_kind(RuleKind::Diff);
+    rules.extend(profiles(&args.options).map(|p| p.rule(true)));
     let compared = Compared {
         approved: Some(&args.old),
         candidate: Some(&args.new),
@@ -172,6 +187,18 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
         &rules,
         &args.options,
     )
+}
+
+/// The `--profile` names clap accepts.
+fn profile_names() -> clap::builder::PossibleValuesParser {
+    PROFILES.iter().map(|p| p.name).collect::<Vec<_>>().into()
+}
+
+/// The client profiles `--profile` chose, each once, in [`PROFILES`] order.
+fn profiles(options: &GateOptions) -> impl Iterator<Item = &'static ClientProfile> + '_ {
+    PROFILES
+        .iter()
+        .filter(|p| options.profiles.iter().any(|name| name == p.name))
 }
 
 fn gate(

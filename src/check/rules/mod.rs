@@ -11,6 +11,7 @@ mod mcp_header;
 mod name_set;
 mod ordered_snapshot;
 mod output_schema_not_object;
+pub mod profiles;
 mod required_and_types;
 mod schema_invalid;
 pub mod sets;
@@ -70,17 +71,19 @@ pub fn registry() -> &'static [&'static dyn Rule] {
             .copied()
             .chain(DIFF_RULES.iter().map(|r| r as &dyn Rule))
             .chain(CONTRACT_RULES.iter().map(|r| r as &dyn Rule))
+            .chain(profiles::PROFILE_RULES.iter().map(|r| r as &dyn Rule))
             .collect()
     });
     &ALL
 }
 
-/// The rules of one kind, in registry order.
+/// The rules of one kind, in registry order; opt-in client-profile rules only through
+/// [`profiles::ClientProfile::rule`].
 pub fn of_kind(kind: RuleKind) -> Vec<&'static dyn Rule> {
     registry()
         .iter()
         .copied()
-        .filter(|r| r.kind() == kind)
+        .filter(|r| r.kind() == kind && r.profile().is_none())
         .collect()
 }
 

@@ -105,6 +105,15 @@ pub const RULE_SETS: &[RuleSet] = &[
             "x-mcp-header-invalid",
             "x-mcp-header-newly-invalid",
             "task-support-required",
+            // client profiles (opt-in)
+            "profile-spec",
+            "profile-spec-newly-broken",
+            "profile-strict-64",
+            "profile-strict-64-newly-broken",
+            "profile-copilot",
+            "profile-copilot-newly-broken",
+            "profile-gemini",
+            "profile-gemini-newly-broken",
         ],
     },
 ];
@@ -147,7 +156,7 @@ pub fn of_kind_as_of(kind: RuleKind, set: &str) -> Option<Vec<&'static dyn Rule>
         registry()
             .iter()
             .copied()
-            .filter(|r| r.kind() == kind && existed(r.id(), set))
+            .filter(|r| r.kind() == kind && r.profile().is_none() && existed(r.id(), set))
             .collect(),
     )
 }
