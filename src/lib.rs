@@ -9,6 +9,7 @@ pub mod cleanup;
 pub mod cli;
 pub mod generate;
 pub mod guard;
+pub mod json_scan;
 pub mod jsonrpc;
 pub mod live;
 pub mod mutate;

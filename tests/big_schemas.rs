@@ -16,15 +16,6 @@ fn diff(old: Value, new: Value) -> Value {
     report
 }
 
-fn rules(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["rule"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn object(properties: Map<String, Value>, required: Vec<String>) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
@@ -37,7 +28,10 @@ fn a_huge_enum_reports_exactly_what_left_and_came_in_a_short_message() {
     let schema =
         |values: &[String]| json!({"type": "object", "properties": {"kind": {"enum": values}}});
     let report = diff(schema(&values), schema(&new));
-    assert_eq!(rules(&report), ["enum-value-removed", "enum-value-added"]);
+    assert_eq!(
+        common::finding_rules(&report),
+        ["enum-value-removed", "enum-value-added"]
+    );
     let removed = report["findings"][0]["message"].as_str().unwrap();
     assert!(removed.contains("\"v0\", \"v1\""), "{removed}");
     assert!(
@@ -61,7 +55,10 @@ fn huge_required_lists_and_properties_report_the_one_change() {
         object(properties.clone(), required),
         object(properties, more),
     );
-    assert_eq!(rules(&report), ["parameter-became-required"]);
+    assert_eq!(
+        common::finding_rules(&report),
+        ["parameter-became-required"]
+    );
     assert!(report["findings"][0]["message"]
         .as_str()
         .unwrap()
@@ -79,7 +76,7 @@ fn the_property_rename_search_is_capped_with_a_finding_that_says_so() {
             .collect()
     };
     let report = diff(object(named("a"), vec![]), object(named("b"), vec![]));
-    let rules = rules(&report);
+    let rules = common::finding_rules(&report);
     let unjudged: Vec<&Value> = report["findings"]
         .as_array()
         .unwrap()
@@ -109,5 +106,5 @@ fn a_huge_reordered_union_pairs_every_branch_with_its_equal() {
     let schema =
         |branches: Vec<Value>| json!({"type": "object", "properties": {"x": {"anyOf": branches}}});
     let report = diff(schema(branches), schema(reordered));
-    assert_eq!(rules(&report), Vec::<String>::new());
+    assert_eq!(common::finding_rules(&report), Vec::<String>::new());
 }

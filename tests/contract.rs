@@ -31,16 +31,6 @@ fn capture(argv: &[String], out: &Path, extra: &[&str]) -> std::process::Output 
         .unwrap()
 }
 
-/// The rules of a JSON report's findings, in order.
-fn rules(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["rule"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn a_capture_of_server_everything_holds_its_prompts_resources_and_instructions() {
     let Some(entry) = everything() else {
@@ -142,7 +132,7 @@ fn a_capture_of_server_everything_holds_its_prompts_resources_and_instructions()
         .retain(|a| a["name"] != "state");
     let (code, report) = diff_json(&file, &changed);
     assert_eq!(code, Some(1));
-    assert_eq!(rules(&report), ["prompt-argument-removed"]);
+    assert_eq!(common::finding_rules(&report), ["prompt-argument-removed"]);
     let finding = &report["findings"][0];
     assert_eq!(
         finding["subject"],
@@ -198,7 +188,7 @@ fn a_list_the_server_refuses_is_recorded_and_the_others_still_captured() {
     let output = check("all");
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(rules(&report), ["contract-part-unrecorded"]);
+    assert_eq!(common::finding_rules(&report), ["contract-part-unrecorded"]);
     assert_eq!(report["findings"][0]["severity"], "unknown");
     // …and with --scope tools it gates the tools alone.
     let output = check("tools");
@@ -220,12 +210,16 @@ fn a_list_the_server_refuses_is_recorded_and_the_others_still_captured() {
 fn a_tools_only_snapshot_gates_tools_only() {
     let mut tools_only = json!({"tools": whole()["tools"].clone()});
     let (code, report) = diff_json(&tools_only, &whole());
-    assert_eq!((code, rules(&report).len()), (Some(0), 0), "{report}");
+    assert_eq!(
+        (code, common::finding_rules(&report).len()),
+        (Some(0), 0),
+        "{report}"
+    );
     // A tool change is still found.
     tools_only["tools"][0]["inputSchema"]["properties"]["query"]["type"] = json!("integer");
     let (code, report) = diff_json(&tools_only, &whole());
     assert_eq!(code, Some(1));
-    assert_eq!(rules(&report), ["type-changed"]);
+    assert_eq!(common::finding_rules(&report), ["type-changed"]);
 }
 
 /// Applies `edit` to a copy of the whole snapshot.
@@ -269,7 +263,7 @@ fn fingerprints_name_the_subject_not_the_place() {
     let fingerprint = |new: &Value| {
         let (_, report) = diff_json(&whole(), new);
         assert_eq!(
-            rules(&report),
+            common::finding_rules(&report),
             ["prompt-argument-became-required"],
             "{report}"
         );

@@ -766,13 +766,7 @@ fn client_profiles_are_opt_in_and_name_the_client() {
         common::run(&args)
     };
     let rules = |output: &std::process::Output| -> Vec<String> {
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["rule"].as_str().unwrap().to_string())
-            .collect()
+        common::finding_rules(&serde_json::from_slice(&output.stdout).unwrap())
     };
     // `web.fetch_page` keeps the MCP name rule: without a profile, only the rename is reported.
     let plain = check(&[]);

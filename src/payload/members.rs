@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use crate::json_scan::{string_end, value_end};
+
 /// Each top-level member's key (unescaped) and the byte range of its value, in document order;
 /// `None` when `json` is not an object.
 pub(super) fn top_level(json: &[u8]) -> Option<Vec<(String, Range<usize>)>> {
@@ -41,61 +43,6 @@ fn skip_space(json: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The index just past the string that opens at `at`.
-fn string_end(json: &[u8], at: usize) -> Option<usize> {
-    if json.get(at) != Some(&b'"') {
-        return None;
-    }
-    let mut i = at + 1;
-    while i < json.len() {
-        match json[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// The index just past the value that starts at `at`.
-fn value_end(json: &[u8], at: usize) -> Option<usize> {
-    match json.get(at)? {
-        b'"' => string_end(json, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            while i < json.len() {
-                match json[i] {
-                    b'"' => {
-                        i = string_end(json, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            None
-        }
-        _ => {
-            let mut i = at;
-            while i < json.len()
-                && !matches!(json[i], b',' | b'}' | b']')
-                && !json[i].is_ascii_whitespace()
-            {
-                i += 1;
-            }
-            Some(i)
-        }
-    }
 }
 
 #[cfg(test)]

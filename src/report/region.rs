@@ -8,6 +8,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
+use crate::json_scan::{string_end, value_end};
+
 /// A pointer's place in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
@@ -164,58 +166,6 @@ fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The offset after the string starting at `at` (its opening quote).
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
-    if bytes.get(at) != Some(&b'"') {
-        return None;
-    }
-    let mut i = at + 1;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// The offset after the value starting at `at`, without recursion (nesting can be deep).
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    match bytes.get(at)? {
-        b'"' => string_end(bytes, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            while let Some(&b) = bytes.get(i) {
-                match b {
-                    b'"' => {
-                        i = string_end(bytes, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-            None
-        }
-        _ => {
-            let len = bytes[at..]
-                .iter()
-                .take_while(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
-                .count();
-            (len > 0).then_some(at + len)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -39,6 +39,16 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 
 pub mod live;
 
+/// The rules of a JSON report's findings, in order.
+pub fn finding_rules(report: &serde_json::Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// `driftlab diff --format json` of two payloads (written to files): exit code and report.
 pub fn diff_json(
     old: &serde_json::Value,

@@ -4,7 +4,7 @@
 //! on a string, integer or boolean parameter; an HTTP client must drop a tool that breaks this,
 //! so a tool that newly breaks it is, for those clients, a tool removed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
@@ -114,11 +114,7 @@ impl Rule for McpHeaderNewlyInvalid {
         ERA
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let approved: HashMap<&str, Tool<'_>> = comparison
-            .approved
-            .tools()
-            .filter_map(|t| Some((t.name_str()?, t)))
-            .collect();
+        let approved = super::approved_by_name(comparison);
         for tool in comparison.candidate.tools() {
             let Some(old) = tool.name_str().and_then(|n| approved.get(n)) else {
                 continue;

@@ -87,6 +87,20 @@ pub fn of_kind(kind: RuleKind) -> Vec<&'static dyn Rule> {
         .collect()
 }
 
+/// The approved surface's tools by name (the first of each name), for rules that compare a
+/// candidate tool with its namesake.
+pub(crate) fn approved_by_name<'a>(
+    comparison: &super::Comparison<'a>,
+) -> std::collections::HashMap<&'a str, crate::surface::Tool<'a>> {
+    let mut out = std::collections::HashMap::new();
+    for tool in comparison.approved.tools() {
+        if let Some(name) = tool.name_str() {
+            out.entry(name).or_insert(tool);
+        }
+    }
+    out
+}
+
 /// Looks a rule up by id.
 pub fn by_id(id: &str) -> Option<&'static dyn Rule> {
     registry().iter().copied().find(|rule| rule.id() == id)

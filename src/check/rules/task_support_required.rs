@@ -2,8 +2,6 @@
 //! answer a call without task augmentation with −32601, so every existing caller that does not
 //! use tasks now fails.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
@@ -36,11 +34,7 @@ impl Rule for TaskSupportRequired {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         let required = Value::from("required");
-        let approved: HashMap<&str, Tool<'_>> = comparison
-            .approved
-            .tools()
-            .filter_map(|t| Some((t.name_str()?, t)))
-            .collect();
+        let approved = super::approved_by_name(comparison);
         for tool in comparison.candidate.tools() {
             // Most tools have no execution field: the text says so without parsing.
             if tool.raw_field("execution").is_none() || task_support(&tool) != Some(&required) {
