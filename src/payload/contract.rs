@@ -20,7 +20,9 @@ use crate::surface::contract::{Announced, Item, ListKind, ServerContract};
 #[serde(rename_all = "camelCase")]
 struct Members {
     tools: Option<IgnoredAny>,
-    tools_list: Option<IgnoredAny>,
+    /// Only its first page's caching hints are used (the fast reader keeps no more).
+    tools_list: Option<Value>,
+    cache_hints: Option<Value>,
     initialize_result: Option<Value>,
     discover_result: Option<Value>,
     prompts_list: Option<Value>,
@@ -84,6 +86,7 @@ fn from_member_bytes(
     limits: Limits,
 ) -> Result<Option<ServerContract>, PayloadError> {
     const WANTED: &[&str] = &[
+        "cacheHints",
         "initializeResult",
         "discoverResult",
         "promptsList",
@@ -100,13 +103,63 @@ fn from_member_bytes(
     for (key, range) in members {
         let value = match key.as_str() {
             // Only their presence matters.
-            "tools" | "toolsList" => Value::Bool(true),
+            "tools" => Value::Bool(true),
+            // Only the first page's caching hints are read: the tools are stepped over.
+            "toolsList" => first_page_hints(&json[range], source_name, limits)?,
             k if WANTED.contains(&k) => super::parse_json(&json[range], source_name, limits)?,
             _ => continue,
         };
         object.insert(key, value);
     }
     from_value(&Value::Object(object), source_name)
+}
+
+/// The `ttlMs` and `cacheScope` members of a list result (of its first page, for an array of
+/// pages), parsed without the rest of it.
+fn first_page_hints(
+    value: &[u8],
+    source_name: &str,
+    limits: Limits,
+) -> Result<Value, PayloadError> {
+    let mut page = value;
+    let start = value
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    if value.get(start) == Some(&b'[') {
+        let first = start
+            + 1
+            + value[start + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        if let Some(end) = crate::json_scan::value_end(value, first) {
+            page = &value[first..end];
+        }
+    }
+    let mut hints = Map::new();
+    for (key, range) in super::members::top_level(page).unwrap_or_default() {
+        if CACHE_HINTS.contains(&key.as_str()) {
+            hints.insert(key, super::parse_json(&page[range], source_name, limits)?);
+        }
+    }
+    Ok(Value::Object(hints))
+}
+
+/// The members of a 2026-07-28 result that say how it may be cached.
+const CACHE_HINTS: &[&str] = &["ttlMs", "cacheScope"];
+
+/// A result's caching hints (of its first page for an array of pages), if it has any.
+fn hints_of(result: &Value) -> Option<Value> {
+    let page = match result {
+        Value::Array(pages) => pages.first()?,
+        page => page,
+    };
+    let hints: Map<String, Value> = CACHE_HINTS
+        .iter()
+        .filter_map(|k| Some((k.to_string(), page.get(*k)?.clone())))
+        .collect();
+    (!hints.is_empty()).then_some(Value::Object(hints))
 }
 
 /// [`read`] of an already parsed document.
@@ -134,6 +187,35 @@ fn from_members(
         from_capture: capture,
         ..ServerContract::default()
     };
+    contract.cache_hints = match capture {
+        true => {
+            let mut hints = Map::new();
+            let lists = [
+                ("server/discover", &members.discover_result),
+                ("tools/list", &members.tools_list),
+                ("prompts/list", &members.prompts_list),
+                ("resources/list", &members.resources_list),
+                ("resources/templates/list", &members.resource_templates_list),
+            ];
+            for (method, result) in lists {
+                if let Some(h) = result.as_ref().and_then(hints_of) {
+                    hints.insert(method.into(), h);
+                }
+            }
+            (!hints.is_empty()).then_some(hints)
+        }
+        false => match members.cache_hints.take() {
+            None => None,
+            Some(Value::Object(hints)) => Some(hints),
+            Some(other) => {
+                return Err(shape_error(
+                    source_name,
+                    "/cacheHints",
+                    format!("`cacheHints` must be an object, found {}", describe(&other)),
+                ))
+            }
+        },
+    };
     contract.announced = match capture {
         true => match (
             members.initialize_result.take(),
@@ -159,8 +241,9 @@ fn from_members(
             None => None,
         };
     }
-    let recorded =
-        contract.announced.is_some() || ListKind::ALL.iter().any(|k| contract.list(*k).is_some());
+    let recorded = contract.announced.is_some()
+        || contract.cache_hints.is_some()
+        || ListKind::ALL.iter().any(|k| contract.list(*k).is_some());
     Ok(recorded.then_some(contract))
 }
 
@@ -409,6 +492,23 @@ mod tests {
         let mut again = serde_json::json!({"tools": []});
         again.as_object_mut().unwrap().extend(c.snapshot_members());
         assert_eq!(again, serde_json::from_str::<Value>(text).unwrap());
+    }
+
+    #[test]
+    fn caching_hints_come_from_the_first_page_on_both_readers() {
+        let text = r#"{"discoverResult":{"capabilities":{},"ttlMs":0,"cacheScope":"private"},
+            "toolsList":[{"tools":[{"name":"a"}],"nextCursor":"c","ttlMs":5,"cacheScope":"public"},{"tools":[],"ttlMs":9}]}"#;
+        let fast = contract(text).unwrap();
+        let general = read_general(text.as_bytes(), "t.json", Limits::default())
+            .unwrap()
+            .unwrap();
+        assert_eq!(fast, general);
+        let hints = fast.cache_hints.unwrap();
+        assert_eq!(
+            hints["tools/list"],
+            serde_json::json!({"ttlMs": 5, "cacheScope": "public"})
+        );
+        assert_eq!(hints["server/discover"]["cacheScope"], "private");
     }
 
     #[test]

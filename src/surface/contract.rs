@@ -125,6 +125,9 @@ pub struct ServerContract {
     pub prompts: Option<Vec<Item>>,
     pub resources: Option<Vec<Item>>,
     pub resource_templates: Option<Vec<Item>>,
+    /// 2026-07-28 caching hints per method (`server/discover`, `tools/list`, …): an object with
+    /// the `ttlMs` and `cacheScope` the result carried (of a list's first page).
+    pub cache_hints: Option<Map<String, Value>>,
 }
 
 impl ServerContract {
@@ -173,6 +176,9 @@ impl ServerContract {
             if let Some(text) = &a.instructions {
                 out.insert("instructions".into(), Value::String(text.clone()));
             }
+        }
+        if let Some(hints) = self.cache_hints.as_ref().filter(|h| !h.is_empty()) {
+            out.insert("cacheHints".into(), Value::Object(hints.clone()));
         }
         for kind in ListKind::ALL {
             // An empty list of an undeclared capability is implied by `capabilities`.

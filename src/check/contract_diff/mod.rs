@@ -9,6 +9,7 @@
 //! tools only.
 
 mod announced;
+mod caching;
 mod lists;
 mod word_diff;
 
@@ -42,6 +43,8 @@ pub enum ContractChangeKind {
     CapabilityAdded,
     CapabilityChanged,
     PartUnrecorded,
+    CacheScopeChanged,
+    CacheTtlChanged,
 }
 
 /// One change in the contract beyond tools.
@@ -110,6 +113,7 @@ pub fn compare(
         )),
         (None, _) => {}
     }
+    caching::compare(approved, candidate, &mut out);
     for kind in ListKind::ALL {
         match (approved.list(kind), candidate.list(kind)) {
             (Some(old), Some(new)) => lists::compare(kind, old, new, &mut out),

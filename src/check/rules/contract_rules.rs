@@ -28,10 +28,17 @@ impl Rule for ContractRule {
     fn source(&self) -> &'static str {
         self.source
     }
+    fn era(&self) -> &'static str {
+        match self.source {
+            CACHING => "2026-07-28",
+            _ => "all",
+        }
+    }
     fn part(&self) -> &'static str {
         match self.source {
             PROMPTS => "prompts",
             RESOURCES => "resources",
+            CACHING => "all",
             _ if self.id.starts_with("contract-") => "all",
             _ => "server",
         }
@@ -65,6 +72,7 @@ use Severity::{Breaking, Compatible, Info, Unknown, Warning};
 const PROMPTS: &str = "MCP server/prompts: prompts/list, Prompt {name, title, description, arguments}, PromptArgument {name, description, required}; prompts/get names a prompt and passes its arguments";
 const RESOURCES: &str = "MCP server/resources: resources/list Resource {uri, name, title, description, mimeType}, resources/templates/list ResourceTemplate {uriTemplate (RFC 6570), ...}; resources/read takes a uri";
 const LIFECYCLE: &str = "MCP lifecycle: InitializeResult (2024-11-05 … 2025-11-25) and DiscoverResult (2026-07-28) {capabilities, serverInfo, instructions}; instructions \"can be used by clients to improve the LLM's understanding\" (e.g. in a system prompt)";
+const CACHING: &str = "MCP 2026-07-28 CacheableResult: ttlMs (how long a client may keep the result) and cacheScope (public: any cache may serve it across authorization contexts; private: only within one)";
 const CAPABILITIES: &str = "MCP ServerCapabilities: tools/prompts/resources {listChanged}, resources {subscribe}, logging, completions, experimental, extensions; a client must not use a feature the server did not declare";
 
 macro_rules! contract_rule {
@@ -102,5 +110,7 @@ pub static CONTRACT_RULES: &[ContractRule] = &[
     contract_rule!("capability-flag-dropped", Warning, CapabilityFlagDropped, CAPABILITIES, "tools/prompts/resources.listChanged or resources.subscribe went from true to absent or false: a client relying on change notifications keeps stale lists"),
     contract_rule!("capability-added", Compatible, CapabilityAdded, CAPABILITIES, "the server declares a new capability"),
     contract_rule!("capability-changed", Info, CapabilityChanged, CAPABILITIES, "a declared capability's settings changed otherwise"),
+    contract_rule!("cache-scope-changed", Warning, CacheScopeChanged, CACHING, "a result's cacheScope changed (2026-07-28): public lets shared caches serve it across authorization contexts"),
+    contract_rule!("cache-ttl-changed", Info, CacheTtlChanged, CACHING, "a result's ttlMs changed (2026-07-28): clients refetch it on another schedule"),
     contract_rule!("contract-part-unrecorded", Unknown, PartUnrecorded, "driftlab: a gate never passes what it did not see", "the approved snapshot records a part of the contract (prompts, resources, templates, instructions and capabilities) that the candidate does not: not compared (use --scope tools to gate tools only)"),
 ];

@@ -102,6 +102,8 @@ pub const RULE_SETS: &[RuleSet] = &[
             "capability-changed",
             "contract-part-unrecorded",
             // era-aware
+            "cache-scope-changed",
+            "cache-ttl-changed",
             "x-mcp-header-invalid",
             "x-mcp-header-newly-invalid",
             "task-support-required",
