@@ -83,9 +83,14 @@ fn instructions(old: &Announced, new: &Announced, out: &mut Vec<ContractChange>)
 fn capabilities(old: &Announced, new: &Announced, out: &mut Vec<ContractChange>) {
     let caps = |a: &Announced| pointer::push(&a.pointer, "capabilities");
     let (old_at, new_at) = (caps(old), caps(new));
-    for (name, old_value, old_ptr) in entries(&old.capabilities, &old_at) {
+    let (old_entries, new_entries) = (
+        entries(&old.capabilities, &old_at),
+        entries(&new.capabilities, &new_at),
+    );
+    for (name, old_value, old_ptr) in &old_entries {
+        let (name, old_value) = (name.as_str(), *old_value);
         let subject = format!("capability {name}");
-        match find(&new.capabilities, &new_at, &name) {
+        match find(&new_entries, name) {
             None => out.push(
                 ContractChange::new(
                     K::CapabilityRemoved,
@@ -93,15 +98,15 @@ fn capabilities(old: &Announced, new: &Announced, out: &mut Vec<ContractChange>)
                     format!(
                         "the server no longer declares the capability {}: clients that use it \
                          get errors (-32601) or nothing",
-                        quoted(&name)
+                        quoted(name)
                     ),
                 )
-                .at(Some(&old_ptr), Some(&new_at))
+                .at(Some(old_ptr), Some(&new_at))
                 .values(Some(old_value), None),
             ),
             Some((new_value, new_ptr)) if new_value != old_value => {
                 let before = out.len();
-                flags(&name, old_value, new_value, (&old_ptr, &new_ptr), out);
+                flags(name, old_value, new_value, (old_ptr, &new_ptr), out);
                 // A dropped flag is reported once, as dropped; anything else that changed too
                 // is reported as changed.
                 if out.len() == before || !only_flags_differ(old_value, new_value) {
@@ -109,9 +114,9 @@ fn capabilities(old: &Announced, new: &Announced, out: &mut Vec<ContractChange>)
                         ContractChange::new(
                             K::CapabilityChanged,
                             subject,
-                            format!("the capability {} changed", quoted(&name)),
+                            format!("the capability {} changed", quoted(name)),
                         )
-                        .at(Some(&old_ptr), Some(&new_ptr))
+                        .at(Some(old_ptr), Some(&new_ptr))
                         .values(Some(old_value), Some(new_value)),
                     );
                 }
@@ -119,15 +124,16 @@ fn capabilities(old: &Announced, new: &Announced, out: &mut Vec<ContractChange>)
             Some(_) => {}
         }
     }
-    for (name, new_value, new_ptr) in entries(&new.capabilities, &new_at) {
-        if find(&old.capabilities, &old_at, &name).is_none() {
+    for (name, new_value, new_ptr) in &new_entries {
+        let new_value = *new_value;
+        if find(&old_entries, name).is_none() {
             out.push(
                 ContractChange::new(
                     K::CapabilityAdded,
                     format!("capability {name}"),
-                    format!("the server now declares the capability {}", quoted(&name)),
+                    format!("the server now declares the capability {}", quoted(name)),
                 )
-                .at(None, Some(&new_ptr))
+                .at(None, Some(new_ptr))
                 .values(None, Some(new_value)),
             );
         }
@@ -199,13 +205,10 @@ fn entries<'a>(capabilities: &'a Map<String, Value>, at: &str) -> Vec<(String, &
     out
 }
 
-fn find<'a>(
-    capabilities: &'a Map<String, Value>,
-    at: &str,
-    name: &str,
-) -> Option<(&'a Value, String)> {
-    entries(capabilities, at)
-        .into_iter()
+/// A capability's value and pointer among [`entries`].
+fn find<'a>(entries: &[(String, &'a Value, String)], name: &str) -> Option<(&'a Value, String)> {
+    entries
+        .iter()
         .find(|(n, _, _)| n == name)
-        .map(|(_, v, p)| (v, p))
+        .map(|(_, v, p)| (*v, p.clone()))
 }
