@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Rebuilds driftlab and reruns every committed study into results/ (what the regeneration tests
 # compare against): the published MCP contract-drift study and the drift taxonomy study on
-# synthetic and on real bases, the live drift study, the output-contracts study and the guard
-# study (silent failures without and with `driftlab guard`), and the real-checkers study (the
-# published checkers from PyPI: scripts/install-real-checkers.sh).
+# synthetic and on real bases, the whole-contract study, the live drift study, the
+# output-contracts study and the guard study (silent failures without and with `driftlab
+# guard`), and the real-checkers study (the published checkers from PyPI:
+# scripts/install-real-checkers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
 ./target/release/driftlab study --force "$@"
 ./target/release/driftlab study research/2026-11-30-mcp-drift-taxonomy/study.toml --force "$@"
 ./target/release/driftlab study research/2026-11-30-mcp-drift-taxonomy/study-real.toml --force "$@"
+./target/release/driftlab study research/2026-12-03-whole-contract/study.toml --force "$@"
 # The live drift study needs the pinned servers (npm ci --prefix servers; a venv for
 # servers/requirements.txt), and the output-contracts study's live half too.
 ./target/release/driftlab study research/2026-11-30-live-drift/study.toml --force "$@"

@@ -200,8 +200,9 @@ fn what_the_fast_reader_leaves_gets_the_general_readers_answer() {
     }
 }
 
-/// Bases for the splice test: generated surfaces of several sizes and seeds, and every real
-/// payload as a study reads it (its bare result object).
+/// Bases for the splice test: generated surfaces of several sizes and seeds (some with a whole
+/// contract beside the tools), and every real payload as a study reads it (its bare result
+/// object).
 fn bases() -> Vec<Value> {
     let mut bases: Vec<Value> = real_payloads()
         .iter()
@@ -216,6 +217,9 @@ fn bases() -> Vec<Value> {
             let tools = 1 + (index % 6) as usize;
             bases.push(driftlab::generate::surface(seed, index, tools));
         }
+    }
+    for index in 0..60 {
+        bases.push(driftlab::generate::surface_with_contract(11, index, 3));
     }
     bases
 }

@@ -153,6 +153,14 @@ fn committed_real_base_taxonomy_results_are_regenerated_byte_for_byte() {
     );
 }
 
+#[test]
+fn committed_whole_contract_results_are_regenerated_byte_for_byte() {
+    regenerate(
+        "mcp-whole-contract-2026-12-03",
+        Some("research/2026-12-03-whole-contract/study.toml"),
+    );
+}
+
 /// Reruns a committed study from the repository root, as its manifest's command says, into a
 /// temporary folder, and compares every file.
 fn regenerate(study: &str, spec: Option<&str>) {

@@ -1,5 +1,6 @@
 //! The drift taxonomy study: every class lands where its label says, on synthetic and real
-//! bases, and each emulated strategy shows the blind spots it is documented to have. Assertions
+//! bases, and each emulated strategy shows the blind spots it is documented to have. The
+//! whole-contract study does the same for the classes beyond tools. Assertions
 //! read the committed summaries, which `committed_results_are_regenerated_byte_for_byte` in
 //! tests/study.rs proves are what the code produces.
 
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 const SYNTHETIC: &str = "mcp-drift-taxonomy-2026-11-30";
 const REAL: &str = "mcp-drift-taxonomy-2026-11-30-real";
+const WHOLE: &str = "mcp-whole-contract-2026-12-03";
 
 fn summary(study: &str) -> Value {
     read_json(&repo().join("results").join(study).join("summary.json"))
@@ -31,23 +33,36 @@ fn cell(summary: &Value, gate: &str, mutation: &str) -> (u64, u64) {
     )
 }
 
-fn classes(label: Label) -> Vec<&'static str> {
+/// The classes with `label` that a study ran.
+fn classes(summary: &Value, label: Label) -> Vec<&'static str> {
+    let ran = |id: &str| {
+        summary["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["mutation"] == id)
+    };
     mutate::REGISTRY
         .iter()
-        .filter(|c| c.label() == label)
+        .filter(|c| c.label() == label && ran(c.id()))
         .map(|c| c.id())
         .collect()
 }
 
 #[test]
-fn every_class_is_in_the_study_and_applies_somewhere() {
-    for study in [SYNTHETIC, REAL] {
-        let s = summary(study);
-        for class in mutate::REGISTRY
-            .iter()
-            .filter(|c| c.label() != Label::Control)
-        {
-            let (_, total) = cell(&s, "structural", class.id());
+fn every_class_is_in_a_study_and_applies_somewhere() {
+    // Tool classes run in both taxonomy studies; the classes beyond tools in the whole-contract
+    // study, whose generated servers record prompts, resources and instructions.
+    for class in mutate::REGISTRY
+        .iter()
+        .filter(|c| c.label() != Label::Control)
+    {
+        let studies: &[&str] = match class.part() {
+            "tools" => &[SYNTHETIC, REAL],
+            _ => &[WHOLE],
+        };
+        for study in studies {
+            let (_, total) = cell(&summary(study), "classifier-fail-on-warning", class.id());
             assert!(
                 total >= 60,
                 "{study}: {} applied to only {total} surfaces",
@@ -59,8 +74,9 @@ fn every_class_is_in_the_study_and_applies_somewhere() {
 
 #[test]
 fn the_classifier_at_fail_on_breaking_detects_every_breaking_class_and_nothing_harmless() {
-    for study in [SYNTHETIC, REAL] {
+    for study in [SYNTHETIC, REAL, WHOLE] {
         let s = summary(study);
+        let classes = |label| classes(&s, label);
         for class in classes(Label::Breaking) {
             let (detected, total) = cell(&s, "classifier-fail-on-breaking", class);
             assert_eq!(detected, total, "{study}: breaking {class}");
@@ -140,7 +156,7 @@ fn emulated_strategies_show_their_documented_blind_spots() {
             "name-set",
             "required-and-types",
         ] {
-            for class in classes(Label::Benign) {
+            for class in classes(&s, Label::Benign) {
                 none(gate, class);
             }
         }
@@ -157,7 +173,7 @@ fn every_class_changes_every_real_base_it_applies_to() {
         .unwrap();
     assert_eq!(study.bases.len(), 8);
     for (name, base) in &study.bases {
-        for class in mutate::REGISTRY {
+        for class in mutate::REGISTRY.iter().filter(|c| c.part() == "tools") {
             for draw in 0..3 {
                 let mut candidate = base.clone();
                 let outcome = class.apply(&mut candidate, &mut mutate::stream(7, *class, draw));
@@ -203,4 +219,38 @@ fn metrics_follow_from_the_cells() {
     );
     assert!((m["false_positive_rate"].as_f64().unwrap() - fp / (fp + tn)).abs() < 1e-12);
     assert!(fp > 0.0);
+}
+
+#[test]
+fn only_a_gate_that_compares_the_whole_contract_sees_drift_beyond_tools() {
+    let s = summary(WHOLE);
+    let beyond: Vec<&str> = mutate::REGISTRY
+        .iter()
+        .filter(|c| c.part() != "tools")
+        .map(|c| c.id())
+        .collect();
+    assert_eq!(beyond.len(), 5);
+    for class in &beyond {
+        // Every gate that reads only tools misses it: the tool hashes and the tools-only
+        // classifier alike.
+        for gate in [
+            "structural+ordered-snapshot",
+            "sorted-hash",
+            "description-hash",
+            "classifier-tools-only",
+        ] {
+            assert_eq!(cell(&s, gate, class).0, 0, "{gate} saw {class}");
+        }
+        let (detected, total) = cell(&s, "classifier-fail-on-warning", class);
+        assert_eq!(detected, total, "{class}");
+    }
+    // The tool classes are judged the same with or without the contract beside them.
+    for class in [
+        "tool-removed",
+        "parameter-renamed",
+        "required-parameter-added",
+    ] {
+        let (detected, total) = cell(&s, "classifier-tools-only", class);
+        assert_eq!(detected, total, "{class}");
+    }
 }

@@ -336,6 +336,13 @@ fn bad_options_are_usage_errors() {
     let output = run(&["wrap", "--drift", "no-such-class", "--", "true"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--drift no-such-class: no such mutation class"));
+    let output = run(&["wrap", "--drift", "resource-removed", "--", "true"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the class changes the resources, and wrap drifts tools/list"),
+        "{}",
+        stderr(&output)
+    );
     let output = run(&["wrap", "-p", "2", "--", "true"]);
     assert_eq!(output.status.code(), Some(2));
     let output = run(&["wrap", "--", "driftlab-no-such-server"]);

@@ -83,7 +83,7 @@ const RULE_COLUMNS: [&str; 8] = [
 ];
 /// Columns the tables leave out (too long for a row); JSON and sections keep them.
 const NOT_IN_TABLES: &[&str] = &["source"];
-const MUTATION_COLUMNS: [&str; 3] = ["mutation", "label", "changes"];
+const MUTATION_COLUMNS: [&str; 4] = ["mutation", "label", "part", "changes"];
 
 fn rule_rows() -> Vec<[&'static str; 8]> {
     registry()
@@ -103,10 +103,10 @@ fn rule_rows() -> Vec<[&'static str; 8]> {
         .collect()
 }
 
-fn mutation_rows() -> Vec<[&'static str; 3]> {
+fn mutation_rows() -> Vec<[&'static str; 4]> {
     MUTATIONS
         .iter()
-        .map(|m| [m.id(), m.label().as_str(), m.summary()])
+        .map(|m| [m.id(), m.label().as_str(), m.part(), m.summary()])
         .collect()
 }
 
@@ -244,5 +244,6 @@ mod tests {
         .unwrap();
         assert_eq!(json.as_array().unwrap().len(), MUTATIONS.len());
         assert!(json[0]["label"].is_string());
+        assert_eq!(json[0]["part"], "tools");
     }
 }

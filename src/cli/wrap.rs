@@ -94,9 +94,13 @@ pub fn run(args: Args) -> Result<u8> {
         .drift
         .iter()
         .map(|id| {
-            mutate::by_id(id).ok_or_else(|| {
+            let class = mutate::by_id(id).ok_or_else(|| {
                 anyhow!("--drift {id}: no such mutation class (see `driftlab mutations`)")
-            })
+            })?;
+            match class.part() {
+                "tools" => Ok(class),
+                part => bail!("--drift {id}: the class changes the {part}, and wrap drifts tools/list results only (classes of part `tools` in `driftlab mutations`)"),
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     let log: Option<Box<dyn Write>> = match &args.log {

@@ -1,6 +1,7 @@
 //! The synthetic surface generator: seeded `tools/list` result objects that look like the real
 //! servers in the shared corpus. Every draw, in order, is written down in METHOD.md.
 
+pub mod contract;
 mod plan;
 mod vocabulary;
 
@@ -20,6 +21,17 @@ const NAME_ATTEMPTS: usize = 16;
 /// Generates surface `index` of a study with `seed`: a `{"tools":[…]}` object with `tools` tools.
 pub fn surface(seed: u64, index: u64, tools: usize) -> Value {
     plan(seed, index, tools).to_value()
+}
+
+/// Surface `index` with the rest of a server's contract beside its tools (see [`contract`]): the
+/// same tools as [`surface`] gives, then `serverInfo`, `capabilities`, `instructions`, `prompts`
+/// and `resources`.
+pub fn surface_with_contract(seed: u64, index: u64, tools: usize) -> Value {
+    let mut value = surface(seed, index, tools);
+    if let Value::Object(members) = &mut value {
+        members.extend(contract::members(seed, index));
+    }
+    value
 }
 
 /// Every draw of surface `index`, in order, before it is built as a value or written as bytes.

@@ -5,6 +5,7 @@
 //! never changes another class's draws.
 
 mod annotation_became_dangerous;
+mod capability_flag_dropped;
 mod constraint_tightened;
 mod description_rewritten;
 mod edit;
@@ -14,6 +15,7 @@ mod identity;
 mod input_schema_array_root;
 mod input_schema_missing;
 mod input_schema_null;
+mod instructions_rewritten;
 mod name_space;
 mod optional_parameter_added;
 mod output_property_removed;
@@ -24,7 +26,10 @@ mod parameter_renamed;
 mod parameter_type_narrowed;
 mod parameter_type_widened;
 mod payload_reformatted;
+mod prompt_argument_removed;
+mod prompt_required_argument_added;
 mod required_parameter_added;
+mod resource_removed;
 mod schema_key_order_changed;
 mod tool_added;
 mod tool_removed;
@@ -32,6 +37,7 @@ mod tool_renamed;
 mod tools_reordered;
 
 pub use annotation_became_dangerous::AnnotationBecameDangerous;
+pub use capability_flag_dropped::CapabilityFlagDropped;
 pub use constraint_tightened::ConstraintTightened;
 pub use description_rewritten::DescriptionRewritten;
 pub use edit::Edit;
@@ -41,6 +47,7 @@ pub use identity::Identity;
 pub use input_schema_array_root::InputSchemaArrayRoot;
 pub use input_schema_missing::InputSchemaMissing;
 pub use input_schema_null::InputSchemaNull;
+pub use instructions_rewritten::InstructionsRewritten;
 pub use name_space::NameSpace;
 pub use optional_parameter_added::OptionalParameterAdded;
 pub use output_property_removed::OutputPropertyRemoved;
@@ -51,7 +58,10 @@ pub use parameter_renamed::ParameterRenamed;
 pub use parameter_type_narrowed::ParameterTypeNarrowed;
 pub use parameter_type_widened::ParameterTypeWidened;
 pub use payload_reformatted::PayloadReformatted;
+pub use prompt_argument_removed::PromptArgumentRemoved;
+pub use prompt_required_argument_added::PromptRequiredArgumentAdded;
 pub use required_parameter_added::RequiredParameterAdded;
+pub use resource_removed::ResourceRemoved;
 pub use schema_key_order_changed::SchemaKeyOrderChanged;
 pub use tool_added::ToolAdded;
 pub use tool_removed::ToolRemoved;
@@ -153,6 +163,12 @@ pub trait MutationClass: Sync {
     fn label(&self) -> Label;
     /// One line: why the label is what it is.
     fn rationale(&self) -> &'static str;
+    /// The part of the contract it changes, as the rules name parts: `tools`, `prompts`,
+    /// `resources` or `server`. A class beyond tools applies to surfaces that record that part
+    /// (generated with [`crate::generate::surface_with_contract`]).
+    fn part(&self) -> &'static str {
+        "tools"
+    }
     /// Changes `surface` in place. Must change the serialized bytes unless it is the control.
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome;
     /// The bytes a client receives for the mutated surface. Compact JSON, except for classes
@@ -212,6 +228,12 @@ pub const REGISTRY: &[&dyn MutationClass] = &[
     // Benign
     &SchemaKeyOrderChanged,
     &PayloadReformatted,
+    // Beyond tools: prompts, resources and the server's announcement (whole-contract surfaces)
+    &PromptArgumentRemoved,
+    &PromptRequiredArgumentAdded,
+    &ResourceRemoved,
+    &InstructionsRewritten,
+    &CapabilityFlagDropped,
 ];
 
 pub fn by_id(id: &str) -> Option<&'static dyn MutationClass> {
@@ -233,6 +255,26 @@ fn tools_mut(surface: &mut Value) -> Result<&mut Vec<Value>, NotApplicable> {
         .get_mut("tools")
         .and_then(Value::as_array_mut)
         .ok_or_else(|| NotApplicable("surface has no tools array".into()))
+}
+
+/// A list of the contract beyond tools (`prompts`, `resources`) as a snapshot records it.
+fn contract_list_mut<'a>(
+    surface: &'a mut Value,
+    member: &str,
+) -> Result<&'a mut Vec<Value>, NotApplicable> {
+    surface
+        .get_mut(member)
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| NotApplicable(format!("the surface records no {member}")))
+}
+
+/// An item's `key` member (a prompt's name, a resource's uri) for a detail.
+fn item_label(item: &Value, key: &str) -> String {
+    match item.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => format!("(no {key})"),
+    }
 }
 
 /// Draws one tool uniformly; not applicable on an empty surface.
@@ -440,7 +482,7 @@ mod tests {
         for class in REGISTRY {
             let mut applied = 0;
             for i in 0..100 {
-                let base = generate::surface(11, i, 3);
+                let base = generate::surface_with_contract(11, i, 3);
                 let mut candidate = base.clone();
                 let mut rng = stream(11, *class, i);
                 let Ok(outcome) = class.apply(&mut candidate, &mut rng) else {

@@ -238,8 +238,11 @@ fn evaluate_surface(
         None => base(study, index),
     };
     let base_bytes: &[u8] = live.as_ref().map_or(base.bytes(), |live| &live.bytes);
-    let approved = payload::read(base_bytes, "approved", Limits::default())
-        .map_err(|e| reject("(approved)", e))?;
+    let whole_contract = study.whole_contract();
+    let approved = read_whole(base_bytes, "approved", whole_contract, |bytes| {
+        payload::read(bytes, "approved", Limits::default())
+    })
+    .map_err(|e| reject("(approved)", e))?;
     let gates = study.gates.len();
     let external = study.gates.iter().any(|g| g.checker.is_some());
     let mut result = SurfaceResult {
@@ -332,7 +335,14 @@ fn evaluate_surface(
         let owned = !is_live;
         let read = if owned {
             let bytes = std::mem::take(&mut spliced);
-            payload::read_candidate(bytes, "candidate", Limits::default(), &approved)
+            let contract = whole_contract
+                .then(|| payload::contract::read(&bytes, "candidate", Limits::default()));
+            payload::read_candidate(bytes, "candidate", Limits::default(), &approved).and_then(
+                |read| match contract {
+                    Some(contract) => Ok(read.with_contract(contract?)),
+                    None => Ok(read),
+                },
+            )
         } else {
             payload::read(candidate_bytes, "candidate", Limits::default()).map(|mut read| {
                 read.share_parsed(&approved);
@@ -439,6 +449,20 @@ fn evaluate_surface(
     Ok(result)
 }
 
+/// `bytes` read by `read`, with the rest of the server's contract when the study compares it.
+fn read_whole(
+    bytes: &[u8],
+    name: &str,
+    whole_contract: bool,
+    read: impl FnOnce(&[u8]) -> Result<crate::surface::Surface, PayloadError>,
+) -> Result<crate::surface::Surface, PayloadError> {
+    let surface = read(bytes)?;
+    match whole_contract {
+        true => Ok(surface.with_contract(payload::contract::read(bytes, name, Limits::default())?)),
+        false => Ok(surface),
+    }
+}
+
 /// The id of the request for surface `index` and class `class_index` (0: the control):
 /// `surface × (classes + 1) + class`, the same in every shard and in `generate --checker-requests`.
 fn request_id(study: &Study, index: u64, class_index: usize) -> u64 {
@@ -476,10 +500,16 @@ pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec
 pub fn base_surface(study: &Study, index: u64) -> (&str, Cow<'_, Value>) {
     match real_base(study, index) {
         Some((name, value)) => (name, Cow::Borrowed(value)),
-        None => (
-            SYNTHETIC,
-            Cow::Owned(generate::surface(study.spec.seed, index, study.spec.tools)),
-        ),
+        None => (SYNTHETIC, Cow::Owned(generated_surface(study, index))),
+    }
+}
+
+/// Generated surface `index`, with a whole contract when the study's classes change one.
+fn generated_surface(study: &Study, index: u64) -> Value {
+    let (seed, tools) = (study.spec.seed, study.spec.tools);
+    match study.whole_contract() {
+        true => generate::surface_with_contract(seed, index, tools),
+        false => generate::surface(seed, index, tools),
     }
 }
 
@@ -487,6 +517,7 @@ pub fn base_surface(study: &Study, index: u64) -> (&str, Cow<'_, Value>) {
 fn base(study: &Study, index: u64) -> (&str, Base<'_>) {
     match real_base(study, index) {
         Some((name, value)) => (name, Base::new(value)),
+        None if study.whole_contract() => (SYNTHETIC, Base::owned(generated_surface(study, index))),
         None => {
             let plan = generate::plan(study.spec.seed, index, study.spec.tools);
             (SYNTHETIC, Base::generated(plan))

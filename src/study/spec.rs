@@ -284,20 +284,15 @@ impl StudySpec {
             }
             let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
             for (r, id) in gate.rules.iter().enumerate() {
-                let kind = match id.as_str() {
-                    "@payload" => Some(crate::check::RuleKind::Payload),
-                    "@diff" => Some(crate::check::RuleKind::Diff),
-                    _ => None,
-                };
                 let key = || format!("gates[{g}].rules[{r}]");
-                let found = match kind {
-                    Some(kind) => rules::sets::of_kind_as_of(kind, rule_set).unwrap_or_default(),
+                let found = match group(id, rule_set) {
+                    Some(rules) => rules,
                     None => {
                         let rule = rules::by_id(id).ok_or_else(|| {
                             invalid(
                                 key(),
                                 format!(
-                                    "unknown rule {id:?} (known: @payload, @diff, {})",
+                                    "unknown rule {id:?} (known: @payload, @diff, @tools, {})",
                                     rules::ids().join(", ")
                                 ),
                             )
@@ -363,6 +358,18 @@ impl StudySpec {
                 "a study takes its surfaces from `bases` or `live`, not both".into(),
             ));
         }
+        if let Some(class) = mutations.iter().find(|c| c.part() != "tools") {
+            if self.bases.is_some() || !self.live.is_empty() {
+                return Err(invalid(
+                    "mutations".into(),
+                    format!(
+                        "{:?} changes the {} of a whole contract, which only generated surfaces record (drop `bases`/`live`)",
+                        class.id(),
+                        class.part()
+                    ),
+                ));
+            }
+        }
         let live_dir = spec_dir(path);
         let bases = match &self.bases {
             Some(folder) => {
@@ -391,9 +398,35 @@ impl Study {
             .expect("the embedded default study spec is valid")
     }
 
+    /// Whether a generated surface carries a whole contract (prompts, resources, instructions,
+    /// capabilities beside its tools): when a class changes one of those parts.
+    pub fn whole_contract(&self) -> bool {
+        self.mutations.iter().any(|c| c.part() != "tools")
+    }
+
     /// The classes every surface runs: the control first, then the spec's classes in order.
     pub fn classes(&self) -> impl Iterator<Item = &'static dyn MutationClass> + '_ {
         std::iter::once(mutate::CONTROL).chain(self.mutations.iter().copied())
+    }
+}
+
+/// The rules a group in a gate's `rules` stands for, as of `rule_set`: `@payload` and `@diff`
+/// every rule of that kind, `@tools` every payload and diff rule about tools alone (what a gate
+/// that knows only `tools/list` runs). `None` for a rule id.
+fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn crate::check::Rule>> {
+    use crate::check::RuleKind;
+    let of_kind = |kind| rules::sets::of_kind_as_of(kind, rule_set).unwrap_or_default();
+    match id {
+        "@payload" => Some(of_kind(RuleKind::Payload)),
+        "@diff" => Some(of_kind(RuleKind::Diff)),
+        "@tools" => Some(
+            [RuleKind::Payload, RuleKind::Diff]
+                .into_iter()
+                .flat_map(of_kind)
+                .filter(|rule| rule.part() == "tools")
+                .collect(),
+        ),
+        _ => None,
     }
 }
 
@@ -490,6 +523,36 @@ mod tests {
             .collect();
         assert_eq!(ids(&pinned), expected);
         assert_eq!(pinned.spec.rule_set.as_deref(), Some("2026-11-30"));
+    }
+
+    #[test]
+    fn the_tools_group_is_the_tool_rules_and_classes_beyond_tools_want_generated_servers() {
+        let spec = GOOD.replace("\"structural\"", "\"@tools\"");
+        let study = StudySpec::parse(&spec, "s.toml")
+            .unwrap()
+            .resolve("s.toml")
+            .unwrap();
+        let tools_rules = &study.gates[0].rules;
+        assert!(tools_rules.iter().all(|r| r.part() == "tools"));
+        assert!(tools_rules.iter().any(|r| r.id() == "tool-removed"));
+        assert!(!tools_rules.iter().any(|r| r.id() == "prompt-removed"));
+        assert!(!study.whole_contract());
+        let whole = spec.replace("\"name-space\"", "\"resource-removed\"");
+        let study = StudySpec::parse(&whole, "s.toml")
+            .unwrap()
+            .resolve("s.toml")
+            .unwrap();
+        assert!(study.whole_contract());
+        let on_bases = whole.replace("seed = 1", "seed = 1\nbases = \"bases\"");
+        let error = StudySpec::parse(&on_bases, "s.toml")
+            .unwrap()
+            .resolve("s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("s.toml: `mutations`: \"resource-removed\" changes the resources"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct Base<'a> {
 /// Where a base's value comes from.
 enum Source<'a> {
     Given(&'a Value),
+    /// Made for this surface (a generated whole contract).
+    Owned(Value),
     /// Generated: built from the generator's draws when a class first needs the value.
     Drawn {
         plan: Plan,
@@ -43,36 +45,21 @@ const CLOSE: &[u8] = b"]}";
 
 impl<'a> Base<'a> {
     pub fn new(value: &'a Value) -> Base<'a> {
-        let list = value
-            .as_object()
-            .filter(|o| o.len() == 1)
-            .and_then(|o| o.get("tools"))
-            .and_then(Value::as_array);
-        let Some(list) = list else {
-            return Base {
-                source: Source::Given(value),
-                // Serializing a `Value` cannot fail.
-                bytes: serde_json::to_vec(value).unwrap_or_default(),
-                tools: None,
-            };
-        };
-        // Room for a typical generated surface (about 1.5 KB) without regrowing.
-        let mut bytes = Vec::with_capacity(4096);
-        bytes.extend_from_slice(OPEN);
-        let mut tools = Vec::with_capacity(list.len());
-        for (i, tool) in list.iter().enumerate() {
-            if i > 0 {
-                bytes.push(b',');
-            }
-            let start = bytes.len();
-            compact::write(&mut bytes, tool);
-            tools.push(start..bytes.len());
-        }
-        bytes.extend_from_slice(CLOSE);
+        let (bytes, tools) = layout(value);
         Base {
             source: Source::Given(value),
             bytes,
-            tools: Some(tools),
+            tools,
+        }
+    }
+
+    /// A base that owns its value.
+    pub fn owned(value: Value) -> Base<'a> {
+        let (bytes, tools) = layout(&value);
+        Base {
+            source: Source::Owned(value),
+            bytes,
+            tools,
         }
     }
 
@@ -99,9 +86,37 @@ impl<'a> Base<'a> {
     pub fn value(&self) -> &Value {
         match &self.source {
             Source::Given(value) => value,
+            Source::Owned(value) => value,
             Source::Drawn { plan, value } => value.get_or_init(|| plan.to_value()),
         }
     }
+}
+
+/// A value's compact bytes and, for a bare `{"tools":[…]}` object, the byte range of each tool.
+fn layout(value: &Value) -> (Vec<u8>, Option<Vec<Range<usize>>>) {
+    let list = value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("tools"))
+        .and_then(Value::as_array);
+    let Some(list) = list else {
+        // Serializing a `Value` cannot fail.
+        return (serde_json::to_vec(value).unwrap_or_default(), None);
+    };
+    // Room for a typical generated surface (about 1.5 KB) without regrowing.
+    let mut bytes = Vec::with_capacity(4096);
+    bytes.extend_from_slice(OPEN);
+    let mut tools = Vec::with_capacity(list.len());
+    for (i, tool) in list.iter().enumerate() {
+        if i > 0 {
+            bytes.push(b',');
+        }
+        let start = bytes.len();
+        compact::write(&mut bytes, tool);
+        tools.push(start..bytes.len());
+    }
+    bytes.extend_from_slice(CLOSE);
+    (bytes, Some(tools))
 }
 
 /// Where a surface's candidates are made: by a class's edit of the base's bytes where it has
