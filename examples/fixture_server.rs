@@ -59,6 +59,10 @@ struct Args {
     /// Put this process's id in the first tool's description, so every run differs.
     #[arg(long)]
     vary: bool,
+    /// Put this process's id in the first prompt's description, so every run's prompts/list
+    /// differs while tools/list stays the same.
+    #[arg(long)]
+    vary_prompts: bool,
     /// Start `sleep 300` as a child and write its pid to this file.
     #[arg(long)]
     spawn_grandchild: Option<String>,
@@ -195,6 +199,11 @@ impl Server {
                 if self.contract.contains_key(Self::list_member(method)) =>
             {
                 let mut result = json!({ Self::list_member(method): contract(Self::list_member(method)) });
+                if self.args.vary_prompts && method == "prompts/list" {
+                    if let Some(first) = result.pointer_mut("/prompts/0") {
+                        first["description"] = json!(format!("served by process {}", std::process::id()));
+                    }
+                }
                 if self.modern.get() {
                     result["resultType"] = json!("complete");
                     result["ttlMs"] = json!(60000);

@@ -283,3 +283,38 @@ fn fingerprints_name_the_subject_not_the_place() {
         .collect();
     assert_eq!(same[0]["fingerprint"], first.as_str());
 }
+
+#[test]
+fn repeated_runs_compare_every_part_of_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("capture.json");
+    let output = capture(&fixture("contract/whole.json", &[]), &out, &["--runs", "2"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("differs between runs"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(read_json(&out)["capture"]["runs"]
+        .get("differingParts")
+        .is_none());
+
+    // A server whose prompts change from run to run, with the same tools: the gate would flap
+    // on the prompts alone.
+    let output = capture(
+        &fixture("contract/whole.json", &["--vary-prompts"]),
+        &out,
+        &["--runs", "3"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "warning: the prompts/list result differs between runs (run(s) 2, 3 differ from run 1)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let runs = &read_json(&out)["capture"]["runs"];
+    assert_eq!(runs["bytesIdentical"], true, "{runs}");
+    assert_eq!(runs["differingParts"], json!({"prompts/list": [2, 3]}));
+}

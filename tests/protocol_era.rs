@@ -255,6 +255,7 @@ fn the_guard_and_wrap_serve_a_2026_client_of_a_2026_server() {
         format!(
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{meta},"name":"search","arguments":{{"query":5}}}}}}"#
         ),
+        format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{meta}}}}}"#),
     ];
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let answer = |out: &[String], id: &str| {
@@ -285,6 +286,17 @@ fn the_guard_and_wrap_serve_a_2026_client_of_a_2026_server() {
         refused.contains("driftlab guard refused this call to `search` (invalid-arguments)"),
         "{refused}"
     );
+    // The pinned list, answered in the client's era: the server's own resultType, ttlMs and
+    // cacheScope beside the pinned tools.
+    let listed: serde_json::Value = serde_json::from_str(&answer(&out, "4")).unwrap();
+    let result = &listed["result"];
+    assert_eq!(result["tools"][0]["name"], "search", "{listed}");
+    assert_eq!(result["resultType"], "complete", "{listed}");
+    assert!(
+        result["ttlMs"].is_u64() && result["cacheScope"].is_string(),
+        "{listed}"
+    );
+    assert!(result.get("nextCursor").is_none(), "{listed}");
 
     // wrap relays the era's messages unchanged: the server's own validation answers.
     let mut args: Vec<String> = vec!["wrap".into(), "--".into()];

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use super::live::{Scope, ServerArgs};
 use crate::live::capture::ListOutcome;
 use crate::live::capture_file::{self, Runs};
+use crate::live::era::Era;
 use crate::live::Capture;
 use crate::output;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
@@ -153,12 +154,52 @@ fn compare_runs(first: &Capture, later: &[Capture]) -> Runs {
         .filter(|(_, c)| c.tools_list_bytes() != first_bytes)
         .map(|(i, _)| i + 2)
         .collect();
+    let first_parts = contract_parts(first);
+    let mut differing_parts = std::collections::BTreeMap::new();
+    for (run, capture) in later.iter().enumerate() {
+        let parts = contract_parts(capture);
+        for (method, bytes) in &first_parts {
+            let same = parts.iter().any(|(m, b)| m == method && b == bytes);
+            if !same {
+                differing_parts
+                    .entry(*method)
+                    .or_insert_with(Vec::new)
+                    .push(run + 2);
+            }
+        }
+    }
     Runs {
         count: later.len() + 1,
         bytes_identical: differing_runs.is_empty(),
         same_tool_order: later.iter().all(|c| names(c) == first_names),
         differing_runs,
+        differing_parts,
     }
+}
+
+/// What a run answered beyond tools/list, per method: the announcement's bytes, and each other
+/// list's page bytes (a refused list counts as refused, whatever the error said).
+fn contract_parts(capture: &Capture) -> Vec<(&'static str, Vec<u8>)> {
+    let announcement = match capture.negotiation.era {
+        Era::Handshake => "initialize",
+        Era::Modern => "server/discover",
+    };
+    let mut parts = vec![(
+        announcement,
+        capture.initialize_result.get().as_bytes().to_vec(),
+    )];
+    for list in &capture.other_lists {
+        let bytes = match &list.outcome {
+            ListOutcome::Listed { pages, .. } => pages
+                .iter()
+                .flat_map(|page| page.get().as_bytes().iter().copied().chain([b'\n']))
+                .collect(),
+            ListOutcome::NotDeclared => b"not declared".to_vec(),
+            ListOutcome::Failed(_) => b"failed".to_vec(),
+        };
+        parts.push((list.kind.method(), bytes));
+    }
+    parts
 }
 
 fn report_runs(runs: &Runs) {
@@ -174,6 +215,14 @@ fn report_runs(runs: &Runs) {
              a gate on this server will flap; the capture file records run 1",
             which.join(", "),
             if runs.same_tool_order { "the same" } else { "differs too" },
+        );
+    }
+    for (method, differing) in &runs.differing_parts {
+        let which: Vec<String> = differing.iter().map(usize::to_string).collect();
+        eprintln!(
+            "driftlab: warning: the {method} result differs between runs (run(s) {} differ from run 1): \
+             a whole-contract gate on this server will flap",
+            which.join(", ")
         );
     }
 }

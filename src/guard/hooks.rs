@@ -153,13 +153,7 @@ impl Hooks for Guard {
         }
         let id = message.id.clone().unwrap_or_default();
         match message.method.as_deref() {
-            Some("tools/list") => {
-                // The client sees the pinned list, whatever the server lists now.
-                let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
-                line.extend_from_slice(&self.pinned_list);
-                line.push(b'}');
-                Action::Replace(line)
-            }
+            Some("tools/list") => Action::Replace(self.pinned_answer(&id, response)),
             Some("tools/call") => match self.calls.remove(&id) {
                 Some(tool) => self.assert_output(&id, &tool, response),
                 None => Action::Forward,

@@ -48,6 +48,29 @@ impl Guard {
             .push((Side::Server, request.to_string().into_bytes()));
     }
 
+    /// The answer a client's `tools/list` gets: the pinned list, whatever the server lists now,
+    /// whole (no `nextCursor`). The other members of the server's own result are kept beside
+    /// it (2026-07-28's required `resultType`, `ttlMs` and `cacheScope`, and `_meta`), so a
+    /// client of either era reads an answer of its era.
+    pub(super) fn pinned_answer(&self, id: &str, response: &Value) -> Vec<u8> {
+        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
+        // `pinned_list` is a compact `{"tools":[…]}`: the members go before its closing brace.
+        let body = self.pinned_list.strip_suffix(b"}").unwrap_or_default();
+        line.extend_from_slice(body);
+        let members = response.get("result").and_then(Value::as_object);
+        for (key, value) in members.into_iter().flatten() {
+            if key != "tools" && key != "nextCursor" {
+                line.push(b',');
+                // Serializing a key and a `Value` cannot fail.
+                line.extend_from_slice(&serde_json::to_vec(key).unwrap_or_default());
+                line.push(b':');
+                line.extend_from_slice(&serde_json::to_vec(value).unwrap_or_default());
+            }
+        }
+        line.extend_from_slice(b"}}");
+        line
+    }
+
     /// Keeps the protocol envelope of a client's 2026-07-28 request (`params._meta` members named
     /// `io.modelcontextprotocol/…`: protocol version, client capabilities, client info), which
     /// every request of that era must carry, for the guard's own listings.

@@ -4,7 +4,7 @@
 //!   `notifications/tools/list_changed`) the guard lists the server's tools itself and diffs them
 //!   against the pin with the gate's engine; breaking drift refuses the affected tools (or the
 //!   whole server) in `refuse` mode, and is only logged in `warn` mode. A client's `tools/list`
-//!   always gets the pinned list.
+//!   always gets the pinned list (beside the other members of the server's own answer).
 //! - **Admission** of every `tools/call`: pinned and live, no unknown argument names, valid for
 //!   the pinned and the live inputSchema. A refusal is an `isError: true` result with a
 //!   model-readable correction; the server never sees the call.

@@ -139,6 +139,11 @@ pub struct Runs {
     pub same_tool_order: bool,
     /// Runs (1-based) whose tools/list bytes differ from run 1.
     pub differing_runs: Vec<usize>,
+    /// The rest of the contract (`initialize` or `server/discover`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`): per method whose result differs in some
+    /// run, those runs (1-based). Absent when every part was the same in every run.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub differing_parts: BTreeMap<&'static str, Vec<usize>>,
 }
 
 /// The capture file's bytes (pretty JSON, ending in a newline).
