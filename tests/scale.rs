@@ -170,6 +170,19 @@ fn edited_evidence_is_detected_by_verify_merge_and_figures() {
     }
     let output = run_in(dir.path(), &["verify", "a", "b", "whole"], None);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // A folder without a manifest is skipped with a line, and the others are still checked;
+    // alone, nothing was verified (exit 2).
+    fs::create_dir(dir.path().join("plain")).unwrap();
+    let output = run_in(dir.path(), &["verify", "plain", "a"], None);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("SKIPPED plain: no manifest.json")
+            && stdout(&output).contains("OK      a:"),
+        "{}",
+        stdout(&output)
+    );
+    let output = run_in(dir.path(), &["verify", "plain"], None);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
     // One changed byte in a shard's rows.csv: verify says which file; merge refuses it.
     let rows = dir.path().join("b/rows.csv");
     let mut bytes = std::fs::read(&rows).unwrap();
@@ -202,6 +215,15 @@ fn edited_evidence_is_detected_by_verify_merge_and_figures() {
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("report.md not written"),
+        "{}",
+        stderr(&output)
+    );
+    // Another command's summary (a guard study's) gets a line that says what figures draws.
+    fs::write(dir.path().join("plain/summary.json"), r#"{"cells": {}}"#).unwrap();
+    let output = run_in(dir.path(), &["figures", "plain"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not the summary of a `driftlab study` folder"),
         "{}",
         stderr(&output)
     );

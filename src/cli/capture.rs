@@ -24,14 +24,13 @@ use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 /// negotiated protocol version, what the server said besides, and timings. `driftlab check`,
 /// `diff` and `snapshot` read it like any payload. Format: docs/capture-format.md.
 ///
-/// Examples:
-///   driftlab capture -o fs.json -- npx -y @modelcontextprotocol/server-filesystem /tmp
-///   driftlab capture --runs 3 -o time.json -- uvx mcp-server-time
-///   driftlab capture --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer …'
-///
 /// Exit codes: 0 captured, 2 the server could not be started, failed, timed out or broke the
 /// protocol (one line says which), 70 internal error.
 #[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftlab capture -o fs.json -- npx -y @modelcontextprotocol/server-filesystem /tmp\n  \
+    driftlab capture --runs 3 -o time.json -- uvx mcp-server-time\n  \
+    driftlab capture --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer …'")]
 pub struct Args {
     /// Where to write the capture (atomically). Default: stdout.
     #[arg(long, short, value_name = "FILE")]

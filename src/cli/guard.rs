@@ -25,8 +25,8 @@ use crate::proxy;
 /// call. More than --max-retries refusals for a tool within --window-secs open its circuit.
 /// Answers are checked against the pinned outputSchema.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\\n  \\
-    driftlab guard --approved approved.json -- npx -y @modelcontextprotocol/server-memory\\n  \\
+#[command(after_help = "Examples:\n  \
+    driftlab guard --approved approved.json -- npx -y @modelcontextprotocol/server-memory\n  \
     driftlab guard --approved approved.json --on-drift warn --audit guard.jsonl -- node dist/index.js")]
 pub struct Args {
     /// The pinned contract: an approved snapshot or any payload or capture.

@@ -168,3 +168,64 @@ where
         Err(_) => exit::INTERNAL,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    /// Shell words of one example line: whitespace-separated, single quotes kept together.
+    fn words(line: &str) -> Vec<String> {
+        let (mut out, mut word, mut quoted) = (Vec::new(), String::new(), false);
+        for c in line.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                c if c.is_whitespace() && !quoted => {
+                    if !word.is_empty() {
+                        out.push(std::mem::take(&mut word));
+                    }
+                }
+                c => word.push(c),
+            }
+        }
+        out.extend((!word.is_empty()).then_some(word));
+        out
+    }
+
+    #[test]
+    fn every_help_example_is_a_line_of_its_own_that_parses() {
+        let mut cli = super::Cli::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        let mut commands_with_examples = 0;
+        for name in names {
+            let Some(sub) = cli.find_subcommand_mut(&name) else {
+                continue;
+            };
+            let help = sub.render_long_help().to_string();
+            let Some((_, examples)) = help.split_once("Examples:") else {
+                continue;
+            };
+            commands_with_examples += 1;
+            // The block: the lines after the heading, up to the first blank one.
+            let lines: Vec<&str> = examples
+                .lines()
+                .skip(1)
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            assert!(lines.len() >= 2, "{name}: examples run together: {lines:?}");
+            for line in lines {
+                assert!(
+                    line.starts_with("driftlab ") && !line.contains("\\n"),
+                    "{name}: {line:?}"
+                );
+                if let Err(e) = super::Cli::try_parse_from(words(line)) {
+                    panic!("{name}: the example {line:?} does not parse: {e}");
+                }
+            }
+        }
+        assert!(commands_with_examples >= 6, "{commands_with_examples}");
+    }
+}

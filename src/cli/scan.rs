@@ -36,8 +36,8 @@ pub enum Format {
 /// Exit codes: 0 scanned (and every threshold met), 1 a threshold not met, 2 usage error,
 /// unreadable input or a server that could not be captured, 70 internal error.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\\n  \\
-    driftlab scan capture.json\\n  \\
+#[command(after_help = "Examples:\n  \
+    driftlab scan capture.json\n  \
     driftlab scan --format json --min-enforceable 0.5 -- npx -y @modelcontextprotocol/server-memory")]
 pub struct Args {
     /// The payload or capture to scan (`-` for stdin); or give a live server after `--`.

@@ -11,7 +11,12 @@ use crate::output;
 /// themselves, rerun the study: its command is in manifest.json, and the same spec and seed give
 /// the same bytes.
 ///
-/// Exit codes: 0 every file matches, 1 some file does not, 2 no readable manifest.
+/// A folder without a manifest.json (the `guard-study` and `scan --corpus` folders have none:
+/// their commands rewrite them whole) is skipped with a line that says so, and the others are
+/// still checked.
+///
+/// Exit codes: 0 every file of every manifest matches, 1 some file does not, 2 a manifest is
+/// unreadable or no folder had one.
 #[derive(clap::Args)]
 #[command(after_help = "Example:\n  driftlab verify results/mcp-contract-drift-2026-08-22")]
 pub struct Args {
@@ -21,13 +26,26 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let mut edited = false;
+    let (mut edited, mut unreadable, mut verified) = (false, false, 0);
     for dir in &args.dirs {
-        let mismatches = output::verify(dir, None).map_err(|e| anyhow!(e))?;
-        let pinned = output::Manifest::load(dir)
-            .map_err(|e| anyhow!(e))?
-            .files
-            .len();
+        if !dir.join(output::MANIFEST).exists() {
+            outln!(
+                "SKIPPED {}: no manifest.json (not a folder of `driftlab study`, `sweep` or `merge`; rerun the command that wrote it to check it)",
+                dir.display()
+            );
+            continue;
+        }
+        let checked = output::verify(dir, None)
+            .and_then(|mismatches| Ok((mismatches, output::Manifest::load(dir)?.files.len())));
+        let (mismatches, pinned) = match checked {
+            Ok(checked) => checked,
+            Err(why) => {
+                unreadable = true;
+                outln!("UNREADABLE {why}");
+                continue;
+            }
+        };
+        verified += 1;
         if mismatches.is_empty() {
             outln!(
                 "OK      {}: {pinned} files match manifest.json",
@@ -50,9 +68,13 @@ pub fn run(args: Args) -> Result<u8> {
             }
         }
     }
-    Ok(if edited {
-        super::exit::DRIFT
+    if edited {
+        Ok(super::exit::DRIFT)
+    } else if unreadable || verified == 0 {
+        Err(anyhow!(
+            "no results folder was verified in full (see the lines above)"
+        ))
     } else {
-        super::exit::PASS
-    })
+        Ok(super::exit::PASS)
+    }
 }

@@ -24,9 +24,9 @@ pub const DEFAULT_SEED: u64 = 1;
 /// each method has its own random stream), so the same session replayed gives the same bytes.
 /// The seed is printed on stderr; --log FILE records every decision as JSON Lines.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\\n  \\
-    driftlab wrap --faults timeout,corrupt,truncate,malformed -p 0.3 -- npx -y @modelcontextprotocol/server-memory\\n  \\
-    driftlab wrap --drift parameter-renamed --log wrap.jsonl -- node dist/index.js\\n  \\
+#[command(after_help = "Examples:\n  \
+    driftlab wrap --faults timeout,corrupt,truncate,malformed -p 0.3 -- npx -y @modelcontextprotocol/server-memory\n  \
+    driftlab wrap --drift parameter-renamed --log wrap.jsonl -- node dist/index.js\n  \
     driftlab capture -- driftlab wrap --drift tool-removed -- node dist/index.js")]
 pub struct Args {
     /// Faults to inject, comma-separated; each hit picks one of them (drawn).
