@@ -72,6 +72,7 @@ pub struct Policy {
 #[serde(deny_unknown_fields)]
 pub struct Accept {
     pub fingerprint: String,
+    /// Why the finding is accepted: required (an empty one is refused with the key named).
     #[serde(default)]
     pub reason: String,
     /// The last day (`YYYY-MM-DD`, UTC) the waiver holds; after it the finding counts again.
@@ -150,6 +151,11 @@ impl Policy {
             if let Some(until) = accept.until.as_deref().filter(|d| !is_date(d)) {
                 return Err(error(format!(
                     "`accept[{i}].until`: expected a date as YYYY-MM-DD, got {until:?}"
+                )));
+            }
+            if accept.reason.trim().is_empty() {
+                return Err(error(format!(
+                    "`accept[{i}].reason`: say why the finding is accepted (the report shows it beside the finding)"
                 )));
             }
             let fingerprint = accept.fingerprint.to_ascii_lowercase();
@@ -419,5 +425,14 @@ mod tests {
         );
         let e = Policy::parse("[[accept]]\nfingerprint = \"xyz\"\n", "p.toml").unwrap_err();
         assert!(e.to_string().contains("`accept[0].fingerprint`"));
+        for reason in ["", "reason = \"  \"\n"] {
+            let text = format!("[[accept]]\nfingerprint = \"00000000000000ff\"\n{reason}");
+            let e = Policy::parse(&text, "p.toml").unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("p.toml: `accept[0].reason`: say why"),
+                "{e}"
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run, stdout};
+use common::{run, stderr, stdout};
 use serde_json::{json, Value};
 
 /// `driftlab <command> --format json [flags] A B` on two payloads; exit code and report.
@@ -154,6 +154,22 @@ fn defects_the_approved_snapshot_already_had_do_not_fail_the_gate() {
     assert_eq!(changed["baseline_state"], "new");
     let (code, _) = gate("check", &["--fail-on-existing"], &bad("a"), &bad("b"));
     assert_eq!(code, Some(1));
+    // `diff` has no pre-existing findings: the flag is refused, not ignored.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, bad("a").to_string()).unwrap();
+    let output = run(&[
+        "diff",
+        "--fail-on-existing",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--fail-on-existing: only `check --approved`"),
+        "{}",
+        stderr(&output)
+    );
     // A defect the candidate brings is new and fails.
     let clean = json!({"tools": [{"name": "ok", "inputSchema": {"type": "object"}}]});
     let (code, report) = gate("check", &[], &clean, &bad("a"));

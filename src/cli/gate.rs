@@ -224,6 +224,9 @@ fn gate(
     let approved_path = compared.approved;
     // Only `check --approved` has a snapshot whose own defects are pre-existing.
     let baseline = (command == "check" && approved_path.is_some()).then_some(approved);
+    if options.fail_on_existing && baseline.is_none() {
+        bail!("--fail-on-existing: only `check --approved` has pre-existing findings (those the approved snapshot already had)");
+    }
     let outcome = evaluate(
         rules,
         approved,
