@@ -86,4 +86,12 @@ fn main() {
     }
     println!("cargo:rustc-env=DRIFTLAB_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=DRIFTLAB_GIT_DIRTY={dirty}");
+    // `driftlab --version`: the version and the code it was built from.
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let built_from = match (commit.get(..12), dirty.as_str()) {
+        (Some(short), "true") => format!("commit {short}, modified"),
+        (Some(short), _) => format!("commit {short}"),
+        (None, _) => format!("source sha256 {}", &hash[..12]),
+    };
+    println!("cargo:rustc-env=DRIFTLAB_LONG_VERSION={version} ({built_from})");
 }

@@ -152,3 +152,23 @@ fn the_rules_listing_documents_witnesses() {
     let page = std::fs::read_to_string(repo().join("docs/rules.md")).unwrap();
     assert!(page.contains("*witness*") && page.contains("(unproven: …)"));
 }
+
+#[test]
+fn the_version_names_the_code_it_was_built_from() {
+    let output = run(&["--version"]);
+    assert!(output.status.success());
+    let line = stdout(&output);
+    let built_from = line
+        .trim()
+        .strip_prefix(&format!("driftlab {} (", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{line}"));
+    // In a checkout the commit (and whether the sources differed); elsewhere the sources' hash.
+    let hex = |s: &str| s.len() == 12 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let named = match built_from.split_once(' ') {
+        Some(("commit", rest)) => hex(rest.trim_end_matches(", modified")),
+        Some(("source", rest)) => rest.strip_prefix("sha256 ").is_some_and(hex),
+        _ => false,
+    };
+    assert!(named, "{line}");
+}

@@ -74,7 +74,7 @@ pub struct Internal(pub String);
 #[derive(Parser)]
 #[command(
     name = "driftlab",
-    version,
+    version = env!("DRIFTLAB_LONG_VERSION"),
     about = "Research harness and CI gate for MCP tool-schema drift",
     long_about = "Research harness and CI gate for MCP tool-schema drift.\n\n\
         `driftlab check --approved approved.json candidate.json` gates a real tools/list \
