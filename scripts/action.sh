@@ -90,7 +90,9 @@ install_driftlab() {
   fi
   # A binary the action's cache restored, when it is the version asked for.
   local cached="$HOME/.cargo/bin/driftlab"
-  if [ "$version" != latest ] && [ -x "$cached" ] && [ "$("$cached" --version)" = "driftlab ${version#v}" ]; then
+  # `--version` prints "driftlab X.Y.Z (commit …)": the version is the second word.
+  if [ "$version" != latest ] && [ -x "$cached" ] \
+    && [ "$("$cached" --version | cut -d' ' -f2)" = "${version#v}" ]; then
     echo "$cached"
     return
   fi
