@@ -302,9 +302,7 @@ fn the_real_checkers_study_regenerates_byte_for_byte() {
             "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: run scripts/install-real-checkers.sh",
             venv.display()
         );
-        eprintln!(
-            "skipped: the published checkers are not installed (scripts/install-real-checkers.sh)"
-        );
+        skip("the published checkers are not installed (scripts/install-real-checkers.sh)");
         return;
     }
     let study = "mcp-real-checkers-2026-11-30";

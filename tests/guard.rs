@@ -632,7 +632,7 @@ fn a_pin_whose_schema_does_not_compile_is_refused_at_start() {
 #[test]
 fn an_audit_log_that_cannot_be_written_stops_admission_and_fails_the_run() {
     if !Path::new("/dev/full").exists() {
-        eprintln!("skipped: /dev/full is missing");
+        common::skip("/dev/full is missing");
         return;
     }
     let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);

@@ -126,7 +126,9 @@ fn reparse(program: &str, args: &[&str], input: &[u8]) -> Option<Vec<Value>> {
             std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
             "{program} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set"
         );
-        eprintln!("skipped: {program} is not installed, so its parser was not compared");
+        common::skip(&format!(
+            "{program} is not installed, so its parser was not compared"
+        ));
         return None;
     };
     let mut stdin = child.stdin.take().unwrap();

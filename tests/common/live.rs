@@ -70,11 +70,11 @@ pub fn installed(path: &Path) -> bool {
          and `python3 -m venv servers/.venv && servers/.venv/bin/pip install -r servers/requirements.txt`",
         path.display()
     );
-    eprintln!(
-        "skipped: {} is not installed (npm ci --prefix servers; python3 -m venv servers/.venv && \
+    super::skip(&format!(
+        "{} is not installed (npm ci --prefix servers; python3 -m venv servers/.venv && \
          servers/.venv/bin/pip install -r servers/requirements.txt)",
         path.display()
-    );
+    ));
     false
 }
 
