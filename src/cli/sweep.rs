@@ -20,7 +20,8 @@ use crate::study::sweep;
 pub struct Args {
     /// Study spec with a [sweep] section.
     spec: PathBuf,
-    /// Output folder. Default: results/<study-id>-sweep/.
+    /// Output folder. Default: results/<study-id>-sweep/ (results/<study-id>/ when the id ends in
+    /// `-sweep`).
     #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Worker threads (default: one per core, or RAYON_NUM_THREADS). The results are the same
@@ -44,7 +45,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
     let out = args
         .out
-        .unwrap_or_else(|| Path::new("results").join(format!("{}-sweep", study.spec.id)));
+        .unwrap_or_else(|| Path::new("results").join(default_folder(&study.spec.id)));
     let staged = output::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
     if !args.force {
         guard_existing(&out, &study.spec)?;
@@ -132,4 +133,22 @@ fn guard_existing(out: &Path, spec: &crate::study::StudySpec) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `results/<id>-sweep/`, or `results/<id>/` for a spec whose id already says it is a sweep (so
+/// `mcp-contract-drift-sweep` does not become `…-sweep-sweep`).
+fn default_folder(id: &str) -> String {
+    match id.ends_with("-sweep") || id == "sweep" {
+        true => id.to_string(),
+        false => format!("{id}-sweep"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_sweep_folder_says_sweep_once() {
+        assert_eq!(super::default_folder("study"), "study-sweep");
+        assert_eq!(super::default_folder("drift-sweep"), "drift-sweep");
+    }
 }

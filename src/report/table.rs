@@ -116,23 +116,45 @@ pub fn headline(summary: &Summary) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    for row in &grid {
-        let mut line = String::new();
-        for (col, cell) in row.iter().enumerate() {
-            if col == 0 {
-                line.push_str(&format!("{cell:<w$}", w = widths[0]));
-            } else {
-                line.push_str(&format!("  {cell:>w$}", w = widths[col]));
-            }
+    for (i, columns) in column_groups(&widths).into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        for row in &grid {
+            let mut line = format!("{:<w$}", row[0], w = widths[0]);
+            for col in columns.clone() {
+                line.push_str(&format!("  {:>w$}", row[col], w = widths[col]));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
     }
     if !summary.metrics.is_empty() {
         out.push('\n');
         out.push_str(&metrics(summary));
     }
     out
+}
+
+/// Widest a terminal table gets before its gate columns are split into several tables.
+const MAX_WIDTH: usize = 100;
+
+/// The gate columns (1..) in runs that fit [`MAX_WIDTH`] beside the first column; each run
+/// holds at least one column, however wide.
+fn column_groups(widths: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut groups = Vec::new();
+    let (mut start, mut used) = (1, widths[0]);
+    for (col, width) in widths.iter().enumerate().skip(1) {
+        if col > start && used + 2 + width > MAX_WIDTH {
+            groups.push(start..col);
+            (start, used) = (col, widths[0]);
+        }
+        used += 2 + width;
+    }
+    if start < widths.len() {
+        groups.push(start..widths.len());
+    }
+    groups
 }
 
 /// Precision, recall, F1, false-positive rate and mutation score per gate.
@@ -161,4 +183,20 @@ pub fn metrics(summary: &Summary) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::column_groups;
+
+    #[test]
+    fn gate_columns_split_into_tables_that_fit() {
+        // Narrow: one table.
+        assert_eq!(column_groups(&[40, 10, 10]), vec![1..3]);
+        // Wide: runs that fit 100 columns beside the first, each with one column at least.
+        assert_eq!(
+            column_groups(&[40, 27, 27, 27, 120, 5]),
+            vec![1..3, 3..4, 4..5, 5..6]
+        );
+    }
 }
