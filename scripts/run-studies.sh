@@ -15,7 +15,7 @@ cargo build --release --locked
 # The live drift study needs the pinned servers (npm ci --prefix servers; a venv for
 # servers/requirements.txt), and the output-contracts study's live half too.
 ./target/release/driftlab study research/2026-11-30-live-drift/study.toml --force "$@"
-DRIFTLAB=./target/release/driftlab scripts/scan-pinned-servers.sh
+scripts/scan-pinned-servers.sh
 ./target/release/driftlab scan --corpus research/2026-11-30-output-contracts/captures \
   --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts
 ./target/release/driftlab guard-study research/2026-11-30-silent-failures/study.toml

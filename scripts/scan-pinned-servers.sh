@@ -3,13 +3,15 @@
 # probes) on each real server pinned in servers/, one JSON report per server.
 #   scripts/scan-pinned-servers.sh [OUT_DIR]   (default results/2026-11-30-output-contracts/live)
 # Needs the servers installed (npm ci --prefix servers; python3 -m venv servers/.venv &&
-# servers/.venv/bin/pip install -r servers/requirements.txt) and driftlab on PATH or DRIFTLAB set.
+# servers/.venv/bin/pip install -r servers/requirements.txt). Runs ./target/release/driftlab (built
+# when missing), as every script here does; DRIFTLAB=PATH picks another binary.
 # Paths are relative to the repository root, so the reports (which name the command) are the
 # same on every machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-results/2026-11-30-output-contracts/live}"
-driftlab="${DRIFTLAB:-driftlab}"
+driftlab="${DRIFTLAB:-./target/release/driftlab}"
+[ -x "$driftlab" ] || cargo build --release --locked --quiet
 mkdir -p "$out"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
