@@ -18,6 +18,7 @@ macro_rules! outln {
 mod anchor;
 mod artifacts;
 mod capture;
+mod digest;
 mod docs;
 mod figures;
 mod gate;
@@ -100,6 +101,7 @@ enum Command {
     Generate(generate::Args),
     Figures(figures::Args),
     Merge(merge::Args),
+    Digest(digest::Args),
     Wrap(wrap::Args),
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
@@ -142,6 +144,7 @@ where
         Command::Mutations(args) => listings::mutations(args),
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),
+        Command::Digest(args) => digest::run(args),
     });
     match result {
         Ok(Ok(code)) => code,
