@@ -197,8 +197,21 @@ fn from_members(
                 ("resources/list", &members.resources_list),
                 ("resources/templates/list", &members.resource_templates_list),
             ];
+            let modern = members.discover_result.is_some();
             for (method, result) in lists {
-                if let Some(h) = result.as_ref().and_then(hints_of) {
+                let Some(result) = result else { continue };
+                let found = hints_of(result);
+                if modern {
+                    let missing: Vec<&'static str> = CACHE_HINTS
+                        .iter()
+                        .copied()
+                        .filter(|k| found.as_ref().and_then(|h| h.get(*k)).is_none())
+                        .collect();
+                    if !missing.is_empty() {
+                        contract.missing_cache_hints.push((method.into(), missing));
+                    }
+                }
+                if let Some(h) = found {
                     hints.insert(method.into(), h);
                 }
             }

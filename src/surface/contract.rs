@@ -128,6 +128,9 @@ pub struct ServerContract {
     /// 2026-07-28 caching hints per method (`server/discover`, `tools/list`, …): an object with
     /// the `ttlMs` and `cacheScope` the result carried (of a list's first page).
     pub cache_hints: Option<Map<String, Value>>,
+    /// In a capture made in the 2026-07-28 era (it has a `discoverResult`): each result that
+    /// lacks a caching hint the era requires, as (method, the members missing).
+    pub missing_cache_hints: Vec<(String, Vec<&'static str>)>,
 }
 
 impl ServerContract {

@@ -1,5 +1,6 @@
 //! The rule registry: plain data, checked by the tests below.
 
+mod cache_hints_missing;
 pub mod contract_rules;
 mod description_hash;
 pub mod diff_rules;
@@ -22,6 +23,7 @@ mod tool_name_invalid;
 
 use std::sync::LazyLock;
 
+pub use cache_hints_missing::CacheHintsMissing;
 pub use contract_rules::{ContractRule, CONTRACT_RULES};
 pub use description_hash::DescriptionHash;
 pub use diff_rules::{DiffRule, DIFF_RULES};
@@ -61,6 +63,7 @@ const HAND_WRITTEN: &[&dyn Rule] = &[
     &McpHeaderInvalid,
     &McpHeaderNewlyInvalid,
     &TaskSupportRequired,
+    &CacheHintsMissing,
 ];
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.

@@ -107,6 +107,7 @@ pub const RULE_SETS: &[RuleSet] = &[
             "x-mcp-header-invalid",
             "x-mcp-header-newly-invalid",
             "task-support-required",
+            "cache-hints-missing",
             // client profiles (opt-in)
             "profile-spec",
             "profile-spec-newly-broken",
