@@ -147,6 +147,11 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
                 context.rule_set,
                 group_ids(crate::check::RuleKind::Diff, context.rule_set).len()
             ),
+            "`@tools`" => format!(
+                "every payload and diff rule about tools alone, of rule set {} ({}; see `driftlab rules`, column part)",
+                context.rule_set,
+                crate::study::spec::group("@tools", context.rule_set).map_or(0, |g| g.len())
+            ),
             id => rules::by_id(id.trim_matches('`'))
                 .map_or("(not in this build's registry)", |r| r.summary())
                 .to_string(),
@@ -308,7 +313,8 @@ fn group_ids(kind: crate::check::RuleKind, set: &str) -> Vec<&'static str> {
 }
 
 /// A gate's rules as code spans, every payload rule written as `@payload` and every diff rule
-/// as `@diff` when the gate has all of them (42 ids say less than two group names).
+/// as `@diff` when the gate has all of them (42 ids say less than two group names), and the
+/// tool rules of both as `@tools`.
 fn grouped(ids: &[String], set: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut rest: Vec<&str> = ids.iter().map(String::as_str).collect();
@@ -321,6 +327,16 @@ fn grouped(ids: &[String], set: &str) -> Vec<String> {
             rest.retain(|r| !group.contains(r));
             out.push(format!("`{name}`"));
         }
+    }
+    // What is left may be the tool rules of both kinds (a gate that knows only tools/list).
+    let tools: Vec<&str> = crate::study::spec::group("@tools", set)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.id())
+        .collect();
+    if !tools.is_empty() && tools.iter().all(|g| rest.contains(g)) {
+        rest.retain(|r| !tools.contains(r));
+        out.push("`@tools`".into());
     }
     out.extend(rest.iter().map(|r| format!("`{r}`")));
     out

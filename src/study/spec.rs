@@ -413,7 +413,7 @@ impl Study {
 /// The rules a group in a gate's `rules` stands for, as of `rule_set`: `@payload` and `@diff`
 /// every rule of that kind, `@tools` every payload and diff rule about tools alone (what a gate
 /// that knows only `tools/list` runs). `None` for a rule id.
-fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn crate::check::Rule>> {
+pub(crate) fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn crate::check::Rule>> {
     use crate::check::RuleKind;
     let of_kind = |kind| rules::sets::of_kind_as_of(kind, rule_set).unwrap_or_default();
     match id {
