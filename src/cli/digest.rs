@@ -37,10 +37,7 @@ pub fn run(args: Args) -> Result<u8> {
         max_bytes: args.max_bytes,
     };
     let surface = read_surface(&args.payload, limits)?;
-    let mut snapshot = surface.to_value();
-    if let (Some(contract), Some(members)) = (surface.contract(), snapshot.as_object_mut()) {
-        members.extend(contract.snapshot_members());
-    }
+    let snapshot = surface.to_snapshot_value();
     let digests = ContractDigests::of(&snapshot);
     match args.format {
         DigestFormat::Json => outln!("{}", serde_json::to_string_pretty(&digests)?),

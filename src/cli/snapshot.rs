@@ -52,10 +52,7 @@ pub fn run(args: Args) -> Result<u8> {
         "payload",
         args.scope,
     )?;
-    let mut value = surface.to_value();
-    if let (Some(contract), Some(members)) = (surface.contract(), value.as_object_mut()) {
-        members.extend(contract.snapshot_members());
-    }
+    let value = surface.to_snapshot_value();
     let mut bytes = serde_json::to_vec_pretty(&value)?;
     bytes.push(b'\n');
     match &args.out {

@@ -239,10 +239,12 @@ fn evaluate_surface(
     };
     let base_bytes: &[u8] = live.as_ref().map_or(base.bytes(), |live| &live.bytes);
     let whole_contract = study.whole_contract();
-    let approved = read_whole(base_bytes, "approved", whole_contract, |bytes| {
-        payload::read(bytes, "approved", Limits::default())
-    })
-    .map_err(|e| reject("(approved)", e))?;
+    let approved = contract_of(base_bytes, "approved", whole_contract)
+        .and_then(|contract| {
+            let read = payload::read(base_bytes, "approved", Limits::default())?;
+            Ok(read.with_contract(contract))
+        })
+        .map_err(|e| reject("(approved)", e))?;
     let gates = study.gates.len();
     let external = study.gates.iter().any(|g| g.checker.is_some());
     let mut result = SurfaceResult {
@@ -335,14 +337,11 @@ fn evaluate_surface(
         let owned = !is_live;
         let read = if owned {
             let bytes = std::mem::take(&mut spliced);
-            let contract = whole_contract
-                .then(|| payload::contract::read(&bytes, "candidate", Limits::default()));
-            payload::read_candidate(bytes, "candidate", Limits::default(), &approved).and_then(
-                |read| match contract {
-                    Some(contract) => Ok(read.with_contract(contract?)),
-                    None => Ok(read),
-                },
-            )
+            contract_of(&bytes, "candidate", whole_contract).and_then(|contract| {
+                let read =
+                    payload::read_candidate(bytes, "candidate", Limits::default(), &approved)?;
+                Ok(read.with_contract(contract))
+            })
         } else {
             payload::read(candidate_bytes, "candidate", Limits::default()).map(|mut read| {
                 read.share_parsed(&approved);
@@ -449,17 +448,16 @@ fn evaluate_surface(
     Ok(result)
 }
 
-/// `bytes` read by `read`, with the rest of the server's contract when the study compares it.
-fn read_whole(
+/// The rest of the server's contract in `bytes`, when the study compares it (`None`
+/// otherwise: the surface then carries none, as the tools reader leaves it).
+fn contract_of(
     bytes: &[u8],
     name: &str,
     whole_contract: bool,
-    read: impl FnOnce(&[u8]) -> Result<crate::surface::Surface, PayloadError>,
-) -> Result<crate::surface::Surface, PayloadError> {
-    let surface = read(bytes)?;
+) -> Result<Option<crate::surface::ServerContract>, PayloadError> {
     match whole_contract {
-        true => Ok(surface.with_contract(payload::contract::read(bytes, name, Limits::default())?)),
-        false => Ok(surface),
+        true => payload::contract::read(bytes, name, Limits::default()),
+        false => Ok(None),
     }
 }
 

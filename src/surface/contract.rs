@@ -133,6 +133,18 @@ pub struct ServerContract {
     pub missing_cache_hints: Vec<(String, Vec<&'static str>)>,
 }
 
+/// The capture file's member holding the result of `method` (`server/discover`, `tools/list`,
+/// `prompts/list`, `resources/list`, `resources/templates/list`).
+pub fn capture_field(method: &str) -> &'static str {
+    match method {
+        "server/discover" => "discoverResult",
+        "tools/list" => "toolsList",
+        "prompts/list" => "promptsList",
+        "resources/list" => "resourcesList",
+        _ => "resourceTemplatesList",
+    }
+}
+
 impl ServerContract {
     /// The items of one list, when recorded.
     pub fn list(&self, kind: ListKind) -> Option<&[Item]> {

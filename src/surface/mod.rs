@@ -290,6 +290,16 @@ impl Surface {
     }
 
     /// The `tools/list` result object `{"tools":[…]}`, fields in their original order.
+    /// The surface as `driftlab snapshot` records it: [`Surface::to_value`] with the rest of
+    /// the server's contract, when recorded, beside the tools.
+    pub fn to_snapshot_value(&self) -> Value {
+        let mut value = self.to_value();
+        if let (Some(contract), Some(members)) = (self.contract(), value.as_object_mut()) {
+            members.extend(contract.snapshot_members());
+        }
+        value
+    }
+
     pub fn to_value(&self) -> Value {
         let tools = self
             .tools()

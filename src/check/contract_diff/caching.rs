@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{quoted, ContractChange, ContractChangeKind as K};
 use crate::pointer::push;
-use crate::surface::contract::ServerContract;
+use crate::surface::contract::{capture_field, ServerContract};
 
 pub(super) fn compare(old: &ServerContract, new: &ServerContract, out: &mut Vec<ContractChange>) {
     let (Some(old_hints), Some(new_hints)) = (&old.cache_hints, &new.cache_hints) else {
@@ -49,13 +49,9 @@ pub(super) fn compare(old: &ServerContract, new: &ServerContract, out: &mut Vec<
 /// Where a method's hint sits: in a capture, in the result itself (`/toolsList/ttlMs`; the first
 /// page's object for a paginated list); in a snapshot, under `cacheHints`.
 fn pointer(contract: &ServerContract, method: &str, member: &str) -> String {
-    let result = match (contract.from_capture, method) {
-        (false, _) => push(&push("", "cacheHints"), method),
-        (true, "server/discover") => "/discoverResult".into(),
-        (true, "tools/list") => "/toolsList".into(),
-        (true, "prompts/list") => "/promptsList".into(),
-        (true, "resources/list") => "/resourcesList".into(),
-        (true, _) => "/resourceTemplatesList".into(),
+    let result = match contract.from_capture {
+        false => push(&push("", "cacheHints"), method),
+        true => push("", capture_field(method)),
     };
     push(&result, member)
 }

@@ -4,6 +4,7 @@
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::pointer;
+use crate::surface::contract::capture_field;
 
 pub struct CacheHintsMissing;
 
@@ -35,16 +36,9 @@ impl Rule for CacheHintsMissing {
         };
         for (method, missing) in &contract.missing_cache_hints {
             let mut finding = comparison.finding(self, || {
-                let field = match method.as_str() {
-                    "server/discover" => "discoverResult",
-                    "tools/list" => "toolsList",
-                    "prompts/list" => "promptsList",
-                    "resources/list" => "resourcesList",
-                    _ => "resourceTemplatesList",
-                };
                 (
                     None,
-                    pointer::push("", field),
+                    pointer::push("", capture_field(method)),
                     format!(
                         "the {method} result lacks {} (required in 2026-07-28): clients cannot tell how long to keep it or whether a shared cache may serve it",
                         missing.join(" and ")
