@@ -7,6 +7,7 @@
 pub mod check;
 pub mod cleanup;
 pub mod cli;
+pub mod config;
 pub mod digest;
 pub mod generate;
 pub mod guard;

@@ -90,6 +90,21 @@ impl<'a> Locator<'a> {
         })
     }
 
+    /// The bytes of the value `pointer` names, when the text contains exactly that value.
+    pub fn value_span(&mut self, pointer: &str) -> Option<Range<usize>> {
+        let place = self.locate(pointer)?;
+        if !place.exact {
+            return None;
+        }
+        match pointer {
+            "" => {
+                let start = skip_ws(self.text.as_bytes(), 0);
+                Some(start..value_end(self.text.as_bytes(), start)?)
+            }
+            _ => self.seen.get(pointer).map(|(_, value)| value.clone()),
+        }
+    }
+
     /// Records every member or element of the value at `value` (whose pointer is `pointer`).
     fn read_children(&mut self, pointer: &str, value: Range<usize>) {
         let bytes = self.text.as_bytes();

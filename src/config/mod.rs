@@ -1,0 +1,204 @@
+//! MCP client configs: which servers an agent runs, read from the file its client keeps
+//! (Claude Desktop, Claude Code, Cursor, Windsurf and Gemini CLI `mcpServers` JSON, VS Code
+//! `servers` JSON with `inputs`, Codex `[mcp_servers.NAME]` TOML), with the variables each client
+//! documents expanded. A server that cannot be started as the client would start it (a variable
+//! only a person can fill, an unset variable, a transport driftlab does not speak) is kept with
+//! the reason it is skipped, never guessed.
+
+mod expand;
+pub mod jsonc;
+mod read;
+pub mod rewrite;
+
+use std::path::{Path, PathBuf};
+
+pub use read::read;
+
+/// The client whose config a file is: it decides the layout and which variables expand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Client {
+    /// `claude_desktop_config.json`: `mcpServers`
+    ClaudeDesktop,
+    /// `.mcp.json`, `~/.claude.json`: `mcpServers`, `${VAR}` and `${VAR:-default}`
+    ClaudeCode,
+    /// `.cursor/mcp.json`: `mcpServers`, `${env:VAR}`, `${userHome}`, `${workspaceFolder}`
+    Cursor,
+    /// `mcp_config.json`: `mcpServers` with `serverUrl`, `${env:VAR}`
+    Windsurf,
+    /// `.gemini/settings.json`: `mcpServers` with `httpUrl` (and `url` for SSE), `$VAR`, `${VAR}`
+    Gemini,
+    /// `.vscode/mcp.json`: `servers` with `type`, `inputs`, `${input:ID}`, `${env:VAR}`
+    Vscode,
+    /// `~/.codex/config.toml`: `[mcp_servers.NAME]`
+    Codex,
+}
+
+impl Client {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Client::ClaudeDesktop => "claude-desktop",
+            Client::ClaudeCode => "claude-code",
+            Client::Cursor => "cursor",
+            Client::Windsurf => "windsurf",
+            Client::Gemini => "gemini",
+            Client::Vscode => "vscode",
+            Client::Codex => "codex",
+        }
+    }
+
+    /// The client a file belongs to, from its path, when the path says so.
+    pub fn from_path(path: &Path) -> Option<Client> {
+        let name = path.file_name()?.to_str()?;
+        let parent = path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|p| p.to_str())
+            .unwrap_or("");
+        Some(match (parent, name) {
+            (_, "claude_desktop_config.json") => Client::ClaudeDesktop,
+            (_, ".mcp.json" | ".claude.json") => Client::ClaudeCode,
+            (".cursor", "mcp.json") => Client::Cursor,
+            (".vscode", "mcp.json") => Client::Vscode,
+            (".gemini", "settings.json") => Client::Gemini,
+            ("windsurf", "mcp_config.json") => Client::Windsurf,
+            (_, n) if n.ends_with(".toml") => Client::Codex,
+            _ => return None,
+        })
+    }
+}
+
+/// How the servers are laid out in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `{"mcpServers": {NAME: {…}}}`
+    McpServers,
+    /// `{"servers": {NAME: {…}}, "inputs": […]}` (VS Code)
+    VscodeServers,
+    /// `[mcp_servers.NAME]` tables (Codex)
+    CodexToml,
+}
+
+impl Layout {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::McpServers => "mcpServers",
+            Layout::VscodeServers => "servers",
+            Layout::CodexToml => "mcp_servers",
+        }
+    }
+}
+
+/// A client config as read: its text (kept for rewriting) and its servers in file order.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    pub path: PathBuf,
+    pub text: String,
+    pub layout: Layout,
+    /// The client, when named (`--client`) or told by the path.
+    pub client: Option<Client>,
+    pub servers: Vec<ConfiguredServer>,
+}
+
+impl ClientConfig {
+    pub fn server(&self, name: &str) -> Option<&ConfiguredServer> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// One server of a config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredServer {
+    pub name: String,
+    /// What the config says, variables unexpanded: the server's identity in a lockfile (an
+    /// expanded variable may hold a secret, and must not make a lock differ between machines).
+    pub written: Written,
+    /// How to start it, variables expanded; or why it is skipped.
+    pub start: Result<Start, String>,
+}
+
+/// A server as the config writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    Command(Vec<String>),
+    Url(String),
+}
+
+impl Written {
+    /// `{"command": [argv…]}` or `{"url": …}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Written::Command(argv) => serde_json::json!({ "command": argv }),
+            Written::Url(url) => serde_json::json!({ "url": url }),
+        }
+    }
+
+    /// The argv or URL on one line.
+    pub fn display(&self) -> String {
+        match self {
+            Written::Command(argv) => argv.join(" "),
+            Written::Url(url) => url.clone(),
+        }
+    }
+}
+
+/// How a server is started, its variables expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    Stdio {
+        argv: Vec<String>,
+        /// Added to driftlab's own environment, as clients do.
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Start {
+    /// What runs, as a person approving it should see it: the argv (with the folder and the
+    /// names of the variables set) or the URL.
+    pub fn describe(&self) -> String {
+        match self {
+            Start::Stdio { argv, env, cwd } => {
+                let words: Vec<String> = argv.iter().map(|w| quoted(w)).collect();
+                let mut text = words.join(" ");
+                if !env.is_empty() {
+                    let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+                    text.push_str(&format!("  (env: {})", names.join(", ")));
+                }
+                if let Some(dir) = cwd {
+                    text.push_str(&format!("  (in {})", dir.display()));
+                }
+                text
+            }
+            Start::Http { url, headers } => {
+                let mut text = format!("POST {url}");
+                if !headers.is_empty() {
+                    let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
+                    text.push_str(&format!("  (headers: {})", names.join(", ")));
+                }
+                text
+            }
+        }
+    }
+}
+
+/// A word as a shell would need it written to mean the same (quoted when it has to be).
+fn quoted(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@+%,".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Why a config cannot be read: one line naming the file and the place.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);

@@ -1,0 +1,312 @@
+//! Reading a client config file into its servers.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::expand::{expand, Context, Syntax};
+use super::{Client, ClientConfig, ConfigError, ConfiguredServer, Layout, Start, Written};
+
+/// A config file of at most this many bytes is read (they are hand-written and small).
+const MAX_CONFIG_BYTES: usize = 4 * 1024 * 1024;
+
+/// Reads the config at `path`. `client` overrides what the path says; `workspace` is the folder
+/// `${workspaceFolder}` names (default: the folder holding `.vscode/`, `.cursor/` or `.gemini/`,
+/// else the config's own folder). `env` is the environment variables are read from.
+pub fn read(
+    path: &Path,
+    client: Option<Client>,
+    workspace: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ClientConfig, ConfigError> {
+    let text = crate::output::read_text(path, MAX_CONFIG_BYTES).map_err(ConfigError)?;
+    let client = client.or_else(|| Client::from_path(path));
+    let workspace = match workspace {
+        Some(dir) => dir.to_path_buf(),
+        None => default_workspace(path),
+    };
+    let cx = Context {
+        syntax: syntax(client),
+        workspace: &workspace,
+        env,
+    };
+    let shown = path.display().to_string();
+    let (layout, servers) = match client {
+        Some(Client::Codex) => (Layout::CodexToml, codex(&text, &shown, &cx)?),
+        _ => json(&text, &shown, client, &cx)?,
+    };
+    Ok(ClientConfig {
+        path: path.to_path_buf(),
+        text,
+        layout,
+        client,
+        servers,
+    })
+}
+
+fn syntax(client: Option<Client>) -> Syntax {
+    match client {
+        Some(Client::ClaudeCode | Client::ClaudeDesktop) => Syntax::Shell,
+        Some(Client::Gemini) => Syntax::ShellBare,
+        Some(Client::Cursor | Client::Vscode | Client::Windsurf) => Syntax::Editor,
+        Some(Client::Codex) => Syntax::Literal,
+        None => Syntax::Any,
+    }
+}
+
+/// The folder above `.vscode/`, `.cursor/` or `.gemini/`, else the config's folder; absolute.
+fn default_workspace(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = match dir.file_name().and_then(|n| n.to_str()) {
+        Some(".vscode" | ".cursor" | ".gemini") => dir.parent().unwrap_or(Path::new(".")),
+        _ => dir,
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// `mcpServers` or VS Code `servers` JSON, comments and trailing commas allowed.
+fn json(
+    text: &str,
+    shown: &str,
+    client: Option<Client>,
+    cx: &Context<'_>,
+) -> Result<(Layout, Vec<ConfiguredServer>), ConfigError> {
+    let blanked = super::jsonc::blank(text);
+    let root: Value = serde_json::from_str(&blanked).map_err(|e| {
+        ConfigError(format!(
+            "{shown}:{}:{}: not a JSON client config: {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let Some(root) = root.as_object() else {
+        return Err(ConfigError(format!(
+            "{shown}: not a client config: expected a JSON object with `mcpServers` or `servers`"
+        )));
+    };
+    let (layout, key) = match (root.get("mcpServers"), root.get("servers")) {
+        (Some(_), _) => (Layout::McpServers, "mcpServers"),
+        (None, Some(_)) => (Layout::VscodeServers, "servers"),
+        (None, None) => {
+            return Err(ConfigError(format!(
+                "{shown}: no `mcpServers` (or VS Code `servers`) object: not an MCP client config \
+                 (for Codex's TOML give --client codex)"
+            )))
+        }
+    };
+    let Some(servers) = root[key].as_object() else {
+        return Err(ConfigError(format!("{shown}: `{key}` is not an object")));
+    };
+    let mut out = Vec::new();
+    for (name, entry) in servers {
+        let place = format!("{shown}: `{key}.{name}`");
+        let Some(entry) = entry.as_object() else {
+            return Err(ConfigError(format!("{place} is not an object")));
+        };
+        out.push(json_server(name, entry, &place, client, cx)?);
+    }
+    Ok((layout, out))
+}
+
+fn json_server(
+    name: &str,
+    entry: &Map<String, Value>,
+    place: &str,
+    client: Option<Client>,
+    cx: &Context<'_>,
+) -> Result<ConfiguredServer, ConfigError> {
+    let string = |key: &str| -> Result<Option<String>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(ConfigError(format!("{place}.{key} is not a string"))),
+        }
+    };
+    let strings = |key: &str| -> Result<Vec<String>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| ConfigError(format!("{place}.{key} is not a list of strings"))),
+            Some(_) => Err(ConfigError(format!("{place}.{key} is not a list"))),
+        }
+    };
+    let pairs = |key: &str| -> Result<Vec<(String, String)>, ConfigError> {
+        match entry.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), s.clone())),
+                    // Clients pass numbers and booleans through as their text.
+                    Value::Number(_) | Value::Bool(_) => Ok((k.clone(), v.to_string())),
+                    _ => Err(ConfigError(format!("{place}.{key}.{k} is not a string"))),
+                })
+                .collect(),
+            Some(_) => Err(ConfigError(format!("{place}.{key} is not an object"))),
+        }
+    };
+    let transport = string("type")?;
+    let command = string("command")?;
+    let url_key = ["url", "serverUrl", "httpUrl"]
+        .into_iter()
+        .find(|k| entry.get(*k).is_some_and(Value::is_string));
+    let written = match (&command, url_key) {
+        (Some(command), _) => {
+            let mut argv = vec![command.clone()];
+            argv.extend(strings("args")?);
+            Written::Command(argv)
+        }
+        (None, Some(key)) => Written::Url(string(key)?.unwrap_or_default()),
+        (None, None) => {
+            return Err(ConfigError(format!(
+                "{place} has neither `command` nor a URL (`url`, `serverUrl`, `httpUrl`)"
+            )))
+        }
+    };
+    let disabled = entry.get("disabled") == Some(&Value::Bool(true))
+        || entry.get("enabled") == Some(&Value::Bool(false));
+    let sse = transport.as_deref() == Some("sse")
+        || (client == Some(Client::Gemini) && url_key == Some("url"));
+    let skip = if disabled {
+        Some("it is disabled in the config".to_string())
+    } else if sse && command.is_none() {
+        Some(SSE_SKIP.to_string())
+    } else if entry.contains_key("envFile") {
+        Some("it reads `envFile`, which driftlab does not read".to_string())
+    } else if entry.contains_key("oauth") || entry.contains_key("authProviderType") {
+        Some(OAUTH_SKIP.to_string())
+    } else {
+        None
+    };
+    let start = match skip {
+        Some(why) => Err(why),
+        None => start_of(
+            &written,
+            pairs("env")?,
+            string("cwd")?,
+            pairs("headers")?,
+            cx,
+        ),
+    };
+    Ok(ConfiguredServer {
+        name: name.to_string(),
+        written,
+        start,
+    })
+}
+
+const SSE_SKIP: &str = "it uses the SSE transport (2024-11-05), which driftlab does not speak \
+                        (stdio and Streamable HTTP only)";
+const OAUTH_SKIP: &str = "it authenticates with OAuth, which driftlab cannot do on a user's behalf";
+
+/// How the server starts, its variables expanded; or why it cannot be started as written.
+fn start_of(
+    written: &Written,
+    env: Vec<(String, String)>,
+    cwd: Option<String>,
+    headers: Vec<(String, String)>,
+    cx: &Context<'_>,
+) -> Result<Start, String> {
+    let pairs = |pairs: Vec<(String, String)>| -> Result<Vec<(String, String)>, String> {
+        pairs
+            .into_iter()
+            .map(|(k, v)| Ok((k, expand(&v, cx)?)))
+            .collect()
+    };
+    match written {
+        Written::Command(argv) => {
+            let argv = argv
+                .iter()
+                .map(|w| expand(w, cx))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cwd = cwd.map(|dir| expand(&dir, cx)).transpose()?;
+            Ok(Start::Stdio {
+                argv,
+                env: pairs(env)?,
+                cwd: cwd.map(|dir| cx.workspace.join(dir)),
+            })
+        }
+        Written::Url(url) => Ok(Start::Http {
+            url: expand(url, cx)?,
+            headers: pairs(headers)?,
+        }),
+    }
+}
+
+/// Codex's `[mcp_servers.NAME]` tables.
+fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServer>, ConfigError> {
+    let root: toml::Table = toml::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .span()
+            .map(|s| crate::study::spec::line_column(text, s.start))
+            .unwrap_or((1, 1));
+        ConfigError(format!(
+            "{shown}:{line}:{column}: not a TOML client config: {}",
+            e.message().trim().replace('\n', "; ")
+        ))
+    })?;
+    let Some(servers) = root.get("mcp_servers") else {
+        return Err(ConfigError(format!(
+            "{shown}: no `[mcp_servers.NAME]` table: not a Codex MCP config"
+        )));
+    };
+    let Some(servers) = servers.as_table() else {
+        return Err(ConfigError(format!(
+            "{shown}: `mcp_servers` is not a table"
+        )));
+    };
+    let mut out = Vec::new();
+    for (name, entry) in servers {
+        let place = format!("{shown}: `mcp_servers.{name}`");
+        let Some(entry) = entry.as_table() else {
+            return Err(ConfigError(format!("{place} is not a table")));
+        };
+        // Codex's keys are TOML; as JSON they read with the same checks as the other clients'.
+        let mut json: Map<String, Value> = serde_json::to_value(entry)
+            .ok()
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default();
+        let mut headers = json
+            .remove("http_headers")
+            .and_then(|h| h.as_object().cloned())
+            .unwrap_or_default();
+        let mut skip = None;
+        if let Some(Value::String(var)) = json.get("bearer_token_env_var") {
+            match (cx.env)(var).filter(|v| !v.is_empty()) {
+                Some(token) => {
+                    headers.insert("Authorization".into(), format!("Bearer {token}").into());
+                }
+                None => skip = Some(format!("`{var}` (its bearer_token_env_var) is not set")),
+            }
+        }
+        if let Some(Value::Object(from_env)) = json.get("env_http_headers") {
+            for (header, var) in from_env {
+                let var = var.as_str().unwrap_or_default();
+                match (cx.env)(var).filter(|v| !v.is_empty()) {
+                    Some(value) => {
+                        headers.insert(header.clone(), value.into());
+                    }
+                    None => skip = Some(format!("`{var}` (header {header}) is not set")),
+                }
+            }
+        }
+        json.insert("headers".into(), Value::Object(headers));
+        let mut server = json_server(name, &json, &place, Some(Client::Codex), cx)?;
+        if let (Some(why), Ok(_)) = (skip, &server.start) {
+            server.start = Err(why);
+        }
+        out.push(server);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! Rewriting a client config's servers (see `guard install`): placeholder until written.
