@@ -14,6 +14,7 @@ pub mod guard;
 pub mod json_scan;
 pub mod jsonrpc;
 pub mod live;
+pub mod lock;
 pub mod mutate;
 pub mod output;
 pub mod payload;

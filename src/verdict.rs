@@ -257,6 +257,20 @@ pub fn evaluate(
     policy: &ResolvedPolicy,
     fail_on: FailOn,
 ) -> Outcome {
+    evaluate_with(rules, approved, candidate, baseline, Vec::new(), policy, fail_on)
+}
+
+/// [`evaluate`] with `extra` findings made outside the rules' comparison (`check --lock`'s
+/// `launch-changed`), judged by the same policy.
+pub fn evaluate_with(
+    rules: &[&dyn Rule],
+    approved: &Surface,
+    candidate: &Surface,
+    baseline: Option<&Surface>,
+    extra: Vec<Finding>,
+    policy: &ResolvedPolicy,
+    fail_on: FailOn,
+) -> Outcome {
     let existing: HashSet<String> = baseline
         .map(|b| {
             run_rules(rules, b, b)
@@ -268,7 +282,7 @@ pub fn evaluate(
     let mut findings = Vec::new();
     let mut accepted = Vec::new();
     let mut used = HashSet::new();
-    for mut finding in run_rules(rules, approved, candidate) {
+    for mut finding in run_rules(rules, approved, candidate).into_iter().chain(extra) {
         if let Some(&severity) = policy.severity.get(finding.rule) {
             finding.severity = severity;
         }

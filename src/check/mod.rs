@@ -213,6 +213,8 @@ pub enum RuleKind {
     Diff,
     /// A composite rule of a published study; used by studies only.
     Study,
+    /// Judged by `check --lock` from what the lockfile recorded beside the contract.
+    Lock,
 }
 
 impl RuleKind {
@@ -221,6 +223,7 @@ impl RuleKind {
             RuleKind::Payload => "payload",
             RuleKind::Diff => "diff",
             RuleKind::Study => "study",
+            RuleKind::Lock => "lock",
         }
     }
 }

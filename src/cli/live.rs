@@ -166,13 +166,24 @@ pub fn live_surface(
     let mut options = server.options(limits.max_bytes)?;
     options.whole_contract = scope == Scope::All;
     let capture = server.capture(target, &options)?;
+    surface_of_capture(&capture, target, limits, scope)
+}
+
+/// What a capture lists, read exactly as a payload file would be; with [`Scope::All`], the rest
+/// of the contract it recorded is attached too.
+pub fn surface_of_capture(
+    capture: &Capture,
+    target: &Target,
+    limits: Limits,
+    scope: Scope,
+) -> Result<Surface> {
     let label = target.label();
     let surface = payload::read(&capture.tools_list_bytes(), &label, limits)?;
     if scope == Scope::Tools {
         return Ok(surface);
     }
     // The contract is read from the capture file's form, as a saved capture would be.
-    let document = live::capture_file::render(&capture, target, "", None);
+    let document = live::capture_file::render(capture, target, "", None);
     let unlimited = Limits {
         max_bytes: usize::MAX,
     };

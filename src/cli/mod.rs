@@ -28,8 +28,10 @@ mod guard_study;
 mod input;
 mod listings;
 mod live;
+mod lock;
 mod merge;
 mod scan;
+mod servers;
 mod snapshot;
 mod study;
 mod sweep;
@@ -102,6 +104,7 @@ enum Command {
     Figures(figures::Args),
     Merge(merge::Args),
     Digest(digest::Args),
+    Lock(lock::Args),
     Wrap(wrap::Args),
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
@@ -145,6 +148,7 @@ where
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),
         Command::Digest(args) => digest::run(args),
+        Command::Lock(args) => lock::run(args),
     });
     match result {
         Ok(Ok(code)) => code,

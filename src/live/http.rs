@@ -166,6 +166,16 @@ impl Transport for HttpTransport {
             )));
         }
         let limit = self.max_message as u64;
+        if status == 401 {
+            // The server wants authorization (MCP's is OAuth 2.1): a person has to grant it.
+            return Err(LiveError::Unauthorized {
+                url: self.url.clone(),
+                phase: phase.to_string(),
+                challenge: header("www-authenticate")
+                    .map(|c| format!(" ({})", excerpt(c.as_bytes(), 120)))
+                    .unwrap_or_default(),
+            });
+        }
         if !(200..300).contains(&status) {
             let body = response
                 .body_mut()

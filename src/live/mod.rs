@@ -77,6 +77,13 @@ pub enum LiveError {
     },
     #[error("{0}")]
     Protocol(String),
+    #[error("{url} answered {phase} with HTTP 401: it needs authorization{challenge}")]
+    Unauthorized {
+        url: String,
+        phase: String,
+        /// The `WWW-Authenticate` challenge, prefixed with " (", or empty.
+        challenge: String,
+    },
     #[error("HTTP: {0}")]
     Http(String),
     #[error("cannot send {phase} to the server: {message}")]

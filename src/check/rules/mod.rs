@@ -8,6 +8,7 @@ mod duplicate_tool_name;
 mod input_schema_missing;
 mod input_schema_not_object;
 mod input_schema_null;
+mod launch_changed;
 mod mcp_header;
 mod name_set;
 mod ordered_snapshot;
@@ -31,6 +32,7 @@ pub use duplicate_tool_name::DuplicateToolName;
 pub use input_schema_missing::InputSchemaMissing;
 pub use input_schema_not_object::InputSchemaNotObject;
 pub use input_schema_null::InputSchemaNull;
+pub use launch_changed::LaunchChanged;
 pub use mcp_header::{McpHeaderInvalid, McpHeaderNewlyInvalid};
 pub use name_set::NameSet;
 pub use ordered_snapshot::OrderedSnapshot;
@@ -64,6 +66,7 @@ const HAND_WRITTEN: &[&dyn Rule] = &[
     &McpHeaderNewlyInvalid,
     &TaskSupportRequired,
     &CacheHintsMissing,
+    &LaunchChanged,
 ];
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.

@@ -98,6 +98,7 @@ pub const RULE_SETS: &[RuleSet] = &[
             "instructions-changed",
             "capability-removed",
             "capability-flag-dropped",
+            "launch-changed",
             "capability-added",
             "capability-changed",
             "contract-part-unrecorded",

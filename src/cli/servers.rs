@@ -1,0 +1,190 @@
+//! The servers of a client config, for `lock` and `check --lock`: which to run, the user's
+//! consent to run them, and capturing each one's whole contract.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Result};
+
+use super::live::{surface_of_capture, Scope};
+use crate::config::{self, Client, ClientConfig, ConfiguredServer, Start};
+use crate::live::era::ProtocolMode;
+use crate::live::http::HttpTransport;
+use crate::live::stdio::{Launch, StdioTransport};
+use crate::live::{self, CaptureOptions, LiveError, Target, Transport};
+use crate::lock::LockedProtocol;
+use crate::payload::Limits;
+use crate::surface::Surface;
+
+/// Options naming a client config and which of its servers run.
+#[derive(clap::Args, Debug)]
+#[command(next_help_heading = "Client config")]
+pub struct ConfigArgs {
+    /// Read the config as this client's (default: told by the file's path, else any of the
+    /// `mcpServers` forms; a `.toml` file is Codex's).
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub client: Option<Client>,
+    /// Only this server of the config (repeatable).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// Start the servers without asking. Without it each command and URL is printed first and a
+    /// terminal is asked; with no terminal to ask (CI), nothing runs.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// The folder `${workspaceFolder}` names (default: the folder holding `.vscode/`,
+    /// `.cursor/` or `.gemini/`, else the config's folder).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    /// Reads the config at `path`, variables from this process's environment.
+    pub fn read(&self, path: &Path) -> Result<ClientConfig> {
+        let env = |name: &str| std::env::var(name).ok();
+        Ok(config::read(
+            path,
+            self.client,
+            self.workspace.as_deref(),
+            &env,
+        )?)
+    }
+
+    /// The servers `--server` picks (all without it), in config order.
+    pub fn pick<'c>(&self, config: &'c ClientConfig) -> Result<Vec<&'c ConfiguredServer>> {
+        pick(config, &self.servers)
+    }
+}
+
+/// The servers `names` picks (all when empty), in config order; a name the config does not have
+/// is an error naming those it has.
+pub fn pick<'c>(config: &'c ClientConfig, names: &[String]) -> Result<Vec<&'c ConfiguredServer>> {
+    {
+        for name in names {
+            if config.server(name).is_none() {
+                let known: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+                bail!(
+                    "--server {name}: {} has no such server (it has: {})",
+                    config.path.display(),
+                    known.join(", ")
+                );
+            }
+        }
+        Ok(config
+            .servers
+            .iter()
+            .filter(|s| names.is_empty() || names.contains(&s.name))
+            .collect())
+    }
+}
+
+/// Prints what will run and asks for consent on a terminal; `--yes` consents up front. Skipped
+/// servers are listed with their reason.
+pub fn consent(config: &Path, servers: &[&ConfiguredServer], yes: bool) -> Result<()> {
+    let runnable = servers.iter().filter(|s| s.start.is_ok()).count();
+    eprintln!(
+        "driftlab: about to start {runnable} server(s) of {}:",
+        config.display()
+    );
+    for server in servers {
+        match &server.start {
+            Ok(start) => eprintln!("  {}: {}", server.name, start.describe()),
+            Err(why) => eprintln!("  {}: skipped: {why}", server.name),
+        }
+    }
+    if yes || runnable == 0 {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "starting a config's servers runs their commands: give --yes to allow it where no \
+             terminal can ask (CI), or --server NAME to pick servers; nothing was run"
+        );
+    }
+    eprint!("Start them? [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => bail!("not confirmed; nothing was run"),
+    }
+}
+
+/// What capturing a configured server gave.
+pub struct Captured {
+    pub surface: Surface,
+    pub protocol: LockedProtocol,
+}
+
+/// Why a configured server gave no contract.
+pub enum NotCaptured {
+    /// It needs authorization a person grants (HTTP 401): skipped, with the reason.
+    NeedsAuthorization(String),
+    /// It failed (could not start, crashed, broke the protocol): one line.
+    Failed(anyhow::Error),
+}
+
+/// Starts the server as the config says (or connects to it) and captures its whole contract.
+pub fn capture(start: &Start, timeout: Duration, max_bytes: usize) -> Result<Captured, NotCaptured> {
+    let options = CaptureOptions {
+        protocol_version: live::DEFAULT_PROTOCOL_VERSION.into(),
+        client_capabilities: serde_json::json!({}),
+        timeout,
+        max_pages: live::DEFAULT_MAX_PAGES,
+        max_bytes,
+        whole_contract: true,
+        protocol: ProtocolMode::Auto,
+    };
+    let (target, transport): (Target, Box<dyn Transport>) = match start {
+        Start::Stdio { argv, env, cwd } => {
+            let launch = Launch {
+                dir: cwd.clone(),
+                env: env.clone(),
+            };
+            let transport = StdioTransport::spawn_in(argv, max_bytes, None, &launch)
+                .map_err(|e| NotCaptured::Failed(anyhow!(e)))?;
+            (Target::Command(argv.clone()), Box::new(transport))
+        }
+        Start::Http { url, headers } => (
+            Target::Url {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+            Box::new(HttpTransport::new(url, headers.clone(), timeout, max_bytes)),
+        ),
+    };
+    let capture = match live::capture(transport, &options) {
+        Ok(capture) => capture,
+        Err(e @ LiveError::Unauthorized { .. }) => {
+            return Err(NotCaptured::NeedsAuthorization(format!(
+                "{e}; driftlab cannot sign in on a user's behalf"
+            )))
+        }
+        Err(e) => return Err(NotCaptured::Failed(anyhow!(e))),
+    };
+    let limits = Limits {
+        max_bytes: usize::MAX,
+    };
+    let surface =
+        surface_of_capture(&capture, &target, limits, Scope::All).map_err(NotCaptured::Failed)?;
+    let era = serde_json::to_value(capture.negotiation.era)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    Ok(Captured {
+        surface,
+        protocol: LockedProtocol {
+            version: capture.protocol_version.clone(),
+            era,
+        },
+    })
+}
+
+/// `--timeout` in seconds as a duration, refused outside (0, 86400].
+pub fn timeout(seconds: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
+        .ok_or_else(|| anyhow!("--timeout {seconds}: expected seconds above 0 and at most 86400"))
+}

@@ -1,0 +1,202 @@
+//! The multi-server lockfile (`driftlab lock`): per server of a client config, its launch
+//! identity, the package its argv runs, the protocol it spoke, its whole contract as
+//! `driftlab snapshot` records it, and that contract's canonical digests
+//! (driftlab-contract-digest/1, docs/digests.md). The file is deterministic: locking the same
+//! servers twice gives the same bytes (it holds no time and no expanded variable).
+
+pub mod package;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::payload::{self, Limits};
+use crate::surface::Surface;
+pub use package::Package;
+
+/// The lockfile format this driftlab writes and reads.
+pub const LOCKFILE_VERSION: &str = "driftlab-lock/1";
+
+/// A lockfile of at most this many bytes is read (it holds whole contracts).
+pub const MAX_LOCK_BYTES: usize = 256 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Lockfile {
+    pub lockfile_version: String,
+    pub digest_algorithm: String,
+    pub config: LockedConfig,
+    pub servers: Vec<LockedServer>,
+}
+
+/// The client config the lock was made from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedConfig {
+    /// Relative to the lockfile's folder when it is below it, else absolute.
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client: Option<String>,
+    /// `mcpServers`, `servers` or `mcp_servers`.
+    pub layout: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedServer {
+    pub name: String,
+    /// `{"command": [argv…]}` or `{"url": …}`, as the config writes it (variables unexpanded).
+    pub launch: Value,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub package: Option<Package>,
+    /// Why the server was not captured (it needs a person's input, OAuth, ...).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub skipped: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub protocol: Option<LockedProtocol>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub digests: Option<Value>,
+    /// The whole contract, as `driftlab snapshot` records it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub contract: Option<Value>,
+}
+
+/// What the server spoke when it was locked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LockedProtocol {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub version: Option<String>,
+    /// `initialize` or `2026-07-28`.
+    pub era: String,
+}
+
+impl LockedServer {
+    /// A captured server's entry: its contract recorded as a snapshot, with its digests.
+    pub fn locked(
+        name: &str,
+        launch: Value,
+        package: Option<Package>,
+        protocol: LockedProtocol,
+        surface: &Surface,
+    ) -> LockedServer {
+        let contract = surface.to_snapshot_value();
+        let digests = crate::digest::ContractDigests::of(&contract);
+        LockedServer {
+            name: name.to_string(),
+            launch,
+            package,
+            skipped: None,
+            protocol: Some(protocol),
+            digests: serde_json::to_value(digests).ok(),
+            contract: Some(contract),
+        }
+    }
+
+    /// A server that could not be captured, and why.
+    pub fn skipped(name: &str, launch: Value, package: Option<Package>, why: &str) -> LockedServer {
+        LockedServer {
+            name: name.to_string(),
+            launch,
+            package,
+            skipped: Some(why.to_string()),
+            protocol: None,
+            digests: None,
+            contract: None,
+        }
+    }
+
+    /// The locked contract read as a surface (pointers relative to the `contract` member), or
+    /// `None` for a skipped server.
+    pub fn surface(&self, lock_name: &str) -> Result<Option<Surface>, String> {
+        let Some(contract) = &self.contract else {
+            return Ok(None);
+        };
+        let bytes = serde_json::to_vec_pretty(contract).map_err(|e| e.to_string())?;
+        let name = format!("{lock_name} (server {:?})", self.name);
+        let unlimited = Limits {
+            max_bytes: usize::MAX,
+        };
+        let parts = payload::contract::read(&bytes, &name, unlimited).map_err(|e| e.to_string())?;
+        let surface = payload::read_owned(bytes, &name, unlimited).map_err(|e| e.to_string())?;
+        Ok(Some(surface.with_contract(parts)))
+    }
+}
+
+impl Lockfile {
+    pub fn server(&self, name: &str) -> Option<&LockedServer> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// The file's bytes: pretty JSON and a final newline.
+    pub fn render(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    /// Reads and checks a lockfile; every error is one line naming the file (and the place).
+    pub fn read(path: &Path) -> Result<(Lockfile, String), String> {
+        let shown = path.display().to_string();
+        let bytes = crate::output::read_limited(path, MAX_LOCK_BYTES)?;
+        let unlimited = Limits {
+            max_bytes: usize::MAX,
+        };
+        let value = payload::parse_json(&bytes, &shown, unlimited).map_err(|e| e.to_string())?;
+        let version = value.get("lockfileVersion").and_then(Value::as_str);
+        if version != Some(LOCKFILE_VERSION) {
+            return Err(format!(
+                "{shown}: not a driftlab lockfile of this version (lockfileVersion {}, expected \
+                 {LOCKFILE_VERSION}); make it with `driftlab lock --config FILE`",
+                version.map_or("missing".to_string(), |v| format!("{v:?}"))
+            ));
+        }
+        let lock: Lockfile = serde_json::from_value(value)
+            .map_err(|e| format!("{shown}: not a valid lockfile: {e}"))?;
+        let mut names = std::collections::HashSet::new();
+        for server in &lock.servers {
+            if !names.insert(server.name.as_str()) {
+                return Err(format!("{shown}: server {:?} is locked twice", server.name));
+            }
+            let kind_ok = matches!(
+                (&server.contract, &server.skipped),
+                (Some(_), None) | (None, Some(_))
+            );
+            if !kind_ok {
+                return Err(format!(
+                    "{shown}: server {:?} needs exactly one of `contract` and `skipped`",
+                    server.name
+                ));
+            }
+        }
+        let text = String::from_utf8(bytes).unwrap_or_default();
+        Ok((lock, text))
+    }
+}
+
+/// How the lock names a config: relative to the lock's folder when it is below it.
+pub fn config_path_for_lock(config: &Path, lock: &Path) -> String {
+    let absolute = |p: &Path| p.canonicalize().ok();
+    let lock_dir = lock.parent().map(|d| match d.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => d,
+    });
+    // The lock may not exist yet: its folder does.
+    if let (Some(config), Some(dir)) = (absolute(config), lock_dir.and_then(absolute)) {
+        if let Ok(relative) = config.strip_prefix(&dir) {
+            return relative.display().to_string();
+        }
+        return config.display().to_string();
+    }
+    config.display().to_string()
+}
+
+/// The config a lock names, as a path from here.
+pub fn config_path_from_lock(recorded: &str, lock: &Path) -> std::path::PathBuf {
+    let recorded = Path::new(recorded);
+    match (recorded.is_absolute(), lock.parent()) {
+        (false, Some(dir)) => dir.join(recorded),
+        _ => recorded.to_path_buf(),
+    }
+}
