@@ -257,7 +257,15 @@ pub fn evaluate(
     policy: &ResolvedPolicy,
     fail_on: FailOn,
 ) -> Outcome {
-    evaluate_with(rules, approved, candidate, baseline, Vec::new(), policy, fail_on)
+    evaluate_with(
+        rules,
+        approved,
+        candidate,
+        baseline,
+        Vec::new(),
+        policy,
+        fail_on,
+    )
 }
 
 /// [`evaluate`] with `extra` findings made outside the rules' comparison (`check --lock`'s
@@ -282,7 +290,10 @@ pub fn evaluate_with(
     let mut findings = Vec::new();
     let mut accepted = Vec::new();
     let mut used = HashSet::new();
-    for mut finding in run_rules(rules, approved, candidate).into_iter().chain(extra) {
+    for mut finding in run_rules(rules, approved, candidate)
+        .into_iter()
+        .chain(extra)
+    {
         if let Some(&severity) = policy.severity.get(finding.rule) {
             finding.severity = severity;
         }

@@ -96,7 +96,7 @@ fn repository_root() -> Result<PathBuf> {
 }
 
 /// `path` relative to the repository root, `/`-separated and percent-encoded.
-fn relative_uri(path: &Path) -> Result<String> {
+pub(super) fn relative_uri(path: &Path) -> Result<String> {
     let root = repository_root()?;
     let canonical = |p: &Path| {
         p.canonicalize()

@@ -16,7 +16,7 @@ use crate::surface::Surface;
 use crate::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(super) enum Format {
     /// readable in a terminal; coloured on a TTY unless NO_COLOR is set
     Text,
     /// the documented JSON contract
@@ -36,51 +36,51 @@ pub enum Format {
 pub struct GateOptions {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    pub(super) format: Format,
     /// Lowest severity that fails the gate (exit 1). `breaking` also fails on `unknown`.
     #[arg(long, value_enum, default_value_t = FailOn::Breaking)]
-    fail_on: FailOn,
+    pub(super) fail_on: FailOn,
     /// Policy file (TOML): `[severity]` rule = "info" overrides, `[[accept]]` fingerprint = "…",
     /// `fail_on_existing = true`.
     #[arg(long, value_name = "FILE")]
-    policy: Option<String>,
+    pub(super) policy: Option<String>,
     /// Largest payload accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    max_bytes: usize,
+    pub(super) max_bytes: usize,
     /// What is compared: `all` (tools, and the prompts, resources, resource templates,
     /// instructions and capabilities both files record; a live server is captured whole) or
     /// `tools` only.
     #[arg(long, value_enum, default_value_t = Scope::All)]
-    scope: Scope,
+    pub(super) scope: Scope,
     /// Also judge what a client rejects beyond the specification (repeatable): `spec` (the MCP
     /// name rule), `strict-64` (names of at most 64 characters), `copilot` (no `.` in names, at
     /// most 64 characters), `gemini` (no $ref, $defs or additionalProperties in inputSchema).
     /// `check` reports tools the client rejects (warning) and, with --approved, tools it accepted
     /// and rejects now (breaking, the profile named); `diff` the latter.
     #[arg(long = "profile", value_name = "NAME", value_parser = profile_names())]
-    profiles: Vec<String>,
+    pub(super) profiles: Vec<String>,
     /// With `check --approved`: findings the approved snapshot already had (reported as
     /// pre-existing) fail the gate too. Also a policy key: `fail_on_existing = true`.
     #[arg(long)]
-    fail_on_existing: bool,
+    pub(super) fail_on_existing: bool,
     /// The repository file SARIF results and `--format github` annotations point at, each on
     /// the line of its finding. Default: the candidate file; for a live server, the approved
     /// snapshot (for `--approved REV:PATH`, PATH in the working tree). It must be inside the
     /// repository (`GITHUB_WORKSPACE`, else the enclosing git work tree, else this folder).
     #[arg(long, alias = "sarif-anchor", value_name = "FILE")]
-    anchor: Option<String>,
+    pub(super) anchor: Option<String>,
     /// Names this gate's SARIF alert set: `automationDetails.id` is `driftlab/NAME/`, so two
     /// servers gated in one workflow stay two sets. Default: the anchor file's path.
     #[arg(long, value_name = "NAME")]
-    category: Option<String>,
+    pub(super) category: Option<String>,
     /// Also write the SARIF report to FILE (atomically), whatever --format prints: one run gives
     /// log annotations (`--format github`) and a file for code scanning.
     #[arg(long, value_name = "FILE")]
-    sarif: Option<std::path::PathBuf>,
+    pub(super) sarif: Option<std::path::PathBuf>,
     /// Do not append the Markdown report to the file `GITHUB_STEP_SUMMARY` names (by default it
     /// is appended whenever that variable is set, bounded to 1 MiB).
     #[arg(long)]
-    no_step_summary: bool,
+    pub(super) no_step_summary: bool,
 }
 
 /// Check a candidate tools/list payload: payload rules (name rule, input schema present, not
@@ -101,6 +101,16 @@ pub struct CheckArgs {
     /// `origin/main:mcp/approved.json`). Without it only payload rules run.
     #[arg(long, value_name = "FILE")]
     approved: Option<String>,
+    /// Gate every server of a client config against its entry in this lockfile (see `driftlab
+    /// lock`): one verdict per server (PASS, DRIFT, UNLOCKED, REMOVED, SKIPPED) and one exit
+    /// code; SARIF has a run per server and lands in the lockfile.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["approved", "candidate", "url", "command"])]
+    lock: Option<std::path::PathBuf>,
+    /// With --lock: the client config (default: the one the lockfile names).
+    #[arg(long, value_name = "FILE", requires = "lock")]
+    config: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    select: super::servers::ConfigArgs,
     /// The candidate payload (`-` for stdin); or give a live server after `--`.
     candidate: Option<String>,
     #[command(flatten)]
@@ -123,6 +133,23 @@ pub struct DiffArgs {
 }
 
 pub fn check(args: CheckArgs) -> Result<u8> {
+    if let Some(lock) = &args.lock {
+        return super::check_lock::run(
+            lock,
+            args.config.as_deref(),
+            &args.select,
+            &args.server,
+            &args.options,
+        );
+    }
+    let select = &args.select;
+    if !select.servers.is_empty()
+        || select.client.is_some()
+        || select.yes
+        || select.workspace.is_some()
+    {
+        bail!("--server, --client, --yes and --workspace choose servers of a client config: give --lock FILE");
+    }
     let limits = Limits {
         max_bytes: args.options.max_bytes,
     };
@@ -133,18 +160,9 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         "candidate",
         args.options.scope,
     )?;
-    let mut rules = of_kind(RuleKind::Payload);
-    for profile in profiles(&args.options) {
-        rules.push(profile.rule(false));
-        if args.approved.is_some() {
-            rules.push(profile.rule(true));
-        }
-    }
+    let rules = check_rules(&args.options, args.approved.is_some());
     let approved = match &args.approved {
-        Some(path) => {
-            rules.extend(of_kind(RuleKind::Diff));
-            scoped(read_surface(path, limits)?, args.options.scope)
-        }
+        Some(path) => scoped(read_surface(path, limits)?, args.options.scope),
         // With no snapshot the candidate is compared with itself: diff rules would find nothing.
         None => candidate.clone(),
     };
@@ -210,17 +228,7 @@ fn gate(
     rules: &[&'static dyn Rule],
     options: &GateOptions,
 ) -> Result<u8> {
-    let policy = match &options.policy {
-        Some(path) => {
-            let text =
-                crate::output::read_text(std::path::Path::new(path), crate::output::MAX_SMALL_FILE)
-                    .map_err(|e| anyhow!("policy {e}"))?;
-            Policy::parse(&text, path).map_err(|e| anyhow!(e))?
-        }
-        None => ResolvedPolicy::default(),
-    };
-    let mut policy = policy;
-    policy.fail_on_existing |= options.fail_on_existing;
+    let policy = policy(options)?;
     let approved_path = compared.approved;
     // Only `check --approved` has a snapshot whose own defects are pre-existing.
     let baseline = (command == "check" && approved_path.is_some()).then_some(approved);
@@ -285,25 +293,62 @@ fn gate(
     })
 }
 
+/// The `--policy` file, with `--fail-on-existing` applied.
+pub(super) fn policy(options: &GateOptions) -> Result<ResolvedPolicy> {
+    let mut policy = match &options.policy {
+        Some(path) => {
+            let text =
+                crate::output::read_text(std::path::Path::new(path), crate::output::MAX_SMALL_FILE)
+                    .map_err(|e| anyhow!("policy {e}"))?;
+            Policy::parse(&text, path).map_err(|e| anyhow!(e))?
+        }
+        None => ResolvedPolicy::default(),
+    };
+    policy.fail_on_existing |= options.fail_on_existing;
+    Ok(policy)
+}
+
+/// The rules `check` runs: payload rules, the `--profile` ones, and with a snapshot the diff
+/// rules too.
+pub(super) fn check_rules(options: &GateOptions, with_snapshot: bool) -> Vec<&'static dyn Rule> {
+    let mut rules = of_kind(RuleKind::Payload);
+    for profile in profiles(options) {
+        rules.push(profile.rule(false));
+        if with_snapshot {
+            rules.push(profile.rule(true));
+        }
+    }
+    if with_snapshot {
+        rules.extend(of_kind(RuleKind::Diff));
+    }
+    rules
+}
+
 /// Appends `verdict`, `breaking` and `findings` to `GITHUB_OUTPUT` when set, so a workflow can
 /// branch on them (the Action's outputs).
 fn set_step_outputs(outcome: &crate::verdict::Outcome) {
-    let breaking = outcome
-        .findings
-        .iter()
+    set_step_output_lines(outcome.verdict, std::slice::from_ref(outcome));
+}
+
+/// [`set_step_outputs`] for several gates at once (`check --lock`): the overall verdict and the
+/// findings of all.
+pub(super) fn set_step_output_lines(verdict: Verdict, outcomes: &[crate::verdict::Outcome]) {
+    let findings = outcomes.iter().flat_map(|o| &o.findings);
+    let breaking = findings
+        .clone()
         .filter(|f| f.severity == crate::check::Severity::Breaking)
         .count();
     let lines = format!(
         "verdict={}\nbreaking={breaking}\nfindings={}\n",
-        outcome.verdict.as_str(),
-        outcome.findings.len()
+        verdict.as_str(),
+        findings.count()
     );
     append_to_env_file("GITHUB_OUTPUT", &lines);
 }
 
 /// Appends `text` to the file the environment variable `name` names, if set; a file that cannot
 /// be written is reported and does not change the verdict.
-fn append_to_env_file(name: &str, text: &str) {
+pub(super) fn append_to_env_file(name: &str, text: &str) {
     use std::io::Write;
     let Some(path) = std::env::var_os(name).filter(|p| !p.is_empty()) else {
         return;

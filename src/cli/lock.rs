@@ -113,7 +113,11 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// The lock entry of one server: captured, or skipped with the reason.
-fn entry(server: &ConfiguredServer, timeout: std::time::Duration, max_bytes: usize) -> Result<LockedServer> {
+fn entry(
+    server: &ConfiguredServer,
+    timeout: std::time::Duration,
+    max_bytes: usize,
+) -> Result<LockedServer> {
     let launch = server.written.to_json();
     let package = package_of(server);
     let start = match &server.start {

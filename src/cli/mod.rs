@@ -18,6 +18,7 @@ macro_rules! outln {
 mod anchor;
 mod artifacts;
 mod capture;
+mod check_lock;
 mod digest;
 mod docs;
 mod figures;

@@ -126,7 +126,11 @@ pub enum NotCaptured {
 }
 
 /// Starts the server as the config says (or connects to it) and captures its whole contract.
-pub fn capture(start: &Start, timeout: Duration, max_bytes: usize) -> Result<Captured, NotCaptured> {
+pub fn capture(
+    start: &Start,
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Captured, NotCaptured> {
     let options = CaptureOptions {
         protocol_version: live::DEFAULT_PROTOCOL_VERSION.into(),
         client_capabilities: serde_json::json!({}),

@@ -43,8 +43,12 @@ pub fn of_argv(argv: &[String]) -> Option<Package> {
         "pnpm" | "yarn" if rest.first().is_some_and(|w| w == "dlx") => {
             runner_spec(&rest[1..], &["-p", "--package"], &[]).map(npm)
         }
-        "uvx" => runner_spec(rest, &["--from"], &["--with", "--python", "-p", "--index-url"])
-            .map(pypi),
+        "uvx" => runner_spec(
+            rest,
+            &["--from"],
+            &["--with", "--python", "-p", "--index-url"],
+        )
+        .map(pypi),
         "pipx" if rest.first().is_some_and(|w| w == "run") => {
             runner_spec(&rest[1..], &["--spec"], &["--python"]).map(pypi)
         }
@@ -115,8 +119,23 @@ fn pypi(spec: String) -> Package {
 /// `docker run [options] image[:tag|@digest]`.
 fn docker(args: &[String]) -> Option<Package> {
     const VALUED: &[&str] = &[
-        "-e", "--env", "-v", "--volume", "--name", "-p", "--publish", "-w", "--workdir",
-        "--network", "--mount", "--entrypoint", "-u", "--user", "--env-file", "--platform", "-l",
+        "-e",
+        "--env",
+        "-v",
+        "--volume",
+        "--name",
+        "-p",
+        "--publish",
+        "-w",
+        "--workdir",
+        "--network",
+        "--mount",
+        "--entrypoint",
+        "-u",
+        "--user",
+        "--env-file",
+        "--platform",
+        "-l",
         "--label",
     ];
     let image = runner_spec(args, &[], VALUED)?;
@@ -192,7 +211,9 @@ fn python_distribution(program: &Path) -> Option<Package> {
             let Ok(entries) = std::fs::read_to_string(info.join("entry_points.txt")) else {
                 continue;
             };
-            let is_script = entries.lines().any(|l| l.trim_start().starts_with(&declared));
+            let is_script = entries
+                .lines()
+                .any(|l| l.trim_start().starts_with(&declared));
             let Ok(metadata) = std::fs::read_to_string(info.join("METADATA")) else {
                 continue;
             };
@@ -231,22 +252,60 @@ mod tests {
     #[test]
     fn runner_specs() {
         let cases = [
-            ("npx -y @modelcontextprotocol/server-memory@2025.9.25", ("npm", "@modelcontextprotocol/server-memory", Some("2025.9.25"))),
-            ("npx -y @modelcontextprotocol/server-memory", ("npm", "@modelcontextprotocol/server-memory", None)),
-            ("npx --package=mcp-remote@0.1.2 mcp-remote https://x", ("npm", "mcp-remote", Some("0.1.2"))),
+            (
+                "npx -y @modelcontextprotocol/server-memory@2025.9.25",
+                (
+                    "npm",
+                    "@modelcontextprotocol/server-memory",
+                    Some("2025.9.25"),
+                ),
+            ),
+            (
+                "npx -y @modelcontextprotocol/server-memory",
+                ("npm", "@modelcontextprotocol/server-memory", None),
+            ),
+            (
+                "npx --package=mcp-remote@0.1.2 mcp-remote https://x",
+                ("npm", "mcp-remote", Some("0.1.2")),
+            ),
             ("npx -p left-pad@1 run", ("npm", "left-pad", Some("1"))),
-            ("pnpm dlx some-server@latest", ("npm", "some-server", Some("latest"))),
-            ("uvx mcp-server-time==2025.9.25 --local-timezone=UTC", ("pypi", "mcp-server-time", Some("2025.9.25"))),
-            ("uvx --python 3.12 mcp-server-git@1.0", ("pypi", "mcp-server-git", Some("1.0"))),
-            ("uvx --from mcp-server-fetch==1.2 mcp-server-fetch", ("pypi", "mcp-server-fetch", Some("1.2"))),
-            ("pipx run --spec black==24.1 black", ("pypi", "black", Some("24.1"))),
-            ("docker run -i --rm -e TOKEN ghcr.io/github/github-mcp-server:v1.2", ("docker", "ghcr.io/github/github-mcp-server", Some("v1.2"))),
-            ("docker run -i localhost:5000/img", ("docker", "localhost:5000/img", None)),
+            (
+                "pnpm dlx some-server@latest",
+                ("npm", "some-server", Some("latest")),
+            ),
+            (
+                "uvx mcp-server-time==2025.9.25 --local-timezone=UTC",
+                ("pypi", "mcp-server-time", Some("2025.9.25")),
+            ),
+            (
+                "uvx --python 3.12 mcp-server-git@1.0",
+                ("pypi", "mcp-server-git", Some("1.0")),
+            ),
+            (
+                "uvx --from mcp-server-fetch==1.2 mcp-server-fetch",
+                ("pypi", "mcp-server-fetch", Some("1.2")),
+            ),
+            (
+                "pipx run --spec black==24.1 black",
+                ("pypi", "black", Some("24.1")),
+            ),
+            (
+                "docker run -i --rm -e TOKEN ghcr.io/github/github-mcp-server:v1.2",
+                ("docker", "ghcr.io/github/github-mcp-server", Some("v1.2")),
+            ),
+            (
+                "docker run -i localhost:5000/img",
+                ("docker", "localhost:5000/img", None),
+            ),
         ];
         for (argv, (eco, name, version)) in cases {
             assert_eq!(
                 spec(of(argv)),
-                (eco.to_string(), name.to_string(), version.map(str::to_string)),
+                (
+                    eco.to_string(),
+                    name.to_string(),
+                    version.map(str::to_string)
+                ),
                 "{argv}"
             );
         }

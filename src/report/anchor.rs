@@ -32,6 +32,18 @@ pub struct Anchor {
 
 /// Places every finding in the anchor text (`surface` is that text, read as a payload).
 pub fn place(text: &str, side: Side, surface: &Surface, findings: &[Finding]) -> Vec<Place> {
+    place_under(text, "", side, surface, findings)
+}
+
+/// [`place`] for a surface that sits at `prefix` (a JSON pointer) inside the anchor text, as a
+/// server's contract sits in a lockfile.
+pub fn place_under(
+    text: &str,
+    prefix: &str,
+    side: Side,
+    surface: &Surface,
+    findings: &[Finding],
+) -> Vec<Place> {
     let mut locator = Locator::new(text);
     let list = tools_list(surface);
     findings
@@ -44,12 +56,14 @@ pub fn place(text: &str, side: Side, surface: &Surface, findings: &[Finding]) ->
                 Side::Other => None,
             };
             let pointer = direct.unwrap_or_else(|| by_tool_name(f, surface, &list));
-            locator.locate(&pointer).unwrap_or(Place {
-                pointer: String::new(),
-                exact: false,
-                start: (1, 1),
-                end: (1, 1),
-            })
+            locator
+                .locate(&format!("{prefix}{pointer}"))
+                .unwrap_or(Place {
+                    pointer: String::new(),
+                    exact: false,
+                    start: (1, 1),
+                    end: (1, 1),
+                })
         })
         .collect()
 }

@@ -9,14 +9,14 @@ pub const PER_LEVEL: usize = 10;
 
 /// Escapes data per the workflow-command rules (`%`, and `:`/`,` in properties), after making
 /// control characters visible (so CR and LF never reach the log).
-fn data(text: &str) -> String {
+pub(super) fn data(text: &str) -> String {
     super::escape::visible(text)
         .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
-fn property(text: &str) -> String {
+pub(super) fn property(text: &str) -> String {
     data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -6,7 +6,7 @@
 use super::GateReport;
 
 /// Escapes for XML text and attributes, after making control characters visible.
-fn xml(text: &str) -> String {
+pub(super) fn xml(text: &str) -> String {
     let mut out = String::new();
     for c in super::escape::visible(text).chars() {
         match c {

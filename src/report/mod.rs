@@ -8,6 +8,7 @@ pub mod junit;
 pub mod markdown;
 pub mod region;
 pub mod sarif;
+pub mod servers;
 pub mod study_report;
 pub mod table;
 pub mod text;
