@@ -25,13 +25,32 @@ use crate::proxy;
 /// call. More than --max-retries refusals for a tool within --window-secs open its circuit.
 /// Answers are checked against the pinned outputSchema.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  \
     driftlab guard --approved approved.json -- npx -y @modelcontextprotocol/server-memory\n  \
-    driftlab guard --approved approved.json --on-drift warn --audit guard.jsonl -- node dist/index.js")]
+    driftlab guard --approved approved.json --on-drift warn --audit guard.jsonl -- node dist/index.js\n  \
+    driftlab guard --lock mcp.lock --server memory -- npx -y @modelcontextprotocol/server-memory\n  \
+    driftlab guard install --config ~/.cursor/mcp.json --lock mcp.lock"
+)]
 pub struct Args {
+    #[command(subcommand)]
+    action: Option<super::guard_install::Action>,
     /// The pinned contract: an approved snapshot or any payload or capture.
-    #[arg(long, value_name = "FILE")]
-    approved: String,
+    #[arg(long, value_name = "FILE", required_unless_present = "lock")]
+    approved: Option<String>,
+    /// Pin the contract a lockfile recorded for --server (see `driftlab lock`) instead.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "approved",
+        requires = "server"
+    )]
+    lock: Option<std::path::PathBuf>,
+    /// With --lock: the server whose entry is the pin.
+    #[arg(long, value_name = "NAME", requires = "lock")]
+    server: Option<String>,
     /// What breaking drift between the pin and the live server does.
     #[arg(long, value_enum, default_value_t = OnDrift::Refuse)]
     on_drift: OnDrift,
@@ -68,14 +87,24 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let pinned = read_surface(
-        &args.approved,
-        Limits {
-            max_bytes: DEFAULT_MAX_BYTES,
-        },
-    )?;
+    if let Some(action) = args.action {
+        return super::guard_install::run(action);
+    }
+    let (pinned, pin_name) = match (&args.approved, &args.lock, &args.server) {
+        (Some(path), _, _) => (
+            read_surface(
+                path,
+                Limits {
+                    max_bytes: DEFAULT_MAX_BYTES,
+                },
+            )?,
+            path.clone(),
+        ),
+        (None, Some(lock), Some(server)) => locked_pin(lock, server)?,
+        _ => bail!("give --approved FILE, or --lock FILE --server NAME"),
+    };
     if pinned.is_empty() {
-        bail!("{}: the pinned contract has no tools", args.approved);
+        bail!("{pin_name}: the pinned contract has no tools");
     }
     let audit: Option<Box<dyn Write>> = match &args.audit {
         Some(path) => Some(Box::new(BufWriter::new(File::create(path).with_context(
@@ -104,7 +133,7 @@ pub fn run(args: Args) -> Result<u8> {
     // A schema that does not compile would validate nothing: refuse to start on it.
     if let Some((tool, why)) = guard.broken_pins().first() {
         // Debug formatting escapes what a server put in the name.
-        bail!("{}: the pinned tool {tool:?}: {why}", args.approved);
+        bail!("{pin_name}: the pinned tool {tool:?}: {why}");
     }
     let end = proxy::run(&args.command, &mut guard, args.max_bytes)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
@@ -118,4 +147,21 @@ pub fn run(args: Args) -> Result<u8> {
         bail!("the audit log could not be written: {why}");
     }
     Ok(super::exit::PASS)
+}
+
+/// The contract `lock` recorded for `server`, and a name for it in messages.
+fn locked_pin(lock: &std::path::Path, server: &str) -> Result<(crate::surface::Surface, String)> {
+    let (lock_file, _) = crate::lock::Lockfile::read(lock).map_err(|e| anyhow::anyhow!(e))?;
+    let name = format!("{} [{server}]", lock.display());
+    let entry = lock_file.server(server).ok_or_else(|| {
+        anyhow::anyhow!("{}: no server {server:?} in the lockfile", lock.display())
+    })?;
+    match entry.surface(&lock.display().to_string()) {
+        Ok(Some(surface)) => Ok((surface, name)),
+        Ok(None) => bail!(
+            "{name}: the lockfile has no contract for it ({}): nothing to pin",
+            entry.skipped.as_deref().unwrap_or("skipped")
+        ),
+        Err(e) => bail!(e),
+    }
 }

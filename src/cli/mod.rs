@@ -25,6 +25,7 @@ mod figures;
 mod gate;
 mod generate;
 mod guard;
+mod guard_install;
 mod guard_study;
 mod input;
 mod listings;

@@ -12,7 +12,7 @@ pub mod rewrite;
 
 use std::path::{Path, PathBuf};
 
-pub use read::read;
+pub use read::{parse, read};
 
 /// The client whose config a file is: it decides the layout and which variables expand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

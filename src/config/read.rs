@@ -20,6 +20,17 @@ pub fn read(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ClientConfig, ConfigError> {
     let text = crate::output::read_text(path, MAX_CONFIG_BYTES).map_err(ConfigError)?;
+    parse(path, text, client, workspace, env)
+}
+
+/// [`read`] of `text`, as the file at `path` (which is not read) would be.
+pub fn parse(
+    path: &Path,
+    text: String,
+    client: Option<Client>,
+    workspace: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ClientConfig, ConfigError> {
     let client = client.or_else(|| Client::from_path(path));
     let workspace = match workspace {
         Some(dir) => dir.to_path_buf(),

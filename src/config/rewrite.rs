@@ -1,1 +1,206 @@
-//! Rewriting a client config's servers (see `guard install`): placeholder until written.
+//! Rewriting one server's command and arguments in a client config, in place: only the bytes of
+//! the `command` and `args` values change (an `args` is added after `command` when there is
+//! none), so comments, key order, spacing and every other server stay as they were, byte for
+//! byte. JSON (with comments) is located by offset; Codex TOML through its parser's spans.
+
+use std::ops::Range;
+
+use super::{ClientConfig, ConfigError, Layout};
+
+/// One replacement of the config's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+/// The edits that make server `name` start `argv` (its first word the command).
+pub fn set_argv(
+    config: &ClientConfig,
+    name: &str,
+    argv: &[String],
+) -> Result<Vec<Edit>, ConfigError> {
+    let (command, args) = argv
+        .split_first()
+        .ok_or_else(|| ConfigError("no command to write".into()))?;
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let array = format!(
+        "[{}]",
+        args.iter()
+            .map(|a| quoted(a))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let spans = match config.layout {
+        Layout::McpServers | Layout::VscodeServers => json_spans(config, name)?,
+        Layout::CodexToml => toml_spans(config, name)?,
+    };
+    let mut edits = vec![Edit {
+        range: spans.command,
+        text: quoted(command),
+    }];
+    match spans.args {
+        Some(range) => edits.push(Edit { range, text: array }),
+        None => {
+            let at = edits[0].range.end;
+            let text = match (config.layout, spans.inline) {
+                (Layout::CodexToml, false) => format!("\nargs = {array}"),
+                (Layout::CodexToml, true) => format!(", args = {array}"),
+                _ => format!(", \"args\": {array}"),
+            };
+            edits.push(Edit {
+                range: at..at,
+                text,
+            });
+        }
+    }
+    Ok(edits)
+}
+
+/// `text` with `edits` (non-overlapping) applied.
+pub fn apply(text: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut out = text.to_string();
+    for edit in edits {
+        out.replace_range(edit.range, &edit.text);
+    }
+    out
+}
+
+/// Where a server's `command` and `args` values are.
+struct Spans {
+    command: Range<usize>,
+    args: Option<Range<usize>>,
+    /// Whether the server's table is inline (`name = { … }`, TOML only).
+    inline: bool,
+}
+
+fn json_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
+    let blanked = super::jsonc::blank(&config.text);
+    let mut locator = crate::report::region::Locator::new(&blanked);
+    let server = crate::pointer::push(&format!("/{}", config.layout.as_str()), name);
+    let command = locator
+        .value_span(&format!("{server}/command"))
+        .filter(|r| blanked.as_bytes().get(r.start) == Some(&b'"'))
+        .ok_or_else(|| no_command(config, name))?;
+    let args = locator
+        .value_span(&format!("{server}/args"))
+        .filter(|r| blanked.as_bytes().get(r.start) == Some(&b'['));
+    Ok(Spans {
+        command,
+        args,
+        inline: false,
+    })
+}
+
+fn toml_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(&config.text)
+        .map_err(|e| ConfigError(format!("{}: {}", config.path.display(), e.message())))?;
+    let table = root
+        .get_ref()
+        .get("mcp_servers")
+        .and_then(|v| match v.get_ref() {
+            DeValue::Table(t) => t.get(name),
+            _ => None,
+        })
+        .ok_or_else(|| no_command(config, name))?;
+    let inline = config.text.as_bytes().get(table.span().start) == Some(&b'{');
+    let DeValue::Table(entry) = table.get_ref() else {
+        return Err(no_command(config, name));
+    };
+    let span_of = |key: &str, string: bool| {
+        entry.get(key).and_then(|v| {
+            let fits = match v.get_ref() {
+                DeValue::String(_) => string,
+                DeValue::Array(_) => !string,
+                _ => false,
+            };
+            fits.then(|| v.span())
+        })
+    };
+    Ok(Spans {
+        command: span_of("command", true).ok_or_else(|| no_command(config, name))?,
+        args: span_of("args", false),
+        inline,
+    })
+}
+
+fn no_command(config: &ClientConfig, name: &str) -> ConfigError {
+    ConfigError(format!(
+        "{}: server {name:?} has no `command` string to rewrite",
+        config.path.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn config(name: &str, text: &str) -> ClientConfig {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        super::super::read(&path, None, None, &|_| None).unwrap()
+    }
+
+    fn rewritten(name: &str, text: &str, server: &str) -> String {
+        let config = config(name, text);
+        let argv: Vec<String> = ["/bin/driftlab", "guard", "--", "npx", "-y", "x"]
+            .map(String::from)
+            .to_vec();
+        apply(&config.text, set_argv(&config, server, &argv).unwrap())
+    }
+
+    #[test]
+    fn json_keeps_comments_and_other_servers_and_adds_args() {
+        let text = "{\n  // mine\n  \"mcpServers\": {\n    \"a\": {\"command\": \"npx\", \"args\": [\"-y\", \"x\"]},\n    \"b\": { \"command\": \"b-server\" }\n  }\n}\n";
+        let once = rewritten(".cursor-mcp.json", text, "a");
+        assert_eq!(
+            once,
+            text.replace(
+                "\"command\": \"npx\", \"args\": [\"-y\", \"x\"]",
+                "\"command\": \"/bin/driftlab\", \"args\": [\"guard\", \"--\", \"npx\", \"-y\", \"x\"]"
+            )
+        );
+        let b = rewritten("m.json", text, "b");
+        assert!(b.contains("{ \"command\": \"/bin/driftlab\", \"args\": [\"guard\", \"--\", \"npx\", \"-y\", \"x\"] }"), "{b}");
+        assert!(b.contains("// mine"));
+    }
+
+    #[test]
+    fn toml_tables_and_inline_tables() {
+        let text = "model = \"x\"\n\n[mcp_servers.a]\ncommand = \"npx\" # runner\nargs = [\"-y\", \"x\"]\n\n[mcp_servers.b]\ncommand = \"b\"\nenv = { K = \"v\" }\n";
+        let a = rewritten("config.toml", text, "a");
+        assert!(a.contains("command = \"/bin/driftlab\" # runner\nargs = [\"guard\", \"--\", \"npx\", \"-y\", \"x\"]\n"), "{a}");
+        let b = rewritten("config.toml", text, "b");
+        assert!(b.contains("command = \"/bin/driftlab\"\nargs = [\"guard\", \"--\", \"npx\", \"-y\", \"x\"]\nenv = { K = \"v\" }"), "{b}");
+        let inline = "[mcp_servers]\nc = { command = \"c\" }\n";
+        let c = rewritten("config.toml", inline, "c");
+        assert_eq!(c, "[mcp_servers]\nc = { command = \"/bin/driftlab\", args = [\"guard\", \"--\", \"npx\", \"-y\", \"x\"] }\n");
+        // Each result still reads as a config naming the new argv.
+        for out in [a, b, c] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("config.toml");
+            std::fs::write(&path, &out).unwrap();
+            assert!(
+                super::super::read(Path::new(&path), None, None, &|_| None).is_ok(),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_server_without_a_command_is_refused() {
+        let config = config(
+            "m.json",
+            "{\"mcpServers\": {\"u\": {\"url\": \"http://x\"}}}",
+        );
+        let argv = vec!["d".to_string()];
+        assert!(set_argv(&config, "u", &argv)
+            .unwrap_err()
+            .to_string()
+            .contains("no `command`"));
+    }
+}

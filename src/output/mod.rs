@@ -124,6 +124,31 @@ pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<
     writer.into_inner().map_err(|e| e.into_error().into())
 }
 
+/// Replaces the file `dest` with `bytes` atomically, keeping its permissions (a client config
+/// may hold secrets and be readable by its owner only), unless it no longer holds `expected`:
+/// then nothing is written and the error says the file changed since it was read.
+pub fn replace_if_unchanged(dest: &Path, bytes: &[u8], expected: &[u8]) -> io::Result<()> {
+    let permissions = fs::metadata(dest)?.permissions();
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    let _cleanup = crate::cleanup::remove_on_signal(temp.path().to_path_buf());
+    temp.as_file().set_permissions(permissions)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    if fs::read(dest)? != expected {
+        return Err(io::Error::other(
+            "it changed since driftlab read it; nothing was written (run the command again)",
+        ));
+    }
+    temp.persist(dest).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Writes `bytes` to `dest` atomically.
 pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(dest)?;

@@ -1,0 +1,249 @@
+//! `driftlab guard install` and `guard uninstall`: put every stdio server of a client config
+//! behind the guard, pinned to its lockfile entry, and put the config back byte for byte.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{self, rewrite, Client, Written};
+use crate::lock::Lockfile;
+use crate::surface::sha256_hex;
+
+#[derive(clap::Subcommand)]
+pub enum Action {
+    /// Put every stdio server of a client config behind the guard, pinned to the lockfile.
+    ///
+    /// Rewrites the config so that each of its stdio servers runs as `driftlab guard --lock
+    /// LOCK --server NAME -- <its command>`, pinned to its entry in the lockfile. The original
+    /// is kept next to the config (`<config>.driftlab-backup`); only each server's `command` and
+    /// `args` values change. Servers the guard cannot front (HTTP) or the lock does not pin are
+    /// listed as not guarded. A config that changed while driftlab worked is left alone.
+    Install(InstallArgs),
+    /// Restore the config `guard install` rewrote, byte for byte, from its backup.
+    ///
+    /// Refused when the config changed since the install (the changes would be lost) unless
+    /// --force.
+    Uninstall(UninstallArgs),
+}
+
+#[derive(clap::Args)]
+pub struct InstallArgs {
+    /// The client config to rewrite.
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// The lockfile whose entries pin the servers (see `driftlab lock`).
+    #[arg(long, value_name = "FILE")]
+    lock: PathBuf,
+    /// Read the config as this client's (default: told by the file's path).
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    client: Option<Client>,
+    /// Only this server (repeatable).
+    #[arg(long = "server", value_name = "NAME")]
+    servers: Vec<String>,
+    /// The driftlab the rewritten entries run (default: this one, by its absolute path).
+    #[arg(long, value_name = "PATH")]
+    driftlab: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct UninstallArgs {
+    /// The client config `guard install` rewrote.
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    /// Restore the original even if the config changed since the install.
+    #[arg(long)]
+    force: bool,
+}
+
+/// What `guard install` keeps beside the config.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Backup {
+    driftlab_guard_backup: u32,
+    /// SHA-256 of the config as `install` wrote it.
+    installed_sha256: String,
+    /// The config as it was, exactly (configs are UTF-8 text).
+    original: String,
+}
+
+pub fn run(action: Action) -> Result<u8> {
+    match action {
+        Action::Install(args) => install(args),
+        Action::Uninstall(args) => uninstall(args),
+    }
+}
+
+/// `<config>.driftlab-backup`, beside the config.
+pub fn backup_path(config: &Path) -> PathBuf {
+    let mut name = config.file_name().unwrap_or_default().to_os_string();
+    name.push(".driftlab-backup");
+    config.with_file_name(name)
+}
+
+fn install(args: InstallArgs) -> Result<u8> {
+    let backup = backup_path(&args.config);
+    if backup.exists() {
+        bail!(
+            "{}: already installed ({} exists): run `driftlab guard uninstall --config {}` first",
+            args.config.display(),
+            backup.display(),
+            args.config.display()
+        );
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    let config = config::read(&args.config, args.client, None, &env)?;
+    let (lock, _) = Lockfile::read(&args.lock).map_err(|e| anyhow!(e))?;
+    let lock_path = args
+        .lock
+        .canonicalize()
+        .with_context(|| format!("{}: cannot resolve", args.lock.display()))?;
+    let driftlab = match &args.driftlab {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()
+            .and_then(|p| p.canonicalize())
+            .context("cannot tell where this driftlab is: give --driftlab PATH")?,
+    };
+    let mut edits = Vec::new();
+    let mut guarded = Vec::new();
+    let mut not_guarded = Vec::new();
+    for server in super::servers::pick(&config, &args.servers)? {
+        let name = &server.name;
+        let why_not = match (&server.written, lock.server(name)) {
+            (Written::Url(_), _) => Some("an HTTP server: the guard fronts stdio servers".into()),
+            (Written::Command(argv), _) if is_guard(argv) => {
+                Some("it already runs behind driftlab guard".into())
+            }
+            (_, None) => Some("the lockfile has no entry for it".into()),
+            (_, Some(entry)) if entry.skipped.is_some() => Some(format!(
+                "the lockfile has no contract for it (skipped: {})",
+                entry.skipped.as_deref().unwrap_or_default()
+            )),
+            _ => None,
+        };
+        if let Some(why) = why_not {
+            not_guarded.push(format!("{name} ({why})"));
+            continue;
+        }
+        let Written::Command(original) = &server.written else {
+            unreachable!("a URL is not guarded")
+        };
+        if lock.server(name).map(|e| &e.launch) != Some(&server.written.to_json()) {
+            eprintln!(
+                "driftlab: warning: {name}: the config starts it otherwise than the lockfile \
+                 recorded; the guard pins the locked contract (`driftlab check --lock` shows the \
+                 difference)"
+            );
+        }
+        let mut argv = vec![
+            driftlab.display().to_string(),
+            "guard".into(),
+            "--lock".into(),
+            lock_path.display().to_string(),
+            "--server".into(),
+            name.clone(),
+            "--".into(),
+        ];
+        argv.extend(original.iter().cloned());
+        edits.extend(rewrite::set_argv(&config, name, &argv)?);
+        guarded.push((name.clone(), argv));
+    }
+    if guarded.is_empty() {
+        bail!(
+            "{}: no server to guard ({}); nothing was written",
+            args.config.display(),
+            not_guarded.join("; ")
+        );
+    }
+    let rewritten = rewrite::apply(&config.text, edits);
+    // The rewritten file must read back as the same config with the new commands.
+    let check =
+        config::parse(&args.config, rewritten.clone(), config.client, None, &env).map_err(|e| {
+            anyhow!("internal error (please report): the rewritten config does not read: {e}")
+        })?;
+    for (name, argv) in &guarded {
+        if check.server(name).map(|s| &s.written) != Some(&Written::Command(argv.clone())) {
+            bail!(super::Internal(format!(
+                "the rewritten config does not start {name:?} as intended"
+            )));
+        }
+    }
+    let record = Backup {
+        driftlab_guard_backup: 1,
+        installed_sha256: sha256_hex(rewritten.as_bytes()),
+        original: config.text.clone(),
+    };
+    let mut bytes = serde_json::to_vec_pretty(&record)?;
+    bytes.push(b'\n');
+    crate::output::write_atomic(&backup, &bytes)
+        .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
+    if let Err(e) = crate::output::replace_if_unchanged(
+        &args.config,
+        rewritten.as_bytes(),
+        config.text.as_bytes(),
+    ) {
+        let _ = std::fs::remove_file(&backup);
+        bail!("{}: {e}", args.config.display());
+    }
+    let names: Vec<&str> = guarded.iter().map(|(n, _)| n.as_str()).collect();
+    eprintln!(
+        "driftlab: guarded {} server(s) in {}: {} (original kept in {}; `driftlab guard uninstall --config {}` restores it)",
+        guarded.len(),
+        args.config.display(),
+        names.join(", "),
+        backup.display(),
+        args.config.display()
+    );
+    if !not_guarded.is_empty() {
+        eprintln!("driftlab: not guarded: {}", not_guarded.join("; "));
+    }
+    Ok(super::exit::PASS)
+}
+
+/// Whether an argv already runs `driftlab guard`.
+fn is_guard(argv: &[String]) -> bool {
+    let program = argv
+        .first()
+        .and_then(|p| Path::new(p).file_name())
+        .is_some_and(|n| n == "driftlab");
+    program && argv.get(1).is_some_and(|w| w == "guard")
+}
+
+fn uninstall(args: UninstallArgs) -> Result<u8> {
+    let backup = backup_path(&args.config);
+    let text = crate::output::read_text(&backup, 64 * 1024 * 1024).map_err(|e| {
+        anyhow!("{e} (`driftlab guard install` keeps the original there; was it installed?)")
+    })?;
+    let record: Backup = serde_json::from_str(&text)
+        .map_err(|e| anyhow!("{}: not a driftlab guard backup: {e}", backup.display()))?;
+    if record.driftlab_guard_backup != 1 {
+        bail!(
+            "{}: a backup of another version ({})",
+            backup.display(),
+            record.driftlab_guard_backup
+        );
+    }
+    let current = std::fs::read(&args.config)
+        .with_context(|| format!("{}: cannot read", args.config.display()))?;
+    if sha256_hex(&current) != record.installed_sha256 && !args.force {
+        bail!(
+            "{}: changed since `guard install` wrote it; restoring would lose those changes \
+             (--force restores the original anyway; it is kept in {})",
+            args.config.display(),
+            backup.display()
+        );
+    }
+    crate::output::replace_if_unchanged(&args.config, record.original.as_bytes(), &current)
+        .map_err(|e| anyhow!("{}: {e}", args.config.display()))?;
+    std::fs::remove_file(&backup).with_context(|| {
+        format!(
+            "{}: restored, but the backup cannot be removed",
+            backup.display()
+        )
+    })?;
+    eprintln!(
+        "driftlab: restored {} as it was before `guard install`",
+        args.config.display()
+    );
+    Ok(super::exit::PASS)
+}
