@@ -44,6 +44,12 @@ pub(super) fn run(
     server: &ServerArgs,
     options: &GateOptions,
 ) -> Result<u8> {
+    if options.anchor.is_some() || options.category.is_some() {
+        bail!(
+            "--anchor and --category do not apply to --lock: findings are placed in the lockfile, \
+             and each server is its own SARIF category (driftlab/<server>/)"
+        );
+    }
     let (lock, lock_text) = Lockfile::read(lock_path).map_err(|e| anyhow!(e))?;
     let config_path = match config_flag {
         Some(path) => path.to_path_buf(),
@@ -307,5 +313,60 @@ fn gate_report(checked: &Checked) -> GateReport<'_> {
         outcome: &checked.outcome,
         anchor: checked.anchor.as_ref(),
         category: Some(&checked.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Start, Written};
+
+    fn configured(argv: &[&str]) -> ConfiguredServer {
+        let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
+        ConfiguredServer {
+            name: "s".into(),
+            written: Written::Command(argv.clone()),
+            start: Ok(Start::Stdio {
+                argv,
+                env: Vec::new(),
+                cwd: None,
+            }),
+        }
+    }
+
+    fn locked(argv: &[&str]) -> LockedServer {
+        let server = configured(argv);
+        LockedServer::skipped(
+            "s",
+            server.written.to_json(),
+            super::super::lock::package_of(&server),
+            "",
+        )
+    }
+
+    #[test]
+    fn launch_changed_names_the_old_and_new_launch_and_package() {
+        let npx = ["npx", "-y", "@acme/server@1.0.0"];
+        assert!(launch_change(&locked(&npx), &configured(&npx)).is_none());
+        let bumped = launch_change(
+            &locked(&npx),
+            &configured(&["npx", "-y", "@acme/server@1.1.0"]),
+        )
+        .expect("a new version is a changed launch");
+        assert_eq!(bumped.rule, "launch-changed");
+        assert_eq!(bumped.severity, crate::check::Severity::Unknown);
+        assert_eq!(
+            bumped.old.as_deref(),
+            Some("npx -y @acme/server@1.0.0 [npm @acme/server@1.0.0]")
+        );
+        assert_eq!(
+            bumped.new.as_deref(),
+            Some("npx -y @acme/server@1.1.0 [npm @acme/server@1.1.0]")
+        );
+        let args = launch_change(
+            &locked(&npx),
+            &configured(&["npx", "-y", "@acme/server@1.0.0", "--ro"]),
+        );
+        assert!(args.is_some());
     }
 }

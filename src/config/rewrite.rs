@@ -43,9 +43,10 @@ pub fn set_argv(
         Some(range) => edits.push(Edit { range, text: array }),
         None => {
             let at = edits[0].range.end;
+            let prefix = &spans.key_prefix;
             let text = match (config.layout, spans.inline) {
-                (Layout::CodexToml, false) => format!("\nargs = {array}"),
-                (Layout::CodexToml, true) => format!(", args = {array}"),
+                (Layout::CodexToml, false) => format!("\n{prefix}args = {array}"),
+                (Layout::CodexToml, true) => format!(", {prefix}args = {array}"),
                 _ => format!(", \"args\": {array}"),
             };
             edits.push(Edit {
@@ -73,6 +74,9 @@ struct Spans {
     args: Option<Range<usize>>,
     /// Whether the server's table is inline (`name = { … }`, TOML only).
     inline: bool,
+    /// What the `command` key is written after, so `args` lands in the same table: `memory.`
+    /// for `memory.command = …` (TOML dotted keys), else empty.
+    key_prefix: String,
 }
 
 fn json_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
@@ -90,6 +94,7 @@ fn json_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
         command,
         args,
         inline: false,
+        key_prefix: String::new(),
     })
 }
 
@@ -119,11 +124,31 @@ fn toml_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
             fits.then(|| v.span())
         })
     };
+    let command = span_of("command", true).ok_or_else(|| no_command(config, name))?;
     Ok(Spans {
-        command: span_of("command", true).ok_or_else(|| no_command(config, name))?,
+        key_prefix: dotted_prefix(&config.text, command.start),
+        command,
         args: span_of("args", false),
         inline,
     })
+}
+
+/// The dotted-key prefix of the `command` key whose value starts at `value`: the key text
+/// before `=` with its last part (`command`, bare or quoted) taken off, trimmed.
+fn dotted_prefix(text: &str, value: usize) -> String {
+    let before = &text[..value];
+    let start = before.rfind(['\n', '{', ',']).map_or(0, |i| i + 1);
+    let key = before[start..]
+        .trim_end()
+        .strip_suffix('=')
+        .unwrap_or("")
+        .trim();
+    let prefix = key
+        .strip_suffix("\"command\"")
+        .or_else(|| key.strip_suffix("'command'"))
+        .or_else(|| key.strip_suffix("command"))
+        .unwrap_or("");
+    prefix.trim_end().to_string()
 }
 
 fn no_command(config: &ClientConfig, name: &str) -> ConfigError {
@@ -189,6 +214,25 @@ mod tests {
                 "{out}"
             );
         }
+    }
+
+    #[test]
+    fn dotted_keys_get_their_args_in_the_same_table() {
+        let text = "[mcp_servers]\nm.command = \"npx\"\nm.env = { K = \"v\" }\n";
+        let out = rewritten("config.toml", text, "m");
+        assert!(
+            out.contains("m.command = \"/bin/driftlab\"\nm.args = [\"guard\""),
+            "{out}"
+        );
+        let config = config("config.toml", &out);
+        assert_eq!(
+            config.server("m").unwrap().written,
+            super::super::Written::Command(
+                ["/bin/driftlab", "guard", "--", "npx", "-y", "x"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
     }
 
     #[test]
