@@ -27,6 +27,7 @@ pub mod rng;
 pub mod scan;
 pub mod study;
 pub mod surface;
+pub mod text;
 pub mod verdict;
 
 /// `kebab-case`: lowercase ASCII words of letters and digits joined by single hyphens.

@@ -334,3 +334,24 @@ fn a_corpus_study_never_writes_over_files_it_does_not_own() {
     assert!(rerun.status.success(), "{}", stderr(&rerun));
     assert!(out.join("live").is_dir() && out.join("summary.json").is_file());
 }
+
+/// A tool name with a bidi override or an escape sequence is printed escaped, by the rule every
+/// human-facing output shares (`crate::text`).
+#[test]
+fn server_text_is_escaped_in_every_scan_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bidi.json");
+    let name = "get\u{202E}resu\u{1b}[2K";
+    let payload = serde_json::json!({"tools": [{"name": name, "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}]});
+    std::fs::write(&path, payload.to_string()).unwrap();
+    for format in ["text", "markdown"] {
+        let out = stdout(&run(&["scan", "--format", format, path.to_str().unwrap()]));
+        assert!(
+            !out.contains('\u{202E}') && !out.contains('\u{1b}'),
+            "{format}: {out:?}"
+        );
+    }
+    let text = stdout(&run(&["scan", path.to_str().unwrap()]));
+    assert!(text.contains("get\\u{202e}resu\\u{1b}[2K"), "{text}");
+}

@@ -142,7 +142,7 @@ pub(super) fn run(
             approved: format!("{lock_name} [{name}]"),
             candidate: format!(
                 "live:{}",
-                crate::live::text_line(&configured.written.display(), 80)
+                crate::text::shorten(&configured.written.display(), 80)
             ),
             name,
             outcome,
@@ -272,7 +272,7 @@ fn describe(launch: &Value, package: Option<&Package>) -> String {
         (_, Some(Value::String(url))) => url.clone(),
         _ => launch.to_string(),
     };
-    let what = crate::live::text_line(&what, 160);
+    let what = crate::text::shorten(&what, 160);
     match package {
         Some(p) => format!("{what} [{}]", p.describe()),
         None => what,

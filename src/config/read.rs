@@ -255,13 +255,9 @@ fn start_of(
 /// Codex's `[mcp_servers.NAME]` tables.
 fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServer>, ConfigError> {
     let root: toml::Table = toml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .span()
-            .map(|s| crate::study::spec::line_column(text, s.start))
-            .unwrap_or((1, 1));
+        let (line, column, message) = crate::text::toml_error(text, &e);
         ConfigError(format!(
-            "{shown}:{line}:{column}: not a TOML client config: {}",
-            e.message().trim().replace('\n', "; ")
+            "{shown}:{line}:{column}: not a TOML client config: {message}"
         ))
     })?;
     let Some(servers) = root.get("mcp_servers") else {

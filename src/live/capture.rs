@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 
 use super::era::{self, Era, ProtocolMode};
 use super::session::{Observed, Session};
-use super::text::shorten;
 use super::{LiveError, Transport};
 use crate::surface::contract::ListKind;
+use crate::text::shorten;
 
 /// What to offer the server and how long and how much to wait for.
 #[derive(Debug, Clone)]

@@ -13,8 +13,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::text::excerpt;
 use super::{LiveError, Transport};
+use crate::text::excerpt;
 
 pub struct HttpTransport {
     agent: ureq::Agent,

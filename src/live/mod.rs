@@ -13,13 +13,6 @@ pub mod flow;
 pub mod http;
 pub mod session;
 pub mod stdio;
-mod text;
-
-/// `text` on one safe line of at most `max` characters (control characters escaped).
-pub fn text_line(text: &str, max: usize) -> String {
-    text::shorten(text, max)
-}
-
 use std::time::Duration;
 
 use thiserror::Error;
@@ -109,7 +102,7 @@ impl Target {
             Target::Command(argv) => argv.join(" "),
             Target::Url { url, .. } => url.clone(),
         };
-        format!("live:{}", text::shorten(&text, 80))
+        format!("live:{}", crate::text::shorten(&text, 80))
     }
 
     /// How a capture file records the server: `{"command": [argv…]}` or `{"url": …}` (headers

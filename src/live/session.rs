@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::text::{excerpt, shorten};
 use super::{LiveError, Transport};
+use crate::text::{excerpt, shorten};
 
 /// At most this many notifications, server requests and non-JSON lines are recorded (each kind).
 const MAX_RECORDED: usize = 100;
@@ -355,7 +355,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "initialize failed: JSON-RPC error -32602: bad\\nversion"
+            "initialize failed: JSON-RPC error -32602: bad\\u{a}version"
         );
         let mut s = session(&[r#"{"jsonrpc":"2.0","id":1,"result":{"#]);
         let e = s

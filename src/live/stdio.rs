@@ -17,8 +17,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::flow::{Budget, Writer};
-use super::text::excerpt;
 use super::{LiveError, Transport, GRACE_PERIOD};
+use crate::text::excerpt;
 
 /// How much of the server's stderr is kept in memory for error messages.
 const STDERR_TAIL: usize = 4096;
@@ -39,6 +39,23 @@ pub enum StdoutEvent {
 pub struct Launch {
     pub dir: Option<std::path::PathBuf>,
     pub env: Vec<(String, String)>,
+}
+
+/// argv with a relative program path (`./server.py`, `bin/x`) resolved against `dir`: a child's
+/// relative program is otherwise looked up from driftlab's folder, not the one it runs in.
+pub fn resolve_argv(dir: &std::path::Path, argv: &[String]) -> Vec<String> {
+    let mut argv = argv.to_vec();
+    if let Some(program) = argv.first_mut() {
+        if program.contains('/') && !program.starts_with('/') {
+            // Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
+            let path: std::path::PathBuf = dir.join(&*program);
+            *program = std::path::absolute(&path)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+        }
+    }
+    argv
 }
 
 /// A server process in its own process group; closing it (or dropping it) closes stdin, waits

@@ -1,32 +1,7 @@
-//! What a server controls (tool names, descriptions, values, pointers) is escaped before any
-//! human-facing format shows it: control characters (an ESC sequence could erase the DRIFT line
-//! and print PASS on a terminal or an ANSI-rendering CI log) and bidirectional overrides (which
-//! reorder what a reader sees) become visible `\u{…}` escapes.
+//! Escaping for the report formats: [`visible`] (the shared rule, `crate::text`) and Markdown
+//! code spans that nothing can leave.
 
-use std::borrow::Cow;
-
-/// Characters shown as escapes: every control character, and the bidi embedding, override and
-/// isolate controls.
-fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
-}
-
-/// `text` with every hidden character written as `\u{XX}`.
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(hidden) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if hidden(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+pub use crate::text::visible;
 
 /// A Markdown code span that holds `text` whatever it contains: the fence is longer than any run
 /// of backticks inside, so nothing can leave the span (and no link, image or @mention renders).
@@ -45,13 +20,6 @@ pub fn code_span(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn control_and_bidi_characters_become_visible() {
-        assert_eq!(visible("plain"), "plain");
-        assert_eq!(visible("a\u{1b}[2Kb\r\n"), "a\\u{1b}[2Kb\\u{d}\\u{a}");
-        assert_eq!(visible("x\u{202E}y\u{9b}"), "x\\u{202e}y\\u{9b}");
-    }
 
     #[test]
     fn code_spans_hold_backticks() {

@@ -30,7 +30,7 @@ pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .should_validate_formats(true)
         .build(schema)
-        .map_err(|e| crate::live::text_line(&e.to_string(), 200))
+        .map_err(|e| crate::text::shorten(&e.to_string(), 200))
 }
 
 /// The whole answer of a scan: the JSON contract of `--format json`.

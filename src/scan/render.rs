@@ -79,7 +79,7 @@ pub fn text(r: &ScanReport) -> String {
                 "  {:<18} {:<16} {}\n",
                 p.probe,
                 verdict.as_str().unwrap_or(""),
-                crate::live::text_line(&p.detail, 100)
+                crate::text::shorten(&p.detail, 100)
             ));
         }
     }
@@ -96,11 +96,11 @@ pub fn text(r: &ScanReport) -> String {
         };
         out.push_str(&format!(
             "  {:<32} {output:<16} {bar}\n",
-            crate::live::text_line(&tool.name, 32)
+            crate::text::shorten(&tool.name, 32)
         ));
         if let Some(o) = &tool.output {
             for reason in &o.reasons {
-                out.push_str(&format!("      {}\n", crate::live::text_line(reason, 200)));
+                out.push_str(&format!("      {}\n", crate::text::shorten(reason, 200)));
             }
         }
     }

@@ -110,7 +110,7 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, String> {
     let line: Line = serde_json::from_slice(line).map_err(|e| {
         format!(
             "not an answer ({e}): {}",
-            crate::live::text_line(&String::from_utf8_lossy(line), 80)
+            crate::text::shorten(&String::from_utf8_lossy(line), 80)
         )
     })?;
     if line.id != expected {
@@ -120,7 +120,7 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, String> {
         ));
     }
     if let Some(error) = line.error {
-        return Ok(Answer::Crashed(crate::live::text_line(&error, 200)));
+        return Ok(Answer::Crashed(crate::text::shorten(&error, 200)));
     }
     let Some(detected) = line.detected else {
         return Err("an answer needs `detected` (or `error`)".into());

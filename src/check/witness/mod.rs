@@ -75,7 +75,7 @@ impl Search {
             jsonschema::options().build(schema).map_err(|e| {
                 format!(
                     "the {side} schema does not compile ({})",
-                    crate::live::text_line(&e.to_string(), 120)
+                    crate::text::shorten(&e.to_string(), 120)
                 )
             })
         };

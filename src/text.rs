@@ -1,0 +1,114 @@
+//! Text helpers every layer shares: the one rule for printing what a server (or any input)
+//! controls safely on one line, line and column of an offset, and the place and message of a
+//! TOML error as the file readers report it.
+//!
+//! What a server controls (tool names, descriptions, values, pointers, error text) is escaped
+//! before any human-facing output shows it: control characters (an ESC sequence could erase a
+//! DRIFT line and print PASS on a terminal or an ANSI-rendering CI log) and bidirectional
+//! overrides (which reorder what a reader sees) become visible `\u{…}` escapes.
+
+use std::borrow::Cow;
+
+/// Characters shown as escapes: every control character, and the bidi embedding, override and
+/// isolate controls.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// `text` with every hidden character written as `\u{XX}`.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`visible`] on one line of at most `max` characters of the input (`…` marks a cut).
+pub fn shorten(text: &str, max: usize) -> String {
+    let cut = text.char_indices().nth(max).map(|(at, _)| at);
+    match cut {
+        Some(at) => format!("{}…", visible(&text[..at])),
+        None => visible(text).into_owned(),
+    }
+}
+
+/// The bytes as lossy UTF-8, one safe line of at most `max` characters.
+pub fn excerpt(bytes: &[u8], max: usize) -> String {
+    shorten(&String::from_utf8_lossy(bytes), max)
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..floor_char_boundary(text, offset)];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// `offset` moved back to a character boundary of `text` (and within it).
+fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut at = offset.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// A TOML parse error of `text` as the readers report it: the line and column it blames
+/// (1:1 when it names no place) and its message on one line.
+pub fn toml_error(text: &str, error: &toml::de::Error) -> (usize, usize, String) {
+    let (line, column) = error
+        .span()
+        .map_or((1, 1), |span| line_column(text, span.start));
+    (line, column, error.message().trim().replace('\n', "; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_and_bidi_characters_become_visible() {
+        assert_eq!(visible("plain"), "plain");
+        assert_eq!(visible("a\u{1b}[2Kb\r\n"), "a\\u{1b}[2Kb\\u{d}\\u{a}");
+        assert_eq!(visible("x\u{202E}y\u{9b}"), "x\\u{202e}y\\u{9b}");
+    }
+
+    #[test]
+    fn shortened_text_is_visible_and_cut_by_characters() {
+        assert_eq!(shorten("a\u{1b}[2Kb\nc", 20), "a\\u{1b}[2Kb\\u{a}c");
+        assert_eq!(shorten("abcdef", 3), "abc…");
+        assert_eq!(shorten("é\u{202E}x", 2), "é\\u{202e}…");
+        assert_eq!(excerpt(b"ok\xff", 10), "ok\u{fffd}");
+    }
+
+    #[test]
+    fn lines_and_columns_count_characters() {
+        assert_eq!(line_column("ab\ncé\nd", 0), (1, 1));
+        assert_eq!(line_column("ab\ncé\nd", 6), (2, 3));
+        assert_eq!(
+            line_column("ab\ncé\nd", 5),
+            (2, 2),
+            "inside é: where it starts"
+        );
+        assert_eq!(line_column("ab", 99), (1, 3));
+    }
+
+    #[test]
+    fn toml_errors_name_their_line() {
+        let text = "a = 1\nb = [\n";
+        let error = toml::from_str::<toml::Table>(text).unwrap_err();
+        let (line, _, message) = toml_error(text, &error);
+        assert!(line >= 2, "{line}");
+        assert!(!message.contains('\n'));
+    }
+}
