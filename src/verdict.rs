@@ -8,37 +8,7 @@ use thiserror::Error;
 use crate::check::{rules, run_rules, Baseline, Finding, Rule, Severity};
 use crate::surface::Surface;
 
-/// Which findings make the gate fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum FailOn {
-    /// breaking and unknown findings (a change that cannot be judged is not assumed safe)
-    Breaking,
-    /// breaking, unknown and warning findings
-    Warning,
-    /// any finding at all
-    Any,
-}
-
-impl FailOn {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailOn::Breaking => "breaking",
-            FailOn::Warning => "warning",
-            FailOn::Any => "any",
-        }
-    }
-
-    pub fn fails(self, severity: Severity) -> bool {
-        match self {
-            FailOn::Breaking => matches!(severity, Severity::Breaking | Severity::Unknown),
-            FailOn::Warning => matches!(
-                severity,
-                Severity::Breaking | Severity::Unknown | Severity::Warning
-            ),
-            FailOn::Any => true,
-        }
-    }
-}
+pub use crate::check::FailOn;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -113,14 +83,8 @@ impl Policy {
             message,
         };
         let policy: Policy = toml::from_str(text).map_err(|e| {
-            // Name the place: line and column of the span the TOML parser blames.
-            let (line, column) = e.span().map_or((1, 1), |span| {
-                crate::study::spec::line_column(text, span.start)
-            });
-            error(format!(
-                "{line}:{column}: {}",
-                e.message().trim().replace('\n', "; ")
-            ))
+            let (line, column, message) = crate::text::toml_error(text, &e);
+            error(format!("{line}:{column}: {message}"))
         })?;
         let mut resolved = ResolvedPolicy {
             fail_on_existing: policy.fail_on_existing,

@@ -6,8 +6,11 @@
 pub mod contract_diff;
 pub mod diff;
 pub mod external;
+mod fail_on;
 pub mod rules;
 pub mod witness;
+
+pub use fail_on::FailOn;
 
 use std::sync::OnceLock;
 
@@ -316,28 +319,6 @@ pub trait Rule: Sync {
         None
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
-}
-
-/// A named set of rules; it detects a candidate when any of its rules reports a finding at or
-/// above its threshold.
-#[derive(Clone)]
-pub struct Gate {
-    pub id: String,
-    pub rules: Vec<&'static dyn Rule>,
-    pub fail_on: crate::verdict::FailOn,
-    /// Set for a gate judged by an external checker instead of `rules`.
-    pub checker: Option<external::CheckerSpec>,
-}
-
-impl std::fmt::Debug for Gate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ids: Vec<_> = self.rules.iter().map(|r| r.id()).collect();
-        f.debug_struct("Gate")
-            .field("id", &self.id)
-            .field("rules", &ids)
-            .field("fail_on", &self.fail_on)
-            .finish()
-    }
 }
 
 /// Runs every rule once and returns all findings, in rule order then report order.

@@ -83,17 +83,9 @@ pub struct GateOptions {
     pub(super) no_step_summary: bool,
 }
 
-/// Check a candidate tools/list payload: payload rules (name rule, input schema present, not
-/// null, object root, duplicate names, outputSchema root) and, with --approved, every diff rule.
-///
-/// PAYLOAD may be a tools/list result {"tools":[…]}, a JSON-RPC response, a bare array of tools,
-/// an array of result pages, or a capture file with a `toolsList` field; `-` reads stdin.
-/// Instead of PAYLOAD, a live server after `--` (or --url) is captured and gated in one step
-/// (see `driftlab capture --help` for the live-server options).
-///
-/// Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal error.
+/// Check a candidate tools/list payload: the payload rules and, with --approved, every diff rule.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  \
+#[command(long_about = check_about(), after_help = "Examples:\n  \
     driftlab check --approved approved.json candidate.json\n  \
     driftlab check --approved approved.json --format sarif -- npx -y @modelcontextprotocol/server-memory")]
 pub struct CheckArgs {
@@ -117,6 +109,23 @@ pub struct CheckArgs {
     options: GateOptions,
     #[command(flatten)]
     server: ServerArgs,
+}
+
+/// `check --help`: the payload rules named from the registry, so the list cannot go stale.
+fn check_about() -> String {
+    let payload: Vec<&str> = of_kind(RuleKind::Payload).iter().map(|r| r.id()).collect();
+    format!(
+        "Check a candidate tools/list payload: the payload rules ({}) and, with --approved, \
+         every diff rule (`driftlab rules` lists them all).\n\n\
+         PAYLOAD may be a tools/list result {{\"tools\":[…]}}, a JSON-RPC response, a bare array \
+         of tools, an array of result pages, or a capture file with a `toolsList` field; `-` \
+         reads stdin. Instead of PAYLOAD, a live server after `--` (or --url) is captured and \
+         gated in one step (see `driftlab capture --help` for the live-server options); \
+         --lock gates every server of a client config against its lockfile entry.\n\n\
+         Exit codes: 0 pass, 1 drift at or above --fail-on, 2 unreadable input, 70 internal \
+         error.",
+        payload.join(", ")
+    )
 }
 
 /// Compare two payloads (e.g. two releases) with the diff rules only.
@@ -373,5 +382,23 @@ fn append_step_summary(report: &GateReport<'_>) {
     if std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
         let text = report::markdown::render_within(report, report::markdown::STEP_SUMMARY_BYTES);
         append_to_env_file("GITHUB_STEP_SUMMARY", &format!("{text}\n"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    /// The README's `--format` row lists exactly the formats clap accepts, in order.
+    #[test]
+    fn the_readme_names_every_gate_format() {
+        let readme = include_str!("../../README.md");
+        let names: Vec<String> = super::Format::value_variants()
+            .iter()
+            .filter_map(|f| f.to_possible_value())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let row = format!("| `--format {}` |", names.join("\\|"));
+        assert!(readme.contains(&row), "README lacks the row {row}");
     }
 }

@@ -3,8 +3,6 @@
 //! --drift CLASS --seed SEED --drift-index i`, i.e. the mutation a client of the drifted server
 //! would see, drawn from the same stream the synthetic runner uses for surface `i`.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use super::spec::{LiveServerSpec, Study};
@@ -26,24 +24,7 @@ fn server(study: &Study, index: u64) -> &LiveServerSpec {
 
 /// argv with the program resolved against the spec's folder when it is a relative path.
 fn resolve(study: &Study, argv: &[String]) -> Vec<String> {
-    resolve_argv(&study.live_dir, argv)
-}
-
-/// argv with a relative program path (`./server.py`, `bin/x`) resolved against `dir`: a child's
-/// relative program is otherwise looked up from driftlab's folder, not the one it runs in.
-pub fn resolve_argv(dir: &std::path::Path, argv: &[String]) -> Vec<String> {
-    let mut argv = argv.to_vec();
-    if let Some(program) = argv.first_mut() {
-        if program.contains('/') && !program.starts_with('/') {
-            // Absolute, but symlinks kept: a venv's `bin/python` is a link that must stay one.
-            let path: PathBuf = dir.join(&*program);
-            *program = std::path::absolute(&path)
-                .unwrap_or(path)
-                .display()
-                .to_string();
-        }
-    }
-    argv
+    crate::live::stdio::resolve_argv(&study.live_dir, argv)
 }
 
 fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Vec<u8>, String> {

@@ -1,7 +1,7 @@
 //! Studies: the spec, the embedded default, the parallel runner.
 
-mod checker_gate;
 mod checkers;
+pub mod gate;
 pub mod live;
 pub mod runner;
 pub mod spec;

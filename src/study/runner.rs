@@ -365,7 +365,7 @@ fn evaluate_surface(
         }
         // This candidate's row for a gate, before its verdict is filled in (below, or when an
         // external checker answers).
-        let row_for = |gate: &crate::check::Gate| Row {
+        let row_for = |gate: &super::gate::Gate| Row {
             surface: index,
             base: base_name.into(),
             mutation: class.id().into(),

@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::check::{rules, Gate};
+use super::gate::{Gate, GateSpec};
+use crate::check::rules;
 use crate::mutate::{self, MutationClass};
-use crate::verdict::FailOn;
+use crate::check::FailOn;
 
 /// The published study, embedded so `driftlab study` needs no files.
 pub const DEFAULT_SPEC: &str =
@@ -66,37 +67,6 @@ pub struct LiveServerSpec {
 pub struct SweepSpec {
     pub seeds: Vec<u64>,
     pub surfaces: Vec<u64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct GateSpec {
-    pub id: String,
-    /// Rule ids; `@payload` and `@diff` stand for every rule of that kind. Empty for an
-    /// external checker.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rules: Vec<String>,
-    /// `any` (default: any finding detects), `warning` or `breaking` (see `--fail-on`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fail_on: Option<String>,
-    /// An external checker's argv (no shell), instead of `rules`; see docs/checker-protocol.md.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<Vec<String>>,
-    /// `jsonl` (default) or `exit-code`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// Checker processes run side by side (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub processes: Option<usize>,
-    /// Whole seconds to wait for one answer or one run (default 30).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<u64>,
-    /// Exit codes meaning "detected" (exit-code mode; default [1]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detected_exit_codes: Option<Vec<i32>>,
-    /// Exit codes meaning "not detected" (exit-code mode; default [0]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_detected_exit_codes: Option<Vec<i32>>,
 }
 
 /// The folder of the spec file: live servers and checkers run there.
@@ -162,15 +132,12 @@ impl StudySpec {
     /// Parses TOML text; `path` is used in error messages only.
     pub fn parse(text: &str, path: &str) -> Result<StudySpec, SpecError> {
         toml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .span()
-                .map(|span| line_column(text, span.start))
-                .unwrap_or((1, 1));
+            let (line, column, message) = crate::text::toml_error(text, &e);
             SpecError::Syntax {
                 path: path.to_string(),
                 line,
                 column,
-                message: e.message().trim().replace('\n', "; "),
+                message,
             }
         })
     }
@@ -274,7 +241,7 @@ impl StudySpec {
                 ));
             }
             let live_dir = spec_dir(path);
-            let checker = super::checker_gate::resolve(gate, &live_dir)
+            let checker = super::gate::resolve_checker(gate, &live_dir)
                 .map_err(|(key, message)| invalid(format!("gates[{g}].{key}"), message))?;
             if checker.is_none() && gate.rules.is_empty() {
                 return Err(invalid(
@@ -458,13 +425,6 @@ fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::
             Ok((stem, surface.to_value()))
         })
         .collect()
-}
-
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 #[cfg(test)]

@@ -1,14 +1,73 @@
-//! A `[[gates]]` entry with a `command`: an external checker, checked and resolved.
+//! A study's gates: the `[[gates]]` entry as written (`GateSpec`), the resolved `Gate` (rules
+//! and a threshold, or an external checker), and the checks of a checker entry.
 
+use crate::check::external::{CheckerSpec, Mode};
+use crate::check::{FailOn, Rule};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
 
-use super::spec::GateSpec;
-use crate::check::external::{CheckerSpec, Mode};
+/// One `[[gates]]` entry of a study spec, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateSpec {
+    pub id: String,
+    /// Rule ids; `@payload` and `@diff` stand for every rule of that kind. Empty for an
+    /// external checker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+    /// `any` (default: any finding detects), `warning` or `breaking` (see `--fail-on`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<String>,
+    /// An external checker's argv (no shell), instead of `rules`; see docs/checker-protocol.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// `jsonl` (default) or `exit-code`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Checker processes run side by side (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<usize>,
+    /// Whole seconds to wait for one answer or one run (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    /// Exit codes meaning "detected" (exit-code mode; default [1]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detected_exit_codes: Option<Vec<i32>>,
+    /// Exit codes meaning "not detected" (exit-code mode; default [0]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_detected_exit_codes: Option<Vec<i32>>,
+}
 
+/// A named set of rules; it detects a candidate when any of its rules reports a finding at or
+/// above its threshold.
+#[derive(Clone)]
+pub struct Gate {
+    pub id: String,
+    pub rules: Vec<&'static dyn Rule>,
+    pub fail_on: FailOn,
+    /// Set for a gate judged by an external checker instead of `rules`.
+    pub checker: Option<CheckerSpec>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<_> = self.rules.iter().map(|r| r.id()).collect();
+        f.debug_struct("Gate")
+            .field("id", &self.id)
+            .field("rules", &ids)
+            .field("fail_on", &self.fail_on)
+            .finish()
+    }
+}
+
+/// A `[[gates]]` entry with a `command`: its external checker, checked and resolved.
 /// The checker of `gate`, or `None` for a gate of rules. Errors name the key (under the gate)
 /// and what is wrong with it.
-pub fn resolve(gate: &GateSpec, dir: &Path) -> Result<Option<CheckerSpec>, (String, String)> {
+pub fn resolve_checker(
+    gate: &GateSpec,
+    dir: &Path,
+) -> Result<Option<CheckerSpec>, (String, String)> {
     let err = |key: &str, message: String| Err((key.to_string(), message));
     let Some(command) = &gate.command else {
         for (key, set) in [
@@ -93,7 +152,7 @@ pub fn resolve(gate: &GateSpec, dir: &Path) -> Result<Option<CheckerSpec>, (Stri
     }
     Ok(Some(CheckerSpec {
         gate: gate.id.clone(),
-        command: super::live::resolve_argv(dir, command),
+        command: crate::live::stdio::resolve_argv(dir, command),
         mode,
         processes,
         timeout,
