@@ -43,6 +43,29 @@ fn false_positives(summary: &Value) -> Vec<u64> {
         .collect()
 }
 
+/// The yardstick of the speed ratio (`scripts/bench-study.sh`) is the published method in plain
+/// Node, kept in the repository: it must find what the published study found, or the ratio
+/// compares unlike work.
+#[test]
+fn the_node_reference_finds_the_published_totals() {
+    let node = std::process::Command::new("node")
+        .arg(repo().join("benches/peers/node-study.mjs"))
+        .arg("240")
+        .output();
+    let Ok(node) = node else {
+        assert!(
+            std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
+            "node is missing but CI needs it"
+        );
+        return skip("node is not installed: the Node reference cannot run");
+    };
+    assert!(node.status.success(), "{}", stderr(&node));
+    assert_eq!(
+        stdout(&node).trim(),
+        "structural 960/1200; structural+snapshot 1200/1200"
+    );
+}
+
 #[test]
 fn default_study_reproduces_the_published_totals() {
     let dir = tempfile::tempdir().unwrap();
