@@ -5,8 +5,8 @@ use thiserror::Error;
 
 use super::gate::{Gate, GateSpec};
 use crate::check::rules;
-use crate::mutate::{self, MutationClass};
 use crate::check::FailOn;
+use crate::mutate::{self, MutationClass};
 
 /// The published study, embedded so `driftlab study` needs no files.
 pub const DEFAULT_SPEC: &str =
