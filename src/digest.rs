@@ -6,7 +6,7 @@
 //! characters), numbers as ECMAScript's `Number.prototype.toString` writes the IEEE double.
 //! Per tool there are separate digests of the whole tool and of its description, inputSchema,
 //! outputSchema and annotations, so a changed digest says *what* changed. docs/digests.md is
-//! the specification, with test vectors that `tests/digests.rs` checks.
+//! the specification, with test vectors that `tests/it/digests.rs` checks.
 
 use serde::Serialize;
 use serde_json::{Number, Value};

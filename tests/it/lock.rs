@@ -1,0 +1,591 @@
+//! `driftlab lock`, `check --lock` and `guard install`/`uninstall` on client configs: the
+//! scripted fixture server in every config format, and the four pinned real servers
+//! (filesystem, memory, everything, time) launched from one config.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::live::{fixture_server, installed, servers_dir, stepwise};
+use common::{driftlab, stderr, stdout};
+use serde_json::{json, Value};
+
+const TOOLS: &str = r#"{"tools": [
+  {"name": "search", "description": "Search the notes", "inputSchema": {"type": "object",
+   "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["query"]}},
+  {"name": "fetch", "description": "Fetch a note", "inputSchema": {"type": "object",
+   "properties": {"id": {"type": "string"}}, "required": ["id"]}}
+]}"#;
+
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    driftlab()
+        .current_dir(dir)
+        .args(args)
+        .env("GITHUB_WORKSPACE", dir)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_OUTPUT")
+        .output()
+        .unwrap()
+}
+
+fn code(output: &std::process::Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+/// A client session through the server a config entry starts: initialize, tools/list, one call.
+fn session_through(command: &str, args: &[String], call: &Value) -> Vec<Value> {
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "lock-test", "version": "1"}}})
+        .to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}).to_string(),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (out, _, err) = stepwise(command, args, &lines);
+    let answers: Vec<Value> = out
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m.get("id").is_some())
+        .collect();
+    assert_eq!(answers.len(), 3, "{out:?}\n{err}");
+    answers
+}
+
+/// A config in `layout` with one fixture server `notes` serving `payload`.
+fn config_text(layout: &str, argv: &[String]) -> String {
+    let (command, args) = argv.split_first().unwrap();
+    let args = serde_json::to_string(args).unwrap();
+    let command = serde_json::to_string(command).unwrap();
+    match layout {
+        "claude-desktop" => format!(
+            "{{\n  \"mcpServers\": {{\n    \"notes\": {{\n      \"command\": {command},\n      \"args\": {args}\n    }},\n    \"web\": {{ \"url\": \"${{DRIFTLAB_TEST_UNSET_URL}}/mcp\" }}\n  }}\n}}\n"
+        ),
+        "cursor" => format!(
+            "{{\n  // the notes server\n  \"mcpServers\": {{\n    \"notes\": {{ \"command\": {command}, \"args\": {args}, }},\n  }},\n}}\n"
+        ),
+        "vscode" => format!(
+            "{{\n  \"inputs\": [{{\"type\": \"promptString\", \"id\": \"key\"}}],\n  \"servers\": {{\n    /* stdio */\n    \"notes\": {{\"type\": \"stdio\", \"command\": {command}, \"args\": {args}}},\n    \"gh\": {{\"type\": \"http\", \"url\": \"https://x/mcp\", \"headers\": {{\"K\": \"${{input:key}}\"}}}}\n  }}\n}}\n"
+        ),
+        "gemini" => format!(
+            "{{\n  \"theme\": \"Default\",\n  \"mcpServers\": {{ \"notes\": {{ \"command\": {command}, \"args\": {args}, \"timeout\": 30000 }} }}\n}}\n"
+        ),
+        "codex" => format!(
+            "model = \"o4-mini\"\n\n# the notes server\n[mcp_servers.notes]\ncommand = {command}\nargs = {args}\n"
+        ),
+        other => panic!("{other}"),
+    }
+}
+
+fn config_path(dir: &Path, layout: &str) -> PathBuf {
+    let relative = match layout {
+        "claude-desktop" => "claude_desktop_config.json",
+        "cursor" => ".cursor/mcp.json",
+        "vscode" => ".vscode/mcp.json",
+        "gemini" => ".gemini/settings.json",
+        "codex" => ".codex/config.toml",
+        other => panic!("{other}"),
+    };
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    path
+}
+
+/// In every format: lock, check (pass), change the server's tools (drift naming it), install
+/// the guard, talk through the rewritten entry, uninstall (byte for byte).
+#[test]
+fn every_config_format_locks_checks_guards_and_restores() {
+    for layout in ["claude-desktop", "cursor", "vscode", "gemini", "codex"] {
+        let dir = tempfile::tempdir().unwrap();
+        let payload = dir.path().join("tools.json");
+        std::fs::write(&payload, TOOLS).unwrap();
+        let argv = vec![
+            fixture_server().display().to_string(),
+            payload.display().to_string(),
+        ];
+        let config = config_path(dir.path(), layout);
+        let original = config_text(layout, &argv);
+        std::fs::write(&config, &original).unwrap();
+        let config_arg = config.display().to_string();
+
+        let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+        assert_eq!(code(&locked), 0, "{layout}: {}", stderr(&locked));
+        let lock: Value = common::read_json(&dir.path().join("mcp.lock"));
+        let notes = lock["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "notes")
+            .unwrap_or_else(|| panic!("{layout}: {lock}"));
+        assert_eq!(notes["launch"]["command"], json!(argv), "{layout}");
+        assert_eq!(notes["contract"]["tools"][1]["name"], "fetch", "{layout}");
+        assert!(notes["digests"]["tools"][0]["inputSchema"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:"));
+        if layout == "vscode" {
+            let gh = &lock["servers"][1];
+            assert!(
+                gh["skipped"].as_str().unwrap().contains("${input:key}"),
+                "{gh}"
+            );
+        }
+
+        let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+        assert_eq!(
+            code(&check),
+            0,
+            "{layout}: {}{}",
+            stdout(&check),
+            stderr(&check)
+        );
+
+        std::fs::write(
+            &payload,
+            TOOLS.replace(
+                "\"limit\": {\"type\": \"integer\"}",
+                "\"limit\": {\"type\": \"string\"}",
+            ),
+        )
+        .unwrap();
+        let drift = run_in(
+            dir.path(),
+            &["check", "--lock", "mcp.lock", "--yes", "--format", "json"],
+        );
+        assert_eq!(code(&drift), 1, "{layout}: {}", stderr(&drift));
+        let report: Value = serde_json::from_slice(&drift.stdout).unwrap();
+        let server = &report["servers"][0];
+        assert_eq!(
+            (server["name"].as_str(), server["status"].as_str()),
+            (Some("notes"), Some("drift"))
+        );
+        assert_eq!(
+            common::finding_rules(&server["report"]),
+            ["type-changed"],
+            "{layout}"
+        );
+        std::fs::write(&payload, TOOLS).unwrap();
+
+        let install = run_in(
+            dir.path(),
+            &[
+                "guard",
+                "install",
+                "--config",
+                &config_arg,
+                "--lock",
+                "mcp.lock",
+            ],
+        );
+        assert_eq!(code(&install), 0, "{layout}: {}", stderr(&install));
+        let rewritten = std::fs::read_to_string(&config).unwrap();
+        assert_ne!(rewritten, original);
+        // Only the notes server's command and args changed: the rest is byte for byte.
+        for kept in [
+            "model = \"o4-mini\"",
+            "// the notes server",
+            "/* stdio */",
+            "\"theme\": \"Default\"",
+            "\"timeout\": 30000",
+            "127.0.0.1:9",
+        ] {
+            assert_eq!(
+                original.contains(kept),
+                rewritten.contains(kept),
+                "{layout}: {kept}"
+            );
+        }
+        let entry = guarded_entry(&config, layout);
+        let answers = session_through(
+            &entry[0],
+            &entry[1..],
+            &json!({"name": "search", "arguments": {"query": "x", "bogus": 1}}),
+        );
+        assert_eq!(answers[1]["result"]["tools"].as_array().unwrap().len(), 2);
+        let refusal = answers[2]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            refusal.contains("driftlab guard refused") && refusal.contains("bogus"),
+            "{layout}: {answers:?}"
+        );
+
+        let again = run_in(
+            dir.path(),
+            &[
+                "guard",
+                "install",
+                "--config",
+                &config_arg,
+                "--lock",
+                "mcp.lock",
+            ],
+        );
+        assert_eq!(code(&again), 2, "{layout}: installing twice is refused");
+        let uninstall = run_in(dir.path(), &["guard", "uninstall", "--config", &config_arg]);
+        assert_eq!(code(&uninstall), 0, "{layout}: {}", stderr(&uninstall));
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            original,
+            "{layout}"
+        );
+        assert!(!dir
+            .path()
+            .join(format!("{}.driftlab-backup", config.display()))
+            .exists());
+    }
+}
+
+/// The argv the rewritten config starts the `notes` server with.
+fn guarded_entry(config: &Path, layout: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(config).unwrap();
+    let entry: Value = if layout == "codex" {
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        serde_json::to_value(&table["mcp_servers"]["notes"]).unwrap()
+    } else {
+        let blanked: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with("/*"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(", }", " }")
+            .replace(",\n}", "\n}")
+            .replace(",\n  }", "\n  }");
+        let root: Value =
+            serde_json::from_str(&blanked).unwrap_or_else(|e| panic!("{e}: {blanked}"));
+        root.get("mcpServers").or(root.get("servers")).unwrap()["notes"].clone()
+    };
+    let mut argv = vec![entry["command"].as_str().unwrap().to_string()];
+    argv.extend(
+        entry["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string()),
+    );
+    assert_eq!(
+        argv[1..4],
+        ["guard".to_string(), "--lock".into(), argv[3].clone()]
+    );
+    argv
+}
+
+#[test]
+fn running_a_configs_servers_needs_consent_and_names_what_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let config = dir.path().join("claude_desktop_config.json");
+    let touch =
+        json!({"mcpServers": {"x": {"command": "touch", "args": [marker.display().to_string()]}}});
+    std::fs::write(&config, touch.to_string()).unwrap();
+    let config_arg = config.display().to_string();
+    // No terminal, no --yes: nothing runs.
+    let out = driftlab()
+        .current_dir(dir.path())
+        .args(["lock", "--config", &config_arg])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains(&format!("x: touch {}", marker.display())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("--yes"));
+    assert!(!marker.exists() && !dir.path().join("mcp.lock").exists());
+    // An unknown --server names those the config has.
+    let out = run_in(
+        dir.path(),
+        &["lock", "--config", &config_arg, "--server", "nope", "--yes"],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("(it has: x)"), "{}", stderr(&out));
+    // A server that fails to start writes no lock.
+    let out = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("mcp.lock").exists());
+}
+
+/// The issue's "done when": four real servers and the fixture from one config.
+#[test]
+fn four_real_servers_lock_check_drift_update_guard_and_restore() {
+    let node = |package: &str| {
+        servers_dir()
+            .join("node_modules/@modelcontextprotocol")
+            .join(package)
+            .join("dist/index.js")
+    };
+    let time = servers_dir().join(".venv/bin/mcp-server-time");
+    let (fs, memory, everything) = (
+        node("server-filesystem"),
+        node("server-memory"),
+        node("server-everything"),
+    );
+    if ![&fs, &memory, &everything, &time]
+        .into_iter()
+        .all(|p| installed(p))
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let config = dir.path().join(".mcp.json");
+    let text = serde_json::to_string_pretty(&json!({"mcpServers": {
+        "filesystem": {"command": "node", "args": [fs.display().to_string(), d]},
+        "memory": {"command": "node", "args": [memory.display().to_string()],
+                   "env": {"MEMORY_FILE_PATH": format!("{d}/memory.jsonl")}},
+        "everything": {"command": "node", "args": [everything.display().to_string(), "stdio"]},
+        "time": {"command": time.display().to_string(), "args": ["--local-timezone=${TZ_NAME:-UTC}"]},
+        "notes": {"command": fixture_server().display().to_string(), "args": [payload.display().to_string()]},
+    }}))
+    .unwrap();
+    std::fs::write(&config, &text).unwrap();
+    let config_arg = config.display().to_string();
+
+    let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    let lock_text = std::fs::read_to_string(dir.path().join("mcp.lock")).unwrap();
+    let lock: Value = serde_json::from_str(&lock_text).unwrap();
+    let entry = |name: &str| {
+        lock["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        entry("memory")["package"]["name"],
+        "@modelcontextprotocol/server-memory"
+    );
+    assert_eq!(entry("time")["package"]["name"], "mcp-server-time");
+    assert_eq!(
+        entry("time")["launch"]["command"][1],
+        "--local-timezone=${TZ_NAME:-UTC}",
+        "written, not expanded"
+    );
+    assert_eq!(
+        entry("everything")["contract"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13
+    );
+
+    let pass = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&pass), 0, "{}{}", stdout(&pass), stderr(&pass));
+    assert!(
+        stdout(&pass).contains("5 server(s): 5 pass"),
+        "{}",
+        stdout(&pass)
+    );
+
+    // One server's tools change, another's launch: both named, one SARIF run per server.
+    std::fs::write(
+        &payload,
+        TOOLS.replace(
+            ",\n  {\"name\": \"fetch\"",
+            ",\n  {\"name\": \"fetch_note\"",
+        ),
+    )
+    .unwrap();
+    std::fs::write(&config, text.replace("${TZ_NAME:-UTC}", "Europe/Paris")).unwrap();
+    let drift = run_in(
+        dir.path(),
+        &["check", "--lock", "mcp.lock", "--yes", "--format", "sarif"],
+    );
+    assert_eq!(code(&drift), 1, "{}", stderr(&drift));
+    let sarif: Value = serde_json::from_slice(&drift.stdout).unwrap();
+    let runs = sarif["runs"].as_array().unwrap();
+    let ids: Vec<&str> = runs
+        .iter()
+        .map(|r| r["automationDetails"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "driftlab/filesystem/",
+            "driftlab/memory/",
+            "driftlab/everything/",
+            "driftlab/time/",
+            "driftlab/notes/"
+        ]
+    );
+    let results = |i: usize| -> Vec<(String, u64)> {
+        runs[i]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let location = &r["locations"][0]["physicalLocation"];
+                assert_eq!(location["artifactLocation"]["uri"], "mcp.lock");
+                (
+                    r["ruleId"].as_str().unwrap().to_string(),
+                    location["region"]["startLine"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert!(results(0).is_empty() && results(1).is_empty() && results(2).is_empty());
+    let line_of =
+        |needle: &str| lock_text.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
+    // The time server names its timezone in its parameter descriptions: they change too.
+    let time_results = results(3);
+    assert_eq!(time_results[0].0, "launch-changed", "{time_results:?}");
+    assert!(
+        time_results[1..]
+            .iter()
+            .all(|r| r.0 == "parameter-description-changed"),
+        "{time_results:?}"
+    );
+    let time_start = line_of("\"name\": \"time\"");
+    let launch_line = lock_text
+        .lines()
+        .enumerate()
+        .skip(time_start as usize)
+        .find(|(_, l)| l.contains("\"launch\""))
+        .unwrap()
+        .0 as u64
+        + 1;
+    assert_eq!(time_results[0].1, launch_line);
+    let notes_results = results(4);
+    assert_eq!(
+        notes_results
+            .iter()
+            .map(|r| r.0.as_str())
+            .collect::<Vec<_>>(),
+        ["tool-renamed"]
+    );
+    // On the line of the renamed tool inside the notes entry of the lockfile.
+    let line_after = |from: usize, needle: &str| {
+        let found = lock_text.lines().enumerate().skip(from);
+        found
+            .filter(|(_, l)| l.contains(needle))
+            .map(|(i, _)| i + 1)
+            .next()
+            .unwrap()
+    };
+    let contract = line_after(line_of("\"name\": \"notes\"") as usize, "\"contract\": {");
+    let fetch_line = line_after(contract, "\"name\": \"fetch\"") as u64;
+    assert_eq!(notes_results[0].1, fetch_line);
+
+    // Re-recording one server leaves the others byte for byte; the lock passes again.
+    std::fs::write(&config, &text).unwrap();
+    let update = run_in(dir.path(), &["lock", "--update", "notes", "--yes"]);
+    assert_eq!(code(&update), 0, "{}", stderr(&update));
+    let updated = std::fs::read_to_string(dir.path().join("mcp.lock")).unwrap();
+    let before_notes = |t: &str| t[..t.find("\"name\": \"notes\"").unwrap()].to_string();
+    assert_eq!(before_notes(&updated), before_notes(&lock_text));
+    assert!(updated.contains("\"fetch_note\""));
+    let pass = run_in(
+        dir.path(),
+        &[
+            "check", "--lock", "mcp.lock", "--yes", "--server", "notes", "--server", "time",
+        ],
+    );
+    assert_eq!(code(&pass), 0, "{}{}", stdout(&pass), stderr(&pass));
+
+    // Guard every server; a client session through the rewritten everything entry works.
+    let install = run_in(
+        dir.path(),
+        &[
+            "guard",
+            "install",
+            "--config",
+            &config_arg,
+            "--lock",
+            "mcp.lock",
+        ],
+    );
+    assert_eq!(code(&install), 0, "{}", stderr(&install));
+    assert!(
+        stderr(&install).contains("guarded 5 server(s)"),
+        "{}",
+        stderr(&install)
+    );
+    let rewritten: Value = common::read_json(&config);
+    let everything_entry = &rewritten["mcpServers"]["everything"];
+    let args: Vec<String> = everything_entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let answers = session_through(
+        everything_entry["command"].as_str().unwrap(),
+        &args,
+        &json!({"name": "echo", "arguments": {"message": "through the guard"}}),
+    );
+    assert_eq!(answers[1]["result"]["tools"].as_array().unwrap().len(), 13);
+    assert!(
+        answers[2]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("through the guard"),
+        "{answers:?}"
+    );
+    let uninstall = run_in(dir.path(), &["guard", "uninstall", "--config", &config_arg]);
+    assert_eq!(code(&uninstall), 0, "{}", stderr(&uninstall));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+}
+
+#[test]
+fn uninstall_refuses_a_config_edited_since_the_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let argv = vec![
+        fixture_server().display().to_string(),
+        payload.display().to_string(),
+    ];
+    let config = config_path(dir.path(), "claude-desktop");
+    let original = config_text("claude-desktop", &argv);
+    std::fs::write(&config, &original).unwrap();
+    let config_arg = config.display().to_string();
+    assert_eq!(
+        code(&run_in(
+            dir.path(),
+            &["lock", "--config", &config_arg, "--yes"]
+        )),
+        0
+    );
+    assert_eq!(
+        code(&run_in(
+            dir.path(),
+            &[
+                "guard",
+                "install",
+                "--config",
+                &config_arg,
+                "--lock",
+                "mcp.lock"
+            ]
+        )),
+        0
+    );
+    let edited = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("DRIFTLAB_TEST_UNSET_URL", "DRIFTLAB_TEST_UNSET");
+    std::fs::write(&config, &edited).unwrap();
+    let refused = run_in(dir.path(), &["guard", "uninstall", "--config", &config_arg]);
+    assert_eq!(code(&refused), 2);
+    assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), edited);
+    let forced = run_in(
+        dir.path(),
+        &["guard", "uninstall", "--config", &config_arg, "--force"],
+    );
+    assert_eq!(code(&forced), 0);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+}

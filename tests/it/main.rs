@@ -1,0 +1,39 @@
+//! driftlab's integration tests, one module per subject, in one test binary (one link of the
+//! crate instead of one per file: the test build is shorter). Each module's own header says what
+//! it covers; `cargo test --release --test it MODULE::` runs one of them.
+
+mod common;
+
+mod big_schemas;
+mod bounds;
+mod ci_surfaces;
+mod cli_docs;
+mod contract;
+mod corpus;
+mod digests;
+mod external_checkers;
+mod fast_paths;
+mod figures;
+mod gate_cli;
+mod gate_correctness;
+mod guard;
+mod guard_strict;
+mod hostile_sizes;
+mod live_capture;
+mod live_servers;
+mod lock;
+mod protocol_era;
+mod proxy_flow;
+mod rename_calibration;
+mod results_folder;
+mod rule_fixtures;
+mod scale;
+mod scan;
+mod schema_equivalence;
+mod strict_differential;
+mod study;
+mod sweep;
+mod taxonomy;
+mod tool_schema;
+mod witnesses;
+mod wrap;

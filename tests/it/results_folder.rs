@@ -1,0 +1,200 @@
+//! A results folder changes as a whole or not at all: interrupted, killed and refused runs
+//! leave the old results intact and nothing beside them.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// Every file of a folder with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Starts a study far too long to finish, rewriting `r` with --force, and waits until it has
+/// written into its staging folder (the two-minute deadline guards against a hang; nothing
+/// asserts how long it takes).
+// The caller signals and waits for the child it gets back.
+#[allow(clippy::zombie_processes)]
+fn start_long_rewrite(dir: &Path) -> Child {
+    let mut child = driftlab()
+        .current_dir(dir)
+        .args([
+            "study",
+            "--quiet",
+            "--surfaces",
+            "100000000",
+            "--out",
+            "r",
+            "--force",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let staging: Vec<_> = entries(dir)
+            .into_iter()
+            .filter(|n| n.starts_with(".driftlab-tmp-r-"))
+            .collect();
+        let writing = staging
+            .iter()
+            .any(|s| fs::read_dir(dir.join(s)).is_ok_and(|mut d| d.next().is_some()));
+        if writing {
+            return child;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run never started writing");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, signal: i32) {
+    // SAFETY: kill(2) on our own child; no memory is shared.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+}
+
+fn small_study(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["study", "--quiet", "--surfaces", "5", "--out", "r"];
+    args.extend_from_slice(extra);
+    run_in(dir, &args, None)
+}
+
+#[test]
+fn a_terminated_rerun_leaves_the_old_results_and_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(small_study(dir.path(), &[]).status.success());
+    let before = snapshot(&dir.path().join("r"));
+
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let mut child = start_long_rewrite(dir.path());
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "signal {sig}");
+        assert_eq!(entries(dir.path()), ["r"], "staging folder removed");
+        assert_eq!(
+            snapshot(&dir.path().join("r")),
+            before,
+            "old results intact"
+        );
+    }
+}
+
+#[test]
+fn a_killed_run_leaves_the_old_results_and_the_next_run_clears_its_leftovers() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(small_study(dir.path(), &[]).status.success());
+    let before = snapshot(&dir.path().join("r"));
+
+    let mut child = start_long_rewrite(dir.path());
+    signal(&child, libc::SIGKILL);
+    child.wait().unwrap();
+    assert_eq!(
+        snapshot(&dir.path().join("r")),
+        before,
+        "old results intact"
+    );
+    assert_eq!(
+        entries(dir.path()).len(),
+        2,
+        "kill -9 leaves its staging folder"
+    );
+
+    // The same command as before works (the folder is still recognised) and clears it.
+    let output = small_study(dir.path(), &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(entries(dir.path()), ["r"]);
+}
+
+#[test]
+fn fewer_rows_over_a_complete_result_are_refused_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(small_study(dir.path(), &[]).status.success());
+    let before = snapshot(&dir.path().join("r"));
+    for rows in ["none", "missed"] {
+        let output = small_study(dir.path(), &["--rows", rows]);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(
+            stderr(&output).contains(&format!("--rows {rows} would discard them")),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(snapshot(&dir.path().join("r")), before);
+    }
+    let output = small_study(dir.path(), &["--rows", "none", "--force"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!dir.path().join("r/rows.csv").exists());
+    // More evidence over less needs no --force.
+    assert!(small_study(dir.path(), &[]).status.success());
+    assert!(dir.path().join("r/rows.csv").exists());
+}
+
+#[test]
+fn a_sweep_never_replaces_a_study_folder_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(
+        repo().join("examples/sweep.toml"),
+        dir.path().join("sweep.toml"),
+    )
+    .unwrap();
+    assert!(small_study(dir.path(), &[]).status.success());
+    let before = snapshot(&dir.path().join("r"));
+    let output = run_in(
+        dir.path(),
+        &["sweep", "sweep.toml", "--out", "r", "-q"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("holds a study's results, not a sweep"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(snapshot(&dir.path().join("r")), before);
+
+    // A folder of other files is refused too; an earlier sweep of the same spec is replaced.
+    fs::create_dir(dir.path().join("mine")).unwrap();
+    fs::write(dir.path().join("mine/notes.txt"), "keep").unwrap();
+    let output = run_in(
+        dir.path(),
+        &["sweep", "sweep.toml", "--out", "mine", "-q"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(dir.path().join("mine/notes.txt").exists());
+    for _ in 0..2 {
+        let output = run_in(
+            dir.path(),
+            &["sweep", "sweep.toml", "--out", "s", "-q"],
+            None,
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+}
