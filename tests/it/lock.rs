@@ -112,6 +112,11 @@ fn every_config_format_locks_checks_guards_and_restores() {
 
         let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
         assert_eq!(code(&locked), 0, "{layout}: {}", stderr(&locked));
+        let first = std::fs::read(dir.path().join("mcp.lock")).unwrap();
+        let again = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+        assert_eq!(code(&again), 0, "{layout}: {}", stderr(&again));
+        let second = std::fs::read(dir.path().join("mcp.lock")).unwrap();
+        assert!(first == second, "{layout}: locking twice gave other bytes");
         let lock: Value = common::read_json(&dir.path().join("mcp.lock"));
         let notes = lock["servers"]
             .as_array()
