@@ -67,7 +67,7 @@ pub(super) fn run(
     servers::consent(&config_path, &to_run, select.yes)?;
     let policy = gate::policy(options)?;
     let rules = gate::check_rules(options, true);
-    let timeout = servers::timeout(server.timeout)?;
+    let timeout = super::live::timeout(server.timeout)?;
     let lock_name = lock_path.display().to_string();
     let anchor_uri = match options.format == Format::Sarif
         || options.format == Format::Github
@@ -119,11 +119,12 @@ pub(super) fn run(
             .map_err(|e| anyhow!(e))?
             .expect("a locked server has a contract");
         let extra = launch_change(locked, configured).into_iter().collect();
+        let pinned = scoped(approved.clone(), options.scope);
         let outcome = evaluate_with(
             &rules,
-            &scoped(approved.clone(), options.scope),
+            &pinned,
             &scoped(surface, options.scope),
-            Some(&scoped(approved.clone(), options.scope)),
+            Some(&pinned),
             extra,
             &policy,
             options.fail_on,

@@ -87,15 +87,7 @@ impl ServerArgs {
 
     /// What to offer the server, and the limits, with `max_bytes` from the command's own flag.
     pub fn options(&self, max_bytes: usize) -> Result<CaptureOptions> {
-        let timeout = Duration::try_from_secs_f64(self.timeout)
-            .ok()
-            .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
-            .ok_or_else(|| {
-                anyhow!(
-                    "--timeout {}: expected seconds above 0 and at most 86400",
-                    self.timeout
-                )
-            })?;
+        let timeout = timeout(self.timeout)?;
         let client_capabilities: serde_json::Value =
             serde_json::from_str(&self.client_capabilities)
                 .ok()
@@ -141,6 +133,14 @@ impl ServerArgs {
         let transport = self.connect(target, options)?;
         live::capture(transport, options).with_context(|| target.label())
     }
+}
+
+/// `--timeout` in seconds as a duration, refused outside (0, 86400].
+pub fn timeout(seconds: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
+        .ok_or_else(|| anyhow!("--timeout {seconds}: expected seconds above 0 and at most 86400"))
 }
 
 /// `Name: value` → (name, value).

@@ -50,7 +50,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let timeout = servers::timeout(args.timeout)?;
+    let timeout = super::live::timeout(args.timeout)?;
     let existing = match args.update.is_empty() {
         true => None,
         false => Some(

@@ -184,11 +184,3 @@ pub fn capture(
         },
     })
 }
-
-/// `--timeout` in seconds as a duration, refused outside (0, 86400].
-pub fn timeout(seconds: f64) -> Result<Duration> {
-    Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
-        .ok_or_else(|| anyhow!("--timeout {seconds}: expected seconds above 0 and at most 86400"))
-}

@@ -112,7 +112,7 @@ fn variable(name: &str, shown: &str, cx: &Context<'_>) -> Result<String, String>
 }
 
 /// A set, non-empty variable (an empty one counts as unset, as `${VAR:-default}` does).
-fn env_value(name: &str, cx: &Context<'_>) -> Option<String> {
+pub(super) fn env_value(name: &str, cx: &Context<'_>) -> Option<String> {
     (cx.env)(name).filter(|v| !v.is_empty())
 }
 

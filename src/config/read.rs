@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::expand::{expand, Context, Syntax};
+use super::expand::{env_value, expand, Context, Syntax};
 use super::{Client, ClientConfig, ConfigError, ConfiguredServer, Layout, Start, Written};
 
 /// A config file of at most this many bytes is read (they are hand-written and small).
@@ -287,7 +287,7 @@ fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServ
             .unwrap_or_default();
         let mut skip = None;
         if let Some(Value::String(var)) = json.get("bearer_token_env_var") {
-            match (cx.env)(var).filter(|v| !v.is_empty()) {
+            match env_value(var, cx) {
                 Some(token) => {
                     headers.insert("Authorization".into(), format!("Bearer {token}").into());
                 }
@@ -297,7 +297,7 @@ fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServ
         if let Some(Value::Object(from_env)) = json.get("env_http_headers") {
             for (header, var) in from_env {
                 let var = var.as_str().unwrap_or_default();
-                match (cx.env)(var).filter(|v| !v.is_empty()) {
+                match env_value(var, cx) {
                     Some(value) => {
                         headers.insert(header.clone(), value.into());
                     }

@@ -133,12 +133,7 @@ pub fn render(report: &GateReport<'_>) -> String {
         }]);
     }
     let mut run = json!({
-        "tool": {"driver": {
-            "name": "driftlab",
-            "version": env!("CARGO_PKG_VERSION"),
-            "informationUri": env!("CARGO_PKG_REPOSITORY"),
-            "rules": rule_entries,
-        }},
+        "tool": tool(rule_entries),
         "columnKind": "utf16CodeUnits",
         "invocations": [invocation],
         "results": results,
@@ -151,10 +146,25 @@ pub fn render(report: &GateReport<'_>) -> String {
     if let Some(category) = report.category {
         run["automationDetails"] = json!({"id": format!("driftlab/{category}/")});
     }
+    log(vec![run])
+}
+
+/// The `tool` of a run: driftlab, with the rules its results use.
+pub(super) fn tool(rule_entries: Vec<Value>) -> Value {
+    json!({"driver": {
+        "name": "driftlab",
+        "version": env!("CARGO_PKG_VERSION"),
+        "informationUri": env!("CARGO_PKG_REPOSITORY"),
+        "rules": rule_entries,
+    }})
+}
+
+/// A SARIF 2.1.0 log of `runs`, pretty, with a final newline.
+pub(super) fn log(runs: Vec<Value>) -> String {
     let value = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [run],
+        "runs": runs,
     });
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');

@@ -205,11 +205,7 @@ pub fn sarif(report: &LockReport<'_>) -> String {
             _ => {
                 let level = if server.fails() { "error" } else { "note" };
                 json!({
-                    "tool": {"driver": {
-                        "name": "driftlab",
-                        "version": env!("CARGO_PKG_VERSION"),
-                        "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                    }},
+                    "tool": super::sarif::tool(Vec::new()),
                     "automationDetails": {"id": format!("driftlab/{}/", server.name)},
                     "invocations": [{
                         "executionSuccessful": true,
@@ -224,14 +220,7 @@ pub fn sarif(report: &LockReport<'_>) -> String {
             }
         })
         .collect();
-    let value = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": runs,
-    });
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
+    super::sarif::log(runs)
 }
 
 pub fn github(report: &LockReport<'_>) -> String {

@@ -28,6 +28,14 @@ fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `driftlab guard install --config CONFIG --lock mcp.lock` in `dir`.
+fn guard_install(dir: &Path, config: &str) -> std::process::Output {
+    run_in(
+        dir,
+        &["guard", "install", "--config", config, "--lock", "mcp.lock"],
+    )
+}
+
 fn code(output: &std::process::Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
@@ -173,17 +181,7 @@ fn every_config_format_locks_checks_guards_and_restores() {
         );
         std::fs::write(&payload, TOOLS).unwrap();
 
-        let install = run_in(
-            dir.path(),
-            &[
-                "guard",
-                "install",
-                "--config",
-                &config_arg,
-                "--lock",
-                "mcp.lock",
-            ],
-        );
+        let install = guard_install(dir.path(), &config_arg);
         assert_eq!(code(&install), 0, "{layout}: {}", stderr(&install));
         let rewritten = std::fs::read_to_string(&config).unwrap();
         assert_ne!(rewritten, original);
@@ -217,17 +215,7 @@ fn every_config_format_locks_checks_guards_and_restores() {
             "{layout}: {answers:?}"
         );
 
-        let again = run_in(
-            dir.path(),
-            &[
-                "guard",
-                "install",
-                "--config",
-                &config_arg,
-                "--lock",
-                "mcp.lock",
-            ],
-        );
+        let again = guard_install(dir.path(), &config_arg);
         assert_eq!(code(&again), 2, "{layout}: installing twice is refused");
         let uninstall = run_in(dir.path(), &["guard", "uninstall", "--config", &config_arg]);
         assert_eq!(code(&uninstall), 0, "{layout}: {}", stderr(&uninstall));
@@ -502,17 +490,7 @@ fn four_real_servers_lock_check_drift_update_guard_and_restore() {
     assert_eq!(code(&pass), 0, "{}{}", stdout(&pass), stderr(&pass));
 
     // Guard every server; a client session through the rewritten everything entry works.
-    let install = run_in(
-        dir.path(),
-        &[
-            "guard",
-            "install",
-            "--config",
-            &config_arg,
-            "--lock",
-            "mcp.lock",
-        ],
-    );
+    let install = guard_install(dir.path(), &config_arg);
     assert_eq!(code(&install), 0, "{}", stderr(&install));
     assert!(
         stderr(&install).contains("guarded 5 server(s)"),
@@ -565,20 +543,7 @@ fn uninstall_refuses_a_config_edited_since_the_install() {
         )),
         0
     );
-    assert_eq!(
-        code(&run_in(
-            dir.path(),
-            &[
-                "guard",
-                "install",
-                "--config",
-                &config_arg,
-                "--lock",
-                "mcp.lock"
-            ]
-        )),
-        0
-    );
+    assert_eq!(code(&guard_install(dir.path(), &config_arg)), 0);
     let edited = std::fs::read_to_string(&config)
         .unwrap()
         .replace("DRIFTLAB_TEST_UNSET_URL", "DRIFTLAB_TEST_UNSET");
