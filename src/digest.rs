@@ -11,7 +11,7 @@
 use serde::Serialize;
 use serde_json::{Number, Value};
 
-use crate::surface::sha256_hex;
+use crate::text::sha256_hex;
 
 /// The convention's name and version, written beside every set of digests.
 pub const ALGORITHM: &str = "driftlab-contract-digest/1 (RFC 8785 JCS, SHA-256)";

@@ -9,6 +9,7 @@ pub mod cleanup;
 pub mod cli;
 pub mod config;
 pub mod digest;
+pub mod fs;
 pub mod generate;
 pub mod guard;
 pub mod json_scan;

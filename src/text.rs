@@ -72,6 +72,21 @@ pub fn toml_error(text: &str, error: &toml::de::Error) -> (usize, usize, String)
     (line, column, error.message().trim().replace('\n', "; "))
 }
 
+/// Lowercase hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8]) -> String {
+    let mut out = String::with_capacity(2 * digest.len());
+    for byte in digest {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
     if name != "manifest.json" {
         let manifest = shard.join("manifest.json");
         let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
-        let hash = driftlab::output::hash_file(&shard.join(name)).unwrap();
+        let hash = driftlab::fs::hash_file(&shard.join(name)).unwrap();
         if let Some(files) = value.get_mut("files").and_then(|f| f.as_object_mut()) {
             files.insert(name.into(), hash.into());
         }

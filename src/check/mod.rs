@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::surface::{sha256_hex, Surface, Tool};
+use crate::surface::{Surface, Tool};
+use crate::text::sha256_hex;
 use diff::Change;
 
 /// How much a finding matters to a caller of the server.

@@ -64,8 +64,8 @@ pub(super) fn resolve(
         return Ok(None);
     };
     let shown = path.display().to_string();
-    let bytes = crate::output::read_limited(&path, limits.max_bytes)
-        .map_err(|e| anyhow!("anchor file {e}"))?;
+    let bytes =
+        crate::fs::read_limited(&path, limits.max_bytes).map_err(|e| anyhow!("anchor file {e}"))?;
     let surface = payload::read(&bytes, &shown, limits)?;
     let text = String::from_utf8_lossy(&bytes);
     let places = anchor::place(&text, side, &surface, &outcome.findings);

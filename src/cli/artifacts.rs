@@ -67,9 +67,9 @@ pub(super) fn research_dir(spec: Option<&Path>) -> Option<String> {
 /// is not on disk (e.g. the binary runs outside a checkout).
 fn limits_text(research: Option<&str>) -> Option<String> {
     let research = research?;
-    crate::output::read_text(
+    crate::fs::read_text(
         &Path::new(research).join("LIMITS.md"),
-        crate::output::MAX_SMALL_FILE,
+        crate::fs::MAX_SMALL_FILE,
     )
     .ok()
     .or_else(|| {
@@ -80,5 +80,6 @@ fn limits_text(research: Option<&str>) -> Option<String> {
 
 pub(super) fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     let path = dir.join(name);
-    output::write_atomic(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    crate::fs::write_atomic(&path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }

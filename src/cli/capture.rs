@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<u8> {
         bail!("the server's answers cannot be kept as a capture driftlab can read: {e}; nothing was written");
     }
     match &args.out {
-        Some(path) => output::write_atomic(path, &bytes)
+        Some(path) => crate::fs::write_atomic(path, &bytes)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => std::io::stdout().write_all(&bytes)?,
     }

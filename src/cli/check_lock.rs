@@ -175,7 +175,7 @@ pub(super) fn run(
         Format::Junit => render::junit(&report),
     };
     if let Some(path) = &options.sarif {
-        crate::output::write_atomic(path, render::sarif(&report).as_bytes())
+        crate::fs::write_atomic(path, render::sarif(&report).as_bytes())
             .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
     }
     out!("{text}");

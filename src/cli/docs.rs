@@ -55,7 +55,7 @@ pub fn man(args: ManArgs) -> Result<u8> {
         let mut roff = Vec::new();
         clap_mangen::Man::new(page.clone()).render(&mut roff)?;
         let path = args.out.join(format!("{name}.1"));
-        crate::output::write_atomic(&path, &roff)
+        crate::fs::write_atomic(&path, &roff)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
     eprintln!(

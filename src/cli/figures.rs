@@ -34,7 +34,7 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
     }
-    let summary: Summary = output::read_json(&args.dir.join(output::SUMMARY_JSON)).map_err(|e| {
+    let summary: Summary = crate::fs::read_json(&args.dir.join(output::SUMMARY_JSON)).map_err(|e| {
         anyhow!("{e}: not the summary of a `driftlab study` folder, which is all `figures` redraws (a `guard-study` or `scan --corpus` folder is redrawn by rerunning its command)")
     })?;
     let figures = artifacts::write_figures(&args.dir, &summary)?;

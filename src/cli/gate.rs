@@ -288,7 +288,7 @@ fn gate(
         Format::Github => report::github::render(&report),
     };
     if let Some(path) = &options.sarif {
-        crate::output::write_atomic(path, report::sarif::render(&report).as_bytes())
+        crate::fs::write_atomic(path, report::sarif::render(&report).as_bytes())
             .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
     }
     out!("{text}");
@@ -306,9 +306,8 @@ fn gate(
 pub(super) fn policy(options: &GateOptions) -> Result<ResolvedPolicy> {
     let mut policy = match &options.policy {
         Some(path) => {
-            let text =
-                crate::output::read_text(std::path::Path::new(path), crate::output::MAX_SMALL_FILE)
-                    .map_err(|e| anyhow!("policy {e}"))?;
+            let text = crate::fs::read_text(std::path::Path::new(path), crate::fs::MAX_SMALL_FILE)
+                .map_err(|e| anyhow!("policy {e}"))?;
             Policy::parse(&text, path).map_err(|e| anyhow!(e))?
         }
         None => ResolvedPolicy::default(),

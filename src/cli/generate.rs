@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::study::{load, Overrides};
+use crate::fs::AtomicFile;
 use crate::mutate;
-use crate::output::AtomicFile;
 
 /// Write generated surfaces as JSON Lines, so any other checker can be fed the same data.
 ///

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{self, rewrite, Client, Written};
 use crate::lock::Lockfile;
-use crate::surface::sha256_hex;
+use crate::text::sha256_hex;
 
 #[derive(clap::Subcommand)]
 pub enum Action {
@@ -175,13 +175,11 @@ fn install(args: InstallArgs) -> Result<u8> {
     };
     let mut bytes = serde_json::to_vec_pretty(&record)?;
     bytes.push(b'\n');
-    crate::output::write_atomic(&backup, &bytes)
+    crate::fs::write_atomic(&backup, &bytes)
         .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
-    if let Err(e) = crate::output::replace_if_unchanged(
-        &args.config,
-        rewritten.as_bytes(),
-        config.text.as_bytes(),
-    ) {
+    if let Err(e) =
+        crate::fs::replace_if_unchanged(&args.config, rewritten.as_bytes(), config.text.as_bytes())
+    {
         let _ = std::fs::remove_file(&backup);
         bail!("{}: {e}", args.config.display());
     }
@@ -211,7 +209,7 @@ fn is_guard(argv: &[String]) -> bool {
 
 fn uninstall(args: UninstallArgs) -> Result<u8> {
     let backup = backup_path(&args.config);
-    let text = crate::output::read_text(&backup, 64 * 1024 * 1024).map_err(|e| {
+    let text = crate::fs::read_text(&backup, 64 * 1024 * 1024).map_err(|e| {
         anyhow!("{e} (`driftlab guard install` keeps the original there; was it installed?)")
     })?;
     let record: Backup = serde_json::from_str(&text)
@@ -233,7 +231,7 @@ fn uninstall(args: UninstallArgs) -> Result<u8> {
             backup.display()
         );
     }
-    crate::output::replace_if_unchanged(&args.config, record.original.as_bytes(), &current)
+    crate::fs::replace_if_unchanged(&args.config, record.original.as_bytes(), &current)
         .map_err(|e| anyhow!("{}: {e}", args.config.display()))?;
     std::fs::remove_file(&backup).with_context(|| {
         format!(

@@ -72,11 +72,11 @@ fn read_bytes(path: &str, limits: Limits) -> Result<(Vec<u8>, String)> {
     }
     if path != "-" {
         let bytes =
-            crate::output::read_limited(Path::new(path), limits.max_bytes).map_err(|e| match e
-                .ends_with("-byte limit")
-            {
-                true => anyhow::anyhow!("{e} (raise it with --max-bytes)"),
-                false => anyhow::anyhow!(e),
+            crate::fs::read_limited(Path::new(path), limits.max_bytes).map_err(|e| match e {
+                crate::fs::ReadError::TooLarge { .. } => {
+                    anyhow::anyhow!("{e} (raise it with --max-bytes)")
+                }
+                e => anyhow::anyhow!(e),
             })?;
         return Ok((bytes, name));
     }

@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<u8> {
             servers: entries,
         },
     };
-    crate::output::write_atomic(&args.out, &lock.render())
+    crate::fs::write_atomic(&args.out, &lock.render())
         .map_err(|e| anyhow!("{}: cannot write: {e}", args.out.display()))?;
     let skipped = lock.servers.iter().filter(|s| s.skipped.is_some()).count();
     eprintln!(

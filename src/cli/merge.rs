@@ -9,7 +9,8 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::study::{guard_existing, Finish};
-use crate::output::{self, AtomicFile, Manifest};
+use crate::fs::AtomicFile;
+use crate::output::{self, Manifest};
 use crate::record::{metrics, rate, Summary};
 use crate::report::table;
 use crate::study::runner::RowsMode;
@@ -59,7 +60,7 @@ pub fn run(args: Args) -> Result<u8> {
         }
         let manifest = Manifest::load(dir).map_err(|e| anyhow!(e))?;
         let summary: Summary =
-            output::read_json(&dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
+            crate::fs::read_json(&dir.join(output::SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
         shards.push(ShardResult {
             dir: dir.clone(),
             manifest,
@@ -160,7 +161,7 @@ fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
     let mut header_written = false;
     for s in shards {
         let path = s.dir.join(output::ROWS);
-        output::regular_file(&path).map_err(|e| anyhow::anyhow!(e))?;
+        crate::fs::regular_file(&path).map_err(|e| anyhow::anyhow!(e))?;
         let file = File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut header = Vec::new();

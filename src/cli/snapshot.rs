@@ -8,7 +8,6 @@ use anyhow::{Context, Result};
 use super::live::{surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::{run_rules, RuleKind};
-use crate::output;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 
 /// Record an approved snapshot: the payload's tools as a tools/list result {"tools":[…]}, tool
@@ -57,7 +56,7 @@ pub fn run(args: Args) -> Result<u8> {
     bytes.push(b'\n');
     match &args.out {
         Some(path) => {
-            output::write_atomic(path, &bytes)
+            crate::fs::write_atomic(path, &bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!(
                 "driftlab: recorded {} in {}",

@@ -8,7 +8,8 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::artifacts::{self, write};
-use crate::output::{self, AtomicFile, Manifest, RunRecord};
+use crate::fs::AtomicFile;
+use crate::output::{self, Manifest, RunRecord};
 use crate::record::{Row, Shard, Summary};
 use crate::report::table;
 use crate::study::runner::{self, RowsMode};
@@ -81,7 +82,7 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 pub(super) fn load(spec: Option<&Path>, overrides: &Overrides) -> Result<(Study, String)> {
     let (text, name) = match spec {
         Some(path) => (
-            crate::output::read_text(path, crate::output::MAX_SMALL_FILE)
+            crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
                 .map_err(|e| anyhow::anyhow!("study spec {e}"))?,
             path.display().to_string(),
         ),

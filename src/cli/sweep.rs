@@ -112,7 +112,8 @@ fn guard_existing(out: &Path, spec: &crate::study::StudySpec) -> Result<()> {
         return Ok(());
     }
     let overwrite = "choose another folder with --out or overwrite with --force";
-    let manifest: Option<serde_json::Value> = output::read_json(&out.join(output::MANIFEST)).ok();
+    let manifest: Option<serde_json::Value> =
+        crate::fs::read_json(&out.join(output::MANIFEST)).ok();
     let Some(manifest) = manifest else {
         bail!(
             "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",

@@ -19,7 +19,7 @@ pub fn read(
     workspace: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ClientConfig, ConfigError> {
-    let text = crate::output::read_text(path, MAX_CONFIG_BYTES).map_err(ConfigError)?;
+    let text = crate::fs::read_text(path, MAX_CONFIG_BYTES).map_err(|e| ConfigError(e.into()))?;
     parse(path, text, client, workspace, env)
 }
 

@@ -13,7 +13,7 @@ use super::era::Era;
 use super::session::Observed;
 use super::Target;
 use crate::surface::contract::ListKind;
-use crate::surface::sha256_hex;
+use crate::text::sha256_hex;
 
 /// The file's format and version, bumped when a field changes meaning.
 pub const FORMAT: &str = "driftlab-capture/1";

@@ -139,7 +139,7 @@ impl Lockfile {
     /// Reads and checks a lockfile; every error is one line naming the file (and the place).
     pub fn read(path: &Path) -> Result<(Lockfile, String), String> {
         let shown = path.display().to_string();
-        let bytes = crate::output::read_limited(path, MAX_LOCK_BYTES)?;
+        let bytes = crate::fs::read_limited(path, MAX_LOCK_BYTES)?;
         let unlimited = Limits {
             max_bytes: usize::MAX,
         };

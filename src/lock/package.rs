@@ -173,7 +173,7 @@ fn node_package(file: &Path) -> Option<Package> {
         let in_node_modules = parent.is_some_and(|p| p == "node_modules")
             || grandparent.is_some_and(|g| g == "node_modules");
         if in_node_modules && manifest.is_file() {
-            let text = crate::output::read_text(&manifest, 1024 * 1024).ok()?;
+            let text = crate::fs::read_text(&manifest, 1024 * 1024).ok()?;
             let value: serde_json::Value = serde_json::from_str(&text).ok()?;
             return Some(Package {
                 ecosystem: "npm".into(),

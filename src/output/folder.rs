@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::cleanup::{self, Registration};
 
 /// The prefix of every staging folder (and temporary file) driftlab writes.
-pub use super::TEMP_PREFIX;
+pub use crate::fs::TEMP_PREFIX;
 
 /// Random characters after a staging folder's name: fixed, so the leftovers of one folder are
 /// never confused with those of a folder whose name extends it (`a` and `a-b`).

@@ -19,7 +19,7 @@ use crate::pointer;
 use crate::surface::Surface;
 
 /// Payloads larger than this are refused unless the caller raises the limit.
-pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
+pub const DEFAULT_MAX_BYTES: usize = crate::fs::MAX_JSON_FILE;
 
 /// Documents nested deeper than this many arrays and objects are refused (exit 2). Real
 /// servers stay far below it (the deepest capture in the corpus has 25 levels); a legitimate

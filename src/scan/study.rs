@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::output_contract::Class;
 use super::{ratio, scan_surface, ScanReport};
-use crate::output::{csv_bytes, write_atomic};
+use crate::fs::write_atomic;
+use crate::output::csv_bytes;
 use crate::payload::{self, Limits};
 use crate::plot::contract_chart::{self, ContractRow};
 
@@ -73,7 +74,7 @@ pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanRepo
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            let bytes = crate::output::read_limited(path, limits.max_bytes)?;
+            let bytes = crate::fs::read_limited(path, limits.max_bytes)?;
             let surface = payload::read(&bytes, &path.display().to_string(), limits)
                 .map_err(|e| e.to_string())?;
             Ok(scan_surface(&surface, &name, seed))
@@ -179,7 +180,7 @@ pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, String> {
     files
         .iter()
         .map(|path| {
-            let report: serde_json::Value = crate::output::read_json(path)?;
+            let report: serde_json::Value = crate::fs::read_json(path)?;
             let probes = report["probes"]
                 .as_array()
                 .ok_or_else(|| format!("{}: not a live scan report (no `probes`)", path.display()))?

@@ -415,7 +415,7 @@ fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::
     files
         .into_iter()
         .map(|file| {
-            let bytes = crate::output::read_limited(&file, crate::payload::DEFAULT_MAX_BYTES)?;
+            let bytes = crate::fs::read_limited(&file, crate::payload::DEFAULT_MAX_BYTES)?;
             let name = file.display().to_string();
             let surface = crate::payload::read(&bytes, &name, crate::payload::Limits::default())
                 .map_err(|e| e.to_string())?;

@@ -18,7 +18,8 @@ use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+
+use crate::text::sha256_hex;
 
 pub use contract::ServerContract;
 pub(crate) use locations::Locations;
@@ -429,20 +430,6 @@ impl RawField {
             ..RawField::new(key, value)
         }
     }
-}
-
-/// Lowercase hex SHA-256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lowercase hex of a digest.
-pub fn hex(digest: &[u8]) -> String {
-    let mut out = String::with_capacity(2 * digest.len());
-    for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
-    }
-    out
 }
 
 /// The names a schema's `required` array lists (strings only; empty when there is none).

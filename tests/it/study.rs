@@ -234,7 +234,7 @@ fn manifest_hashes_every_other_file() {
         let bytes = fs::read(dir.path().join("out").join(name)).unwrap();
         assert_eq!(
             manifest["files"][name].as_str().unwrap(),
-            driftlab::surface::sha256_hex(&bytes),
+            driftlab::text::sha256_hex(&bytes),
             "{name}"
         );
     }

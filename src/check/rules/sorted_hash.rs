@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::payload::compact;
-use crate::surface::{sha256_hex, Surface, Tool};
+use crate::surface::{Surface, Tool};
+use crate::text::sha256_hex;
 
 pub struct SortedHash;
 

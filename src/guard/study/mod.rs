@@ -153,7 +153,7 @@ pub struct GuardStudy {
 
 impl GuardStudy {
     pub fn load(path: &Path) -> Result<GuardStudy, String> {
-        let text = crate::output::read_text(path, crate::output::MAX_SMALL_FILE)?;
+        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)?;
         let spec: GuardStudySpec = toml::from_str(&text).map_err(|e| {
             let (line, column, message) = crate::text::toml_error(&text, &e);
             format!("{}:{line}:{column}: {message}", path.display())

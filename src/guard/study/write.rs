@@ -9,8 +9,8 @@ use plotters::style::RGBColor;
 use serde::Serialize;
 
 use super::{CallRow, StudyResults, Verdict};
+use crate::fs::write_atomic;
 use crate::mutate::Label;
-use crate::output::write_atomic;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
 
 pub const CALLS_CSV: &str = "calls.csv";

@@ -1,0 +1,9 @@
+//! Files in and out: the bounded readers every input goes through, and atomic writes.
+
+mod atomic;
+mod read;
+
+pub use atomic::{hash_file, replace_if_unchanged, write_atomic, AtomicFile, TEMP_PREFIX};
+pub use read::{
+    read_json, read_limited, read_text, regular_file, ReadError, MAX_JSON_FILE, MAX_SMALL_FILE,
+};
