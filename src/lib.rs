@@ -8,6 +8,7 @@ pub mod check;
 pub mod cleanup;
 pub mod cli;
 pub mod config;
+pub mod contract;
 pub mod digest;
 pub mod fs;
 pub mod generate;

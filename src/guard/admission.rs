@@ -1,11 +1,8 @@
 //! Admission of one `tools/call`: the rules, each with its own id, in the order they run.
 
-use std::collections::BTreeSet;
-
 use serde_json::Value;
 
-use crate::scan::validator;
-use crate::surface::Tool;
+use crate::contract::Contract;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
@@ -22,46 +19,6 @@ pub enum Admission {
 impl Admission {
     pub fn refuse(rule: &'static str, problems: Vec<String>) -> Admission {
         Admission::Refuse { rule, problems }
-    }
-}
-
-/// A tool's contract, compiled once: validators for its input and output schemas and the names
-/// of its parameters.
-pub struct Contract {
-    pub input: Option<jsonschema::Validator>,
-    pub output: Option<jsonschema::Validator>,
-    /// The input schema's `properties` names; `None` when it declares none.
-    pub params: Option<BTreeSet<String>>,
-    /// Why a declared schema does not compile (an invalid `pattern`, a remote `$ref`): such a
-    /// contract validates nothing, so calls to the tool are refused rather than admitted.
-    pub broken: Option<String>,
-}
-
-impl Contract {
-    pub fn of(tool: &Tool<'_>) -> Contract {
-        let input = tool.input_schema().filter(|s| s.is_object());
-        let output = tool.output_schema().filter(|s| s.is_object());
-        let mut broken = None;
-        let mut compile = |schema: Option<&Value>, which: &str| {
-            schema.and_then(|s| match validator(s) {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    broken.get_or_insert(format!("its {which} does not compile: {e}"));
-                    None
-                }
-            })
-        };
-        let input_validator = compile(input, "inputSchema");
-        let output_validator = compile(output, "outputSchema");
-        Contract {
-            input: input_validator,
-            output: output_validator,
-            params: input
-                .and_then(|s| s.get("properties"))
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect()),
-            broken,
-        }
     }
 }
 

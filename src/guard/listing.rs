@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{Contract, Guard, Live, LiveView, GUARD_ID};
+use super::{Guard, Live, LiveView, GUARD_ID};
 use crate::check::rules::of_kind;
 use crate::check::RuleKind;
+use crate::contract::Contract;
 use crate::live::DEFAULT_MAX_PAGES;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::proxy::{Action, Side};

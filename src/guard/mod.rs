@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-pub use admission::{Admission, Contract};
+use crate::contract::Contract;
+pub use admission::Admission;
 
 use crate::proxy::{id_json, Action, Side};
 use crate::surface::Surface;

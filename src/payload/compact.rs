@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::scan::{plain_len, SPECIAL};
+use crate::json_scan::{plain_len, SPECIAL};
 
 /// Appends `value`'s compact JSON text to `out`.
 pub fn write(out: &mut Vec<u8>, value: &Value) {

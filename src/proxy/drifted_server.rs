@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{json, Map, Value};
 
 use crate::check::diff::pair;
-use crate::guard::Contract;
+use crate::contract::Contract;
 use crate::surface::Surface;
 
 /// The fate of one call.

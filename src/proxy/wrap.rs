@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 
 use super::drifted_server::{DriftedServer, Handled};
 use super::{id_json, Action, Hooks, Message};
+use crate::contract::values::corrupt_value;
 use crate::mutate::MutationClass;
 use crate::rng::Stream;
-use crate::scan::corrupt::corrupt_value;
 
 /// What `wrap` can do to a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -9,12 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-pub use super::leaf_values::corrupt_value;
-use super::leaf_values::{other_than, out_of_range, valid_number, valid_string};
+pub use crate::contract::values::{corrupt_value, resolve, Valid, SENTINEL};
+use crate::contract::values::{other_than, out_of_range, valid_number, valid_string};
 use crate::rng::Stream;
-
-/// The string every string leaf becomes: not a valid date, time, email, URI, UUID or hostname.
-pub const SENTINEL: &str = "<<driftlab corrupted value>>";
 
 /// The property added to an object schema that declares no properties.
 pub const EXTRA_PROPERTY: &str = "driftlab_unexpected";
@@ -33,16 +30,6 @@ pub struct Leaf {
     pub how: &'static str,
     pub corrupted: Value,
     pub valid: Valid,
-}
-
-/// A value a leaf's own keywords accept.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Valid {
-    Value(Value),
-    /// The leaf is an added property: leaving it out is valid.
-    Absent,
-    /// No valid value is known (e.g. a `pattern` without `default` or `examples`).
-    Unknown,
 }
 
 /// One corrupted instance and the union branches it took (`schema pointer → branch`).
@@ -348,12 +335,6 @@ fn put(instance: &mut Value, path: &str, value: Option<Value>) -> Option<()> {
         _ => return None,
     }
     Some(())
-}
-
-/// A local `$ref` (`#/…`) resolved in `root`; remote references are not followed.
-pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    root.pointer(pointer)
 }
 
 /// `allOf` parts merged shallowly: their `type`, `properties`, `items` and `required`.

@@ -6,7 +6,6 @@
 
 pub mod corrupt;
 pub mod input_strength;
-pub(crate) mod leaf_values;
 pub mod output_contract;
 pub mod probes;
 pub mod render;
@@ -23,15 +22,6 @@ use probes::Probe;
 
 /// The seed of a scan unless the user picks another.
 pub const DEFAULT_SEED: u64 = 20261130;
-
-/// A validator for `schema`: its `$schema` dialect (2020-12 when absent), format assertions on,
-/// local `$ref`s only (the crate is built without network or file resolution).
-pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(schema)
-        .map_err(|e| crate::text::shorten(&e.to_string(), 200))
-}
 
 /// The whole answer of a scan: the JSON contract of `--format json`.
 #[derive(Debug, Clone, Serialize)]

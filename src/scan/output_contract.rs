@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::corrupt::{corruptions, Leaf};
-use super::validator;
+use crate::contract::validator;
 use crate::rng::Stream;
 
 /// Keywords that constrain values (not only shapes): without any of them a schema cannot tell a

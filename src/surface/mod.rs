@@ -509,7 +509,7 @@ mod tests {
                     "not recorded: {key} in {text}"
                 );
                 let value = tool.raw_field(key).unwrap();
-                let again = crate::payload::scan::object_member(value, "type").map(|r| &value[r]);
+                let again = crate::json_scan::object_member(value, "type").map(|r| &value[r]);
                 assert_eq!(tool.raw_type_of(key), again, "{key} in {text}");
             }
         }

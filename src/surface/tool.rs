@@ -40,7 +40,7 @@ impl<'a> Tool<'a> {
         let member = match &field.type_member {
             TypeMember::Recorded(member) => member,
             TypeMember::Lazy(member) => member.get_or_init(|| {
-                let inner = crate::payload::scan::object_member(&self.text[value.clone()], "type")?;
+                let inner = crate::json_scan::object_member(&self.text[value.clone()], "type")?;
                 Some(value.start + inner.start..value.start + inner.end)
             }),
         };

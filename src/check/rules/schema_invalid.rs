@@ -106,7 +106,7 @@ fn problem(schema: &Value) -> Problem {
             format!("breaks the JSON Schema meta-schema at {shown}: {e}"),
         ));
     }
-    match crate::scan::validator(schema) {
+    match crate::contract::validator(schema) {
         Ok(_) => None,
         Err(e) => Some((
             String::new(),

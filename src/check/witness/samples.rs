@@ -390,7 +390,7 @@ fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
         None => out.push(json!("x".repeat(least.max(256)))),
     }
     if let Some(format) = map.get("format").and_then(Value::as_str) {
-        let sample = crate::scan::leaf_values::format_sample(format).unwrap_or("example.com");
+        let sample = crate::contract::values::format_sample(format).unwrap_or("example.com");
         out.push(json!(sample));
     }
     if map.contains_key("pattern") {
@@ -456,7 +456,7 @@ fn resolve<'n>(root: &'n Value, mut node: &'n Value) -> &'n Value {
         let target = node
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|r| crate::scan::corrupt::resolve(root, r));
+            .and_then(|r| crate::contract::values::resolve(root, r));
         match target {
             Some(target) => node = target,
             None => return node,

@@ -16,7 +16,7 @@
 //! the rest is scanned; every other byte is compared with a byte the scanner read in the approved
 //! text. The result is what [`super::read`] gives, which a test holds it to.
 
-use super::Scanner;
+use crate::json_scan::Scanner;
 use crate::surface::{Key, RawField, RawTool, Surface};
 
 /// The tools of `new` as [`super::read`] reads them, or `None` to leave it to that: when

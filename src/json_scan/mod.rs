@@ -1,7 +1,12 @@
 //! Where a JSON value ends, found by scanning its bytes without parsing or recursion (nesting
 //! can be deep): for locating findings in a file (`report::region`) and for stepping over the
 //! large members of a payload (`payload::members`). The text must be valid JSON; on anything
-//! else the answers are `None` or unspecified, never a panic.
+//! else the answers are `None` or unspecified, never a panic. [`validating`] checks as it goes.
+
+mod validating;
+
+pub use validating::object_member;
+pub(crate) use validating::{plain_len, Scanner, Token, SPECIAL};
 
 /// The offset after the string starting at `at` (its opening quote).
 pub fn string_end(bytes: &[u8], at: usize) -> Option<usize> {

@@ -1,15 +1,33 @@
-//! The values of single leaves: the wrong-but-well-typed value a leaf is corrupted to, and a
-//! value its own keywords accept. Shared by the corrupted instances of `scan` and the `corrupt`
-//! fault of `driftlab wrap`.
+//! The values of single schema leaves: the wrong-but-well-typed value a leaf is corrupted to,
+//! and a value its own keywords accept. Shared by the corrupted instances of `scan`, the
+//! `corrupt` fault of `driftlab wrap`, the guard study's calls and the diff's witnesses.
 
 use serde_json::{json, Map, Value};
 
-use super::corrupt::{Valid, SENTINEL};
 use crate::rng::Stream;
+
+/// The string every string leaf becomes: not a valid date, time, email, URI, UUID or hostname.
+pub const SENTINEL: &str = "<<driftlab corrupted value>>";
+
+/// A value a leaf's own keywords accept.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Valid {
+    Value(Value),
+    /// The leaf is an added property: leaving it out is valid.
+    Absent,
+    /// No valid value is known (e.g. a `pattern` without `default` or `examples`).
+    Unknown,
+}
+
+/// A local `$ref` (`#/…`) resolved in `root`; remote references are not followed.
+pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    root.pointer(pointer)
+}
 
 /// A string the leaf's keywords accept: its `default` or first example, a sample of its
 /// `format`, or `x` repeated to its `minLength`; unknown under a `pattern` without those.
-pub(crate) fn valid_string(object: &Map<String, Value>) -> Valid {
+pub fn valid_string(object: &Map<String, Value>) -> Valid {
     let given = object
         .get("default")
         .or_else(|| object.get("examples").and_then(|e| e.get(0)))
@@ -32,7 +50,7 @@ pub(crate) fn valid_string(object: &Map<String, Value>) -> Valid {
 }
 
 /// A string of a known `format` (the formats JSON Schema 2020-12 names that tools use).
-pub(crate) fn format_sample(format: &str) -> Option<&'static str> {
+pub fn format_sample(format: &str) -> Option<&'static str> {
     Some(match format {
         "date-time" => "2026-01-01T00:00:00Z",
         "date" => "2026-01-01",
@@ -50,7 +68,7 @@ pub(crate) fn format_sample(format: &str) -> Option<&'static str> {
 
 /// A number the leaf's keywords accept: its `default`, else its lower or upper bound, else 0
 /// (a `multipleOf` the bound misses is caught when the uncorrupted instance is validated).
-pub(crate) fn valid_number(object: &Map<String, Value>, integer: bool) -> Valid {
+pub fn valid_number(object: &Map<String, Value>, integer: bool) -> Valid {
     if let Some(v) = object.get("default").filter(|v| v.is_number()) {
         return Valid::Value(v.clone());
     }
@@ -71,7 +89,7 @@ pub(crate) fn valid_number(object: &Map<String, Value>, integer: bool) -> Valid 
 }
 
 /// A number outside the schema's bounds, or an arbitrary one when it has none.
-pub(super) fn out_of_range(
+pub fn out_of_range(
     object: &Map<String, Value>,
     integer: bool,
     rng: &mut Stream,
@@ -102,7 +120,7 @@ pub(super) fn out_of_range(
 }
 
 /// A value of the same JSON type as `options[0]` that none of `options` equals.
-pub(super) fn other_than(options: &[Value]) -> Value {
+pub fn other_than(options: &[Value]) -> Value {
     match options.first() {
         Some(Value::Bool(_)) => {
             let candidate = json!(!options.contains(&json!(true)));
