@@ -2,7 +2,7 @@
 //! live servers register here while they exist; on SIGINT, SIGTERM or SIGHUP (Ctrl-C, a
 //! cancelled CI job, a closed terminal) the groups are killed, the paths removed, and driftlab
 //! exits with 128 + the signal number. `kill -9` cannot be caught: the next run into the same
-//! results folder clears what it left (see `output::folder`).
+//! results folder clears what it left (see `results::folder`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -18,7 +18,6 @@ pub mod jsonrpc;
 pub mod live;
 pub mod lock;
 pub mod mutate;
-pub mod output;
 pub mod payload;
 pub mod plot;
 pub mod pointer;

@@ -87,6 +87,28 @@ pub fn hex(digest: &[u8]) -> String {
     out
 }
 
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+pub fn rfc3339(unix_seconds: u64) -> String {
+    let days = (unix_seconds / 86_400) as i64;
+    let secs = unix_seconds % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +147,12 @@ mod tests {
         let (line, _, message) = toml_error(text, &error);
         assert!(line >= 2, "{line}");
         assert!(!message.contains('\n'));
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_796_003_199), "2026-11-30T01:46:39Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 }

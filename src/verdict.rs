@@ -171,7 +171,7 @@ fn today() -> Result<String, String> {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    Ok(crate::output::rfc3339(seconds)[..10].to_string())
+    Ok(crate::text::rfc3339(seconds)[..10].to_string())
 }
 
 /// What the gate decided, with everything a report needs.

@@ -11,7 +11,6 @@ use crate::live::capture::ListOutcome;
 use crate::live::capture_file::{self, Runs};
 use crate::live::era::Era;
 use crate::live::Capture;
-use crate::output;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 
 /// Capture a live server's contract: spawn CMD (or POST to --url), `initialize`,
@@ -66,7 +65,7 @@ pub fn run(args: Args) -> Result<u8> {
         later.push(args.server.capture(&target, &options)?);
     }
     let runs = (args.runs > 1).then(|| compare_runs(&first, &later));
-    let captured_at = output::rfc3339(
+    let captured_at = crate::text::rfc3339(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use super::artifacts;
-use crate::output::{self, Manifest};
 use crate::record::Summary;
+use crate::study::results::{self, Manifest};
 
 /// Re-render figures (SVG + PNG) and report.md from RESULTS_DIR/summary.json.
 #[derive(clap::Args)]
@@ -19,10 +18,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     // A study writing the folder now would swap it away under us.
-    let _lock = output::folder::lock(&args.dir).map_err(|e| anyhow!(e))?;
+    let _lock = results::staging::lock(&args.dir).map_err(|e| anyhow!(e))?;
     // Figures drawn from an edited summary would launder it: refuse one the manifest disowns.
     if Manifest::load(&args.dir).is_ok() {
-        if let Some(m) = output::verify(&args.dir, Some(&[output::SUMMARY_JSON]))
+        if let Some(m) = results::verify(&args.dir, Some(&[results::SUMMARY_JSON]))
             .map_err(|e| anyhow!(e))?
             .first()
         {
@@ -34,27 +33,27 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
     }
-    let summary: Summary = crate::fs::read_json(&args.dir.join(output::SUMMARY_JSON)).map_err(|e| {
+    let summary: Summary = crate::fs::read_json(&args.dir.join(results::SUMMARY_JSON)).map_err(|e| {
         anyhow!("{e}: not the summary of a `driftlab study` folder, which is all `figures` redraws (a `guard-study` or `scan --corpus` folder is redrawn by rerunning its command)")
     })?;
-    let figures = artifacts::write_figures(&args.dir, &summary)?;
+    let figures = results::write_figures(&args.dir, &summary)?;
     match Manifest::load(&args.dir) {
         Ok(mut manifest) => {
-            artifacts::write_report(&args.dir, &summary, &manifest)?;
+            results::write_report(&args.dir, &summary, &manifest)?;
             let mut names: Vec<&str> = figures.iter().map(String::as_str).collect();
-            names.push(output::REPORT);
+            names.push(results::REPORT);
             manifest
                 .files
-                .extend(output::hash_files(&args.dir, &names)?);
-            artifacts::write(
+                .extend(results::hash_files(&args.dir, &names)?);
+            results::write(
                 &args.dir,
-                output::MANIFEST,
-                &super::study::json_bytes(&manifest)?,
+                results::MANIFEST,
+                &results::json_bytes(&manifest)?,
             )?;
             outln!(
                 "wrote {} and {} in {}",
                 figures.join(", "),
-                output::REPORT,
+                results::REPORT,
                 args.dir.display()
             );
         }

@@ -97,18 +97,18 @@ pub struct CheckArgs {
     /// lock`): one verdict per server (PASS, DRIFT, UNLOCKED, REMOVED, SKIPPED) and one exit
     /// code; SARIF has a run per server and lands in the lockfile.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["approved", "candidate", "url", "command"])]
-    lock: Option<std::path::PathBuf>,
+    pub(super) lock: Option<std::path::PathBuf>,
     /// With --lock: the client config (default: the one the lockfile names).
     #[arg(long, value_name = "FILE", requires = "lock")]
-    config: Option<std::path::PathBuf>,
+    pub(super) config: Option<std::path::PathBuf>,
     #[command(flatten)]
-    select: super::servers::ConfigArgs,
+    pub(super) select: super::servers::ConfigArgs,
     /// The candidate payload (`-` for stdin); or give a live server after `--`.
     candidate: Option<String>,
     #[command(flatten)]
-    options: GateOptions,
+    pub(super) options: GateOptions,
     #[command(flatten)]
-    server: ServerArgs,
+    pub(super) server: ServerArgs,
 }
 
 /// `check --help`: the payload rules named from the registry, so the list cannot go stale.
@@ -141,16 +141,8 @@ pub struct DiffArgs {
     options: GateOptions,
 }
 
+/// `check` of payloads or one live server (`check --lock` is [`super::check_lock`]).
 pub fn check(args: CheckArgs) -> Result<u8> {
-    if let Some(lock) = &args.lock {
-        return super::check_lock::run(
-            lock,
-            args.config.as_deref(),
-            &args.select,
-            &args.server,
-            &args.options,
-        );
-    }
     let select = &args.select;
     if !select.servers.is_empty()
         || select.client.is_some()

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 
 use crate::guard::study::{self, GuardStudy};
-use crate::output::{self, StagedFolder};
+use crate::study::results::{self, StagedFolder};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
 /// are valid under the server's real (pinned) contract to the server drifted by `driftlab wrap
@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<u8> {
     // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
     let staged = StagedFolder::begin(&out).map_err(|e| anyhow!(e))?;
     let ours = study::file_names();
-    output::folder::refuse_foreign(
+    results::staging::refuse_foreign(
         &out,
         |name| ours.iter().any(|o| o == name),
         "a guard study",

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::live::era::ProtocolMode;
 use crate::live::http::HttpTransport;
 use crate::live::stdio::StdioTransport;
+use crate::live::ProtocolMode;
 use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION};
 use crate::payload::{self, Limits};
 use crate::surface::Surface;

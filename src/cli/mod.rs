@@ -16,7 +16,6 @@ macro_rules! outln {
 }
 
 mod anchor;
-mod artifacts;
 mod capture;
 mod check_lock;
 mod digest;
@@ -132,7 +131,16 @@ where
     let cli = Cli::parse_from(args);
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Capture(args) => capture::run(args),
-        Command::Check(args) => gate::check(args),
+        Command::Check(args) => match &args.lock {
+            Some(lock) => check_lock::run(
+                lock,
+                args.config.as_deref(),
+                &args.select,
+                &args.server,
+                &args.options,
+            ),
+            None => gate::check(args),
+        },
         Command::Diff(args) => gate::diff(args),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Scan(args) => scan::run(args),

@@ -7,9 +7,9 @@ use anyhow::{bail, Context, Result};
 use super::input::read_surface;
 use super::live::ServerArgs;
 use crate::live::{capture_on, Session};
-use crate::output::folder::StagedFolder;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::scan::{self, probes, render, study, ScanReport};
+use crate::study::results::staging::StagedFolder;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -145,7 +145,7 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
     // Its own files, and folders (the live reports), are never foreign.
     let owns = |name: &str| study::FILES.contains(&name) || out.join(name).is_dir();
-    crate::output::folder::refuse_foreign(out, owns, "a scan study", args.force)
+    crate::study::results::staging::refuse_foreign(out, owns, "a scan study", args.force)
         .map_err(anyhow::Error::msg)?;
     let reports = study::scan_folder(corpus, args.seed, limits).map_err(anyhow::Error::msg)?;
     let id = out.file_name().map_or("output-contracts".into(), |n| {
@@ -165,9 +165,9 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     }
     study::write(staged.path(), &id, args.seed, &command, &reports, &live)
         .map_err(anyhow::Error::msg)?;
-    for name in crate::output::folder::entry_names(out) {
+    for name in crate::study::results::staging::entry_names(out) {
         if !study::FILES.contains(&name.as_str()) {
-            crate::output::folder::copy_tree(&out.join(&name), &staged.path().join(&name))
+            crate::study::results::staging::copy_tree(&out.join(&name), &staged.path().join(&name))
                 .map_err(anyhow::Error::msg)?;
         }
     }

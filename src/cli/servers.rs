@@ -9,9 +9,9 @@ use anyhow::{anyhow, bail, Result};
 
 use super::live::{surface_of_capture, Scope};
 use crate::config::{self, Client, ClientConfig, ConfiguredServer, Start};
-use crate::live::era::ProtocolMode;
 use crate::live::http::HttpTransport;
 use crate::live::stdio::{Launch, StdioTransport};
+use crate::live::ProtocolMode;
 use crate::live::{self, CaptureOptions, LiveError, Target, Transport};
 use crate::lock::LockedProtocol;
 use crate::payload::Limits;

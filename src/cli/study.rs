@@ -4,14 +4,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::artifacts::{self, write};
-use crate::fs::AtomicFile;
-use crate::output::{self, Manifest, RunRecord};
-use crate::record::{Row, Shard, Summary};
+use crate::record::{Row, Shard};
 use crate::report::table;
+use crate::study::results::{self, Finish, ResultsFolder};
 use crate::study::runner::{self, RowsMode};
 use crate::study::spec::{DEFAULT_SPEC, DEFAULT_SPEC_PATH};
 use crate::study::{Study, StudySpec};
@@ -120,58 +118,35 @@ pub fn run(args: Args) -> Result<u8> {
         Path::new("results").join(name)
     });
     // Everything is written into a staging folder beside `out` and swapped in at the end.
-    let staged = output::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
-    guard_existing(&out, &study.spec, shard, args.rows, args.force)?;
-    let dir = staged.path().to_path_buf();
-
+    let folder = ResultsFolder::begin(&out, &study.spec, shard, args.rows, args.force)?;
     let range = shard.map_or(0..study.spec.surfaces, |s| s.first..s.end);
     let progress = progress_bar(range.end - range.start, args.quiet);
-    let rows_path = dir.join(output::ROWS);
-    let mut rows = match args.rows {
-        RowsMode::None => None,
-        _ => Some(csv::Writer::from_writer(
-            AtomicFile::create(&rows_path)
-                .with_context(|| format!("cannot write {}", rows_path.display()))?,
-        )),
-    };
+    let mut rows = folder.rows(args.rows)?;
     let mut summary = runner::run_range(
         &study,
         range,
         args.rows,
-        |chunk: &[Row]| -> Result<()> {
-            if let Some(writer) = rows.as_mut() {
-                for row in chunk {
-                    writer.serialize(row).with_context(|| {
-                        format!("cannot write {}", out.join(output::ROWS).display())
-                    })?;
-                }
-            }
-            Ok(())
-        },
+        |chunk: &[Row]| rows.as_mut().map_or(Ok(()), |file| file.write(chunk)),
         &|done| progress.inc(done),
     )?;
     progress.finish_and_clear();
-    if let Some(writer) = rows {
-        writer
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(AtomicFile::commit)
-            .with_context(|| format!("cannot write {}", out.join(output::ROWS).display()))?;
+    if let Some(file) = rows {
+        file.commit()?;
     }
     summary.shard = shard;
 
     let finished = Finish {
-        out: &dir,
+        out: folder.path(),
         spec: &study.spec,
         rule_set: study.rule_set,
         command: reproduce_command(&args),
-        research: artifacts::research_dir(args.spec.as_deref()),
+        research: results::research_dir(args.spec.as_deref()),
         rows: args.rows,
         figures: !args.no_figures && shard.is_none(),
         started,
     };
     let files = finished.write(&summary)?;
-    staged.commit().map_err(anyhow::Error::msg)?;
+    folder.commit()?;
     if !args.quiet {
         if let Some(s) = shard {
             outln!(
@@ -187,125 +162,6 @@ pub fn run(args: Args) -> Result<u8> {
         outln!("\nresults: {}/ ({})", out.display(), files.join(", "));
     }
     Ok(super::exit::PASS)
-}
-
-/// Everything after the rows: summaries, figures, report, manifest. Shared by `study` and
-/// `merge`, so a merged folder is written exactly as an unsharded run writes it.
-pub(super) struct Finish<'a> {
-    pub out: &'a Path,
-    pub spec: &'a StudySpec,
-    pub rule_set: &'a str,
-    pub command: String,
-    pub research: Option<String>,
-    pub rows: RowsMode,
-    pub figures: bool,
-    pub started: Instant,
-}
-
-impl Finish<'_> {
-    /// Writes every file but rows.csv; returns the names of all files in the folder.
-    pub fn write(&self, summary: &Summary) -> Result<Vec<String>> {
-        let out = self.out;
-        write(
-            out,
-            output::SUMMARY_CSV,
-            &output::csv_bytes(summary.csv_rows())?,
-        )?;
-        write(out, output::SUMMARY_JSON, &json_bytes(summary)?)?;
-        write(
-            out,
-            output::METRICS_CSV,
-            &output::csv_bytes(&summary.metrics)?,
-        )?;
-
-        let mut files: Vec<String> = Vec::new();
-        if self.rows != RowsMode::None {
-            files.push(output::ROWS.into());
-        }
-        files.extend(
-            [
-                output::SUMMARY_CSV,
-                output::SUMMARY_JSON,
-                output::METRICS_CSV,
-            ]
-            .map(String::from),
-        );
-        if self.figures {
-            files.extend(artifacts::write_figures(out, summary)?);
-        }
-        let names: Vec<&str> = files.iter().map(String::as_str).collect();
-        let mut manifest = Manifest {
-            driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
-            seed: self.spec.seed,
-            spec: self.spec.clone(),
-            rule_set: self.rule_set.to_string(),
-            rng: crate::rng::ALGORITHM.to_string(),
-            command: self.command.clone(),
-            research: self.research.clone(),
-            rows: self.rows.as_str().to_string(),
-            shard: summary.shard,
-            files: output::hash_files(out, &names)?,
-        };
-        if self.figures {
-            artifacts::write_report(out, summary, &manifest)?;
-            manifest
-                .files
-                .extend(output::hash_files(out, &[output::REPORT])?);
-            files.push(output::REPORT.into());
-        }
-        write(out, output::MANIFEST, &json_bytes(&manifest)?)?;
-        files.push(output::MANIFEST.into());
-        RunRecord::now(self.started).write(out)?;
-        files.push(output::RUN_JSON.into());
-        Ok(files)
-    }
-}
-
-/// Refuses to overwrite another study's results (or a folder that holds other files), and to
-/// replace a result with one that keeps fewer rows (`--rows none` over `--rows all`).
-pub(super) fn guard_existing(
-    out: &Path,
-    spec: &StudySpec,
-    shard: Option<Shard>,
-    rows: RowsMode,
-    force: bool,
-) -> Result<()> {
-    if force || !out.exists() {
-        return Ok(());
-    }
-    if !out.is_dir() {
-        bail!("{} exists and is not a folder", out.display());
-    }
-    let overwrite = "choose another folder with --out or overwrite with --force";
-    match Manifest::read(out) {
-        Some(m) if m.spec == *spec && m.shard == shard => {
-            let kept = RowsMode::parse(&m.rows);
-            if rows.evidence() < kept.evidence() {
-                bail!(
-                    "{} holds rows.csv with {} rows; --rows {} would discard them: {overwrite}",
-                    out.display(),
-                    kept.as_str(),
-                    rows.as_str()
-                );
-            }
-            Ok(())
-        }
-        Some(m) => bail!(
-            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); {overwrite}",
-            out.display(),
-            m.spec.id,
-            m.spec.seed,
-            m.spec.surfaces,
-            m.spec.tools,
-            m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
-        ),
-        None if output::folder::entry_names(out).is_empty() => Ok(()),
-        None => bail!(
-            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
-            out.display(),
-            output::MANIFEST
-        ),
-    }
 }
 
 /// The command that reproduces the (unsharded) results.
@@ -361,11 +217,4 @@ pub(super) fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
         ));
     }
     bar
-}
-
-/// Pretty JSON with a trailing newline.
-pub(super) fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value)?;
-    bytes.push(b'\n');
-    Ok(bytes)
 }

@@ -6,9 +6,10 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use super::artifacts::write;
-use super::study::{json_bytes, load, progress_bar, set_threads, Overrides};
-use crate::output::{self, RunRecord};
+use super::study::{load, progress_bar, set_threads, Overrides};
+use crate::study::results::json_bytes;
+use crate::study::results::write;
+use crate::study::results::{self, RunRecord};
 use crate::study::sweep;
 
 /// Run a sweep: the spec's study at every combination of `[sweep] seeds` and `surfaces`.
@@ -46,7 +47,7 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args
         .out
         .unwrap_or_else(|| Path::new("results").join(default_folder(&study.spec.id)));
-    let staged = output::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
+    let staged = results::StagedFolder::begin(&out).map_err(anyhow::Error::msg)?;
     if !args.force {
         guard_existing(&out, &study.spec)?;
     }
@@ -58,8 +59,8 @@ pub fn run(args: Args) -> Result<u8> {
     let spreads = sweep::spreads(&rows);
 
     let dir = staged.path();
-    write(dir, "sweep.csv", &output::csv_bytes(&rows)?)?;
-    write(dir, "sweep-summary.csv", &output::csv_bytes(&spreads)?)?;
+    write(dir, "sweep.csv", &results::csv_bytes(&rows)?)?;
+    write(dir, "sweep-summary.csv", &results::csv_bytes(&spreads)?)?;
     write(dir, "sweep-summary.json", &json_bytes(&spreads)?)?;
     let names = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
     let manifest = json!({
@@ -69,9 +70,9 @@ pub fn run(args: Args) -> Result<u8> {
         "rng": crate::rng::ALGORITHM,
         "command": format!("driftlab sweep {}", args.spec.display()),
         "configurations": sweep::configurations(&study),
-        "files": output::hash_files(dir, &names)?,
+        "files": results::hash_files(dir, &names)?,
     });
-    write(dir, output::MANIFEST, &json_bytes(&manifest)?)?;
+    write(dir, results::MANIFEST, &json_bytes(&manifest)?)?;
     RunRecord::now(started).write(dir)?;
     staged.commit().map_err(anyhow::Error::msg)?;
     if !args.quiet {
@@ -108,17 +109,17 @@ pub fn run(args: Args) -> Result<u8> {
 /// A sweep replaces only an empty folder or an earlier sweep of the same spec: never a study's
 /// results (its rows are evidence) nor a folder of other files.
 fn guard_existing(out: &Path, spec: &crate::study::StudySpec) -> Result<()> {
-    if output::folder::entry_names(out).is_empty() {
+    if results::staging::entry_names(out).is_empty() {
         return Ok(());
     }
     let overwrite = "choose another folder with --out or overwrite with --force";
     let manifest: Option<serde_json::Value> =
-        crate::fs::read_json(&out.join(output::MANIFEST)).ok();
+        crate::fs::read_json(&out.join(results::MANIFEST)).ok();
     let Some(manifest) = manifest else {
         bail!(
             "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
             out.display(),
-            output::MANIFEST
+            results::MANIFEST
         );
     };
     if manifest.get("configurations").is_none() {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use crate::output;
+use crate::study::results;
 
 /// Re-hash every file a results folder's manifest.json pins (rows.csv, summaries, figures,
 /// report) and report any that was edited, truncated or removed. To check the numbers
@@ -28,15 +28,15 @@ pub struct Args {
 pub fn run(args: Args) -> Result<u8> {
     let (mut edited, mut unreadable, mut verified) = (false, false, 0);
     for dir in &args.dirs {
-        if !dir.join(output::MANIFEST).exists() {
+        if !dir.join(results::MANIFEST).exists() {
             outln!(
                 "SKIPPED {}: no manifest.json (not a folder of `driftlab study`, `sweep` or `merge`; rerun the command that wrote it to check it)",
                 dir.display()
             );
             continue;
         }
-        let checked = output::verify(dir, None)
-            .and_then(|mismatches| Ok((mismatches, output::Manifest::load(dir)?.files.len())));
+        let checked = results::verify(dir, None)
+            .and_then(|mismatches| Ok((mismatches, results::Manifest::load(dir)?.files.len())));
         let (mismatches, pinned) = match checked {
             Ok(checked) => checked,
             Err(why) => {

@@ -3,40 +3,18 @@
 //! the server declares them.
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::era::{self, Era, ProtocolMode};
+use super::era::{self, Era};
+use super::options::{CaptureOptions, ProtocolMode};
 use super::session::{Observed, Session};
 use super::{LiveError, Transport};
 use crate::surface::contract::ListKind;
 use crate::text::shorten;
-
-/// What to offer the server and how long and how much to wait for.
-#[derive(Debug, Clone)]
-pub struct CaptureOptions {
-    /// The protocol version offered in `initialize`.
-    pub protocol_version: String,
-    /// Which era to speak: `initialize`, 2026-07-28's `server/discover`, or a probe of the latter
-    /// falling back to the former.
-    pub protocol: ProtocolMode,
-    /// The client capabilities declared in `initialize` (servers may list different tools for
-    /// different capabilities). Default: none, `{}`.
-    pub client_capabilities: Value,
-    /// How long each phase may take: spawn + initialize, then each tools/list page.
-    pub timeout: Duration,
-    /// At most this many tools/list pages are followed.
-    pub max_pages: usize,
-    /// At most this many bytes of tools/list results in all (and per message); the same again
-    /// for each other list.
-    pub max_bytes: usize,
-    /// Also list prompts, resources and resource templates (the whole contract); commands that
-    /// need only tools (scan, guard, wrap) leave it off.
-    pub whole_contract: bool,
-}
 
 /// What was asked for, what was spoken, and why.
 #[derive(Debug, Clone, serde::Serialize)]

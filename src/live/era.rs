@@ -11,29 +11,12 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use super::capture::CaptureOptions;
+use super::options::{CaptureOptions, ProtocolMode};
 use super::session::Session;
 use super::{LiveError, Transport};
 
 /// The protocol revision without the `initialize` handshake.
 pub const MODERN: &str = "2026-07-28";
-
-/// What a command asks for (`--protocol`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
-pub enum ProtocolMode {
-    /// probe `server/discover` (2026-07-28), fall back to `initialize` when the server refuses it
-    /// or does not list 2026-07-28
-    #[default]
-    #[serde(rename = "auto")]
-    Auto,
-    /// the `initialize` handshake only (2024-11-05 … 2025-11-25)
-    #[serde(rename = "legacy")]
-    Legacy,
-    /// 2026-07-28 only: `server/discover`, and `_meta` on every request
-    #[value(name = "2026-07-28")]
-    #[serde(rename = "2026-07-28")]
-    Modern,
-}
 
 /// The era a session ended up speaking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

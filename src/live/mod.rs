@@ -11,13 +11,15 @@ pub mod capture_file;
 pub mod era;
 pub mod flow;
 pub mod http;
+mod options;
 pub mod session;
 pub mod stdio;
 use std::time::Duration;
 
 use thiserror::Error;
 
-pub use capture::{capture, capture_on, Capture, CaptureOptions};
+pub use capture::{capture, capture_on, Capture};
+pub use options::{CaptureOptions, ProtocolMode};
 pub use session::Session;
 pub use stdio::StdioTransport;
 

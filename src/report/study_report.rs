@@ -6,6 +6,9 @@ use crate::plot::{DETECTION_CHART, DETECTION_MATRIX};
 use crate::record::Summary;
 use crate::report::table::count;
 
+mod summary_table;
+use summary_table::summary_table;
+
 /// What the report needs besides the summary.
 pub struct ReportContext<'a> {
     /// The command that reproduces the run (from the manifest).
@@ -150,7 +153,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
             "`@tools`" => format!(
                 "every payload and diff rule about tools alone, of rule set {} ({}; see `driftlab rules`, column part)",
                 context.rule_set,
-                crate::study::spec::group("@tools", context.rule_set).map_or(0, |g| g.len())
+                crate::check::rules::sets::group("@tools", context.rule_set).map_or(0, |g| g.len())
             ),
             id => rules::by_id(id.trim_matches('`'))
                 .map_or("(not in this build's registry)", |r| r.summary())
@@ -329,7 +332,7 @@ fn grouped(ids: &[String], set: &str) -> Vec<String> {
         }
     }
     // What is left may be the tool rules of both kinds (a gate that knows only tools/list).
-    let tools: Vec<&str> = crate::study::spec::group("@tools", set)
+    let tools: Vec<&str> = crate::check::rules::sets::group("@tools", set)
         .unwrap_or_default()
         .iter()
         .map(|r| r.id())
@@ -418,74 +421,6 @@ fn labelled_headline(summary: &Summary) -> String {
     out
 }
 
-fn summary_table(summary: &Summary) -> String {
-    // Each class's label, when the study has labels: which rows a gate should flag.
-    let label_of = |class: &str| {
-        summary
-            .labels
-            .iter()
-            .find(|l| l.mutation == class)
-            .map(|l| l.label.as_str())
-    };
-    let labelled = summary.mutations.iter().all(|m| label_of(m).is_some());
-    let mut out = String::from(if labelled {
-        "| mutation class | label |"
-    } else {
-        "| mutation class |"
-    });
-    for gate in &summary.gates {
-        out.push_str(&format!(" `{}` |", gate.id));
-    }
-    out.push_str(&format!(
-        "\n|---|{}{}\n",
-        if labelled { "---|" } else { "" },
-        "---:|".repeat(summary.gates.len())
-    ));
-    for class in &summary.mutations {
-        out.push_str(&format!("| `{class}` |"));
-        if labelled {
-            out.push_str(&format!(" {} |", label_of(class).unwrap_or("")));
-        }
-        for gate in &summary.gates {
-            let text = summary.cell(&gate.id, class).map_or("-".into(), |c| {
-                let na = if c.not_applicable > 0 {
-                    format!(", {} n/a", c.not_applicable)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{} ({}{na})",
-                    count(c.detected, c.total),
-                    crate::plot::percent(c.rate)
-                )
-            });
-            out.push_str(&format!(" {text} |"));
-        }
-        out.push('\n');
-    }
-    let pad = if labelled { " |" } else { "" };
-    out.push_str(&format!("| **all classes** |{pad}"));
-    for gate in &summary.gates {
-        let text = summary.total(&gate.id).map_or("-".into(), |t| {
-            format!(
-                "**{}** ({})",
-                count(t.detected, t.total),
-                crate::plot::percent(t.rate)
-            )
-        });
-        out.push_str(&format!(" {text} |"));
-    }
-    out.push_str(&format!("\n| false positives on unchanged controls |{pad}"));
-    for gate in &summary.gates {
-        let text = summary
-            .control(&gate.id)
-            .map_or("-".into(), |c| count(c.false_positives, c.total));
-        out.push_str(&format!(" {text} |"));
-    }
-    out.push('\n');
-    out
-}
-
 fn join_and(items: &[String]) -> String {
     match items {
         [] => String::new(),
@@ -506,19 +441,4 @@ fn strip_title(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn join_and_reads_like_english() {
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(join_and(&s(&["a"])), "a");
-        assert_eq!(join_and(&s(&["a", "b", "c"])), "a, b and c");
-    }
-
-    #[test]
-    fn title_is_stripped() {
-        assert_eq!(strip_title("# Limits\n\n- a\n"), "- a\n");
-        assert_eq!(strip_title("- a"), "- a\n");
-    }
-}
+mod tests;

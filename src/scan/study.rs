@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::output_contract::Class;
 use super::{ratio, scan_surface, ScanReport};
 use crate::fs::write_atomic;
-use crate::output::csv_bytes;
 use crate::payload::{self, Limits};
 use crate::plot::contract_chart::{self, ContractRow};
+use crate::study::results::csv_bytes;
 
 pub const SERVERS_CSV: &str = "servers.csv";
 pub const TOOLS_CSV: &str = "tools.csv";

@@ -1,22 +1,9 @@
 //! The external checkers of a study's gates: started once per run, each judging every pending
 //! comparison of a chunk in surface order; their answers complete the decisions and rows.
 
-use super::runner::{RowsMode, SurfaceResult};
+use super::outcome::{Pending, RowsMode, SurfaceResult};
 use super::Study;
 use crate::check::external::{Answer, Checker, Request};
-
-/// A decision (and maybe a row) waiting for an external checker's answer.
-pub(super) struct Pending {
-    /// The request id: surface × (classes + control) + class, the same in every shard.
-    pub id: u64,
-    pub gate: usize,
-    pub class: usize,
-    /// Positions in the surface's decisions and rows.
-    pub decision: usize,
-    pub row: Option<usize>,
-    /// Position in the surface's candidates.
-    pub candidate: usize,
-}
 
 /// One running checker per external gate (by gate position).
 pub(super) struct Checkers {

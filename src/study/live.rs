@@ -44,7 +44,7 @@ fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Ve
         max_bytes: DEFAULT_MAX_BYTES,
         whole_contract: false,
         // The committed results were captured with the handshake; keep them reproducible.
-        protocol: crate::live::era::ProtocolMode::Legacy,
+        protocol: crate::live::ProtocolMode::Legacy,
     };
     let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)
         .map_err(|e| format!("live server {}: {e}", server.name))?;

@@ -3,6 +3,8 @@
 mod checkers;
 pub mod gate;
 pub mod live;
+mod outcome;
+pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod splice;

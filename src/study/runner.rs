@@ -8,8 +8,10 @@ use std::ops::Range;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::checkers::{Checkers, Pending};
+use super::checkers::Checkers;
 use super::live;
+pub use super::outcome::RowsMode;
+use super::outcome::{Decision, Pending, SurfaceResult};
 use super::splice::{Base, Workspace};
 use super::tally::Tally;
 use crate::check::{Comparison, Finding};
@@ -21,54 +23,6 @@ use crate::study::spec::Study;
 
 /// Surfaces per parallel chunk.
 pub const CHUNK: u64 = 1024;
-
-/// Which rows of `rows.csv` to keep; the summary always counts every row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RowsMode {
-    /// every surface × class × gate row
-    All,
-    /// only rows where a gate failed to detect an applied change (controls excluded)
-    Missed,
-    /// no rows.csv
-    None,
-}
-
-impl RowsMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RowsMode::All => "all",
-            RowsMode::Missed => "missed",
-            RowsMode::None => "none",
-        }
-    }
-
-    /// The mode a manifest names (`all`, `missed`, `none`; anything else reads as `none`).
-    pub fn parse(text: &str) -> RowsMode {
-        match text {
-            "all" => RowsMode::All,
-            "missed" => RowsMode::Missed,
-            _ => RowsMode::None,
-        }
-    }
-
-    /// How much evidence the mode keeps: every row ⊃ missed rows ⊃ none.
-    pub fn evidence(self) -> u8 {
-        match self {
-            RowsMode::All => 2,
-            RowsMode::Missed => 1,
-            RowsMode::None => 0,
-        }
-    }
-
-    pub(super) fn keeps(self, class: usize, applicable: bool, detected: bool) -> bool {
-        match self {
-            RowsMode::All => true,
-            // Class 0 is the identity control, where "not detected" is the right answer.
-            RowsMode::Missed => class != 0 && applicable && !detected,
-            RowsMode::None => false,
-        }
-    }
-}
 
 /// A failure inside the runner: a defect when the generator or a mutation produced a payload
 /// the reader refuses; a property of the environment when a live server could not be captured.
@@ -96,29 +50,6 @@ impl RunError {
     pub fn is_defect(&self) -> bool {
         matches!(self.source, RunFailure::Payload(_))
     }
-}
-
-/// What one gate decided on one candidate.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Decision {
-    pub class: usize,
-    pub gate: usize,
-    pub applicable: bool,
-    pub detected: bool,
-    /// An external checker crashed on this candidate (counted apart, never as detected).
-    pub crashed: bool,
-}
-
-pub(super) struct SurfaceResult {
-    pub decisions: Vec<Decision>,
-    /// The rows `RowsMode` keeps (and, until their checker answers, every row of an external
-    /// gate: see [`super::checkers`]).
-    pub rows: Vec<Row>,
-    /// The approved bytes and each candidate's bytes, kept only for external checkers.
-    pub approved: Vec<u8>,
-    pub candidates: Vec<Vec<u8>>,
-    /// Decisions waiting for an external checker's answer.
-    pub pending: Vec<Pending>,
 }
 
 /// Runs the whole study; see [`run_range`].

@@ -252,7 +252,7 @@ impl StudySpec {
             let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
             for (r, id) in gate.rules.iter().enumerate() {
                 let key = || format!("gates[{g}].rules[{r}]");
-                let found = match group(id, rule_set) {
+                let found = match rules::sets::group(id, rule_set) {
                     Some(rules) => rules,
                     None => {
                         let rule = rules::by_id(id).ok_or_else(|| {
@@ -377,26 +377,6 @@ impl Study {
     }
 }
 
-/// The rules a group in a gate's `rules` stands for, as of `rule_set`: `@payload` and `@diff`
-/// every rule of that kind, `@tools` every payload and diff rule about tools alone (what a gate
-/// that knows only `tools/list` runs). `None` for a rule id.
-pub(crate) fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn crate::check::Rule>> {
-    use crate::check::RuleKind;
-    let of_kind = |kind| rules::sets::of_kind_as_of(kind, rule_set).unwrap_or_default();
-    match id {
-        "@payload" => Some(of_kind(RuleKind::Payload)),
-        "@diff" => Some(of_kind(RuleKind::Diff)),
-        "@tools" => Some(
-            [RuleKind::Payload, RuleKind::Diff]
-                .into_iter()
-                .flat_map(of_kind)
-                .filter(|rule| rule.part() == "tools")
-                .collect(),
-        ),
-        _ => None,
-    }
-}
-
 /// Reads every `*.json` payload in `folder` (relative to the spec file), sorted by file name.
 fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::Value)>, String> {
     let dir = std::path::Path::new(spec_path)
@@ -428,131 +408,4 @@ fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn error(text: &str) -> String {
-        StudySpec::parse(text, "s.toml")
-            .and_then(|s| s.resolve("s.toml"))
-            .unwrap_err()
-            .to_string()
-    }
-
-    const GOOD: &str = "id = \"x\"\nseed = 1\nsurfaces = 2\nmutations = [\"name-space\"]\n[[gates]]\nid = \"g\"\nrules = [\"structural\"]\n";
-
-    #[test]
-    fn default_spec_resolves() {
-        let study = Study::default_study();
-        assert_eq!(study.spec.surfaces, 240);
-        assert_eq!(study.spec.tools, 3);
-        assert_eq!(study.mutations.len(), 5);
-        assert_eq!(study.rules.len(), 2);
-        assert_eq!(study.classes().next().unwrap().id(), "identity");
-    }
-
-    #[test]
-    fn good_spec_defaults_tools_to_three() {
-        let s = StudySpec::parse(GOOD, "s.toml")
-            .unwrap()
-            .resolve("s.toml")
-            .unwrap();
-        assert_eq!(s.spec.tools, 3);
-    }
-
-    #[test]
-    fn groups_read_as_the_pinned_rule_set() {
-        let spec = GOOD.replace("\"structural\"", "\"@payload\", \"@diff\"");
-        let resolve = |text: &str| {
-            StudySpec::parse(text, "s.toml")
-                .unwrap()
-                .resolve("s.toml")
-                .unwrap()
-        };
-        let unpinned = resolve(&spec);
-        assert_eq!(unpinned.rule_set, rules::sets::latest());
-        let pinned = resolve(&spec.replace("seed = 1", "seed = 1\nrule_set = \"2026-11-30\""));
-        assert_eq!(pinned.rule_set, "2026-11-30");
-        let ids = |s: &Study| s.gates[0].rules.iter().map(|r| r.id()).collect::<Vec<_>>();
-        let expected: Vec<&str> = rules::registry()
-            .iter()
-            .filter(|r| {
-                r.kind() != crate::check::RuleKind::Study
-                    && rules::sets::existed(r.id(), "2026-11-30")
-            })
-            .map(|r| r.id())
-            .collect();
-        assert_eq!(ids(&pinned), expected);
-        assert_eq!(pinned.spec.rule_set.as_deref(), Some("2026-11-30"));
-    }
-
-    #[test]
-    fn the_tools_group_is_the_tool_rules_and_classes_beyond_tools_want_generated_servers() {
-        let spec = GOOD.replace("\"structural\"", "\"@tools\"");
-        let study = StudySpec::parse(&spec, "s.toml")
-            .unwrap()
-            .resolve("s.toml")
-            .unwrap();
-        let tools_rules = &study.gates[0].rules;
-        assert!(tools_rules.iter().all(|r| r.part() == "tools"));
-        assert!(tools_rules.iter().any(|r| r.id() == "tool-removed"));
-        assert!(!tools_rules.iter().any(|r| r.id() == "prompt-removed"));
-        assert!(!study.whole_contract());
-        let whole = spec.replace("\"name-space\"", "\"resource-removed\"");
-        let study = StudySpec::parse(&whole, "s.toml")
-            .unwrap()
-            .resolve("s.toml")
-            .unwrap();
-        assert!(study.whole_contract());
-        let on_bases = whole.replace("seed = 1", "seed = 1\nbases = \"bases\"");
-        let error = StudySpec::parse(&on_bases, "s.toml")
-            .unwrap()
-            .resolve("s.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            error.starts_with("s.toml: `mutations`: \"resource-removed\" changes the resources"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn errors_name_file_and_key_on_one_line() {
-        let cases = [
-            (
-                GOOD.replace("seed = 1", "seed = \"one\""),
-                "s.toml:2:8: invalid type: string \"one\", expected u64",
-            ),
-            (
-                GOOD.replace("\"name-space\"", "\"nope\""),
-                "s.toml: `mutations[0]`: unknown mutation class \"nope\"",
-            ),
-            (
-                GOOD.replace("\"name-space\"", "\"identity\""),
-                "s.toml: `mutations[0]`: identity always runs",
-            ),
-            (
-                GOOD.replace("\"structural\"", "\"nope\""),
-                "s.toml: `gates[0].rules[0]`: unknown rule \"nope\"",
-            ),
-            (
-                GOOD.replace("surfaces = 2", "surfaces = 0"),
-                "s.toml: `surfaces`: must be at least 1",
-            ),
-            (GOOD.replace("id = \"x\"", "id = \"../x\""), "s.toml: `id`:"),
-            (
-                GOOD.replace("seed = 1", "seed = 1\ncolour = 2"),
-                "s.toml:3:1: unknown field `colour`",
-            ),
-            (GOOD.replace("seed = 1\n", ""), "missing field `seed`"),
-            (
-                GOOD.replace("seed = 1", "seed = 1\nrule_set = \"2020-01-01\""),
-                "s.toml: `rule_set`: unknown rule set \"2020-01-01\" (known: 2026-11-30",
-            ),
-        ];
-        for (text, expected) in cases {
-            let e = error(&text);
-            assert!(e.contains(expected), "{e:?} should contain {expected:?}");
-            assert!(!e.contains('\n'), "{e:?}");
-        }
-    }
-}
+mod tests;

@@ -1,6 +1,6 @@
 //! A study's running counts per (class, gate), and the summary they make.
 
-use super::runner::Decision;
+use super::outcome::Decision;
 use crate::record::{
     metrics, rate, Cell, ClassLabel, Control, CrashCount, GateInfo, Shard, Summary, Total,
 };

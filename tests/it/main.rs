@@ -4,6 +4,7 @@
 
 mod common;
 
+mod architecture;
 mod big_schemas;
 mod bounds;
 mod ci_surfaces;

@@ -250,7 +250,7 @@ fn two_writers_of_one_folder_are_serialised_by_its_lock() {
     let out = dir.path().join("r");
     fs::create_dir(&out).unwrap();
     // Hold the folder's lock as a running study would.
-    let _held = driftlab::output::folder::lock(&out).unwrap();
+    let _held = driftlab::study::results::staging::lock(&out).unwrap();
     let output = run_in(
         dir.path(),
         &["study", "--quiet", "--surfaces", "5", "--out", "r"],

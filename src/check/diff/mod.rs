@@ -8,6 +8,7 @@ mod proof;
 mod property_renames;
 mod schema;
 mod tool;
+mod tool_diff;
 mod words;
 
 pub use pairing::{pair, similarity, Pair, Pairing, RENAME_THRESHOLD};

@@ -5,8 +5,7 @@
 
 use serde_json::Value;
 
-use super::schema::Direction;
-use super::tool::ToolDiff;
+use super::tool_diff::{Direction, ToolDiff};
 use super::{ChangeKind, Proof};
 use crate::check::witness::{self, Search};
 

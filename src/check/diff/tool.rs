@@ -2,9 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::{self, Direction};
+use super::schema;
+use super::tool_diff::{Direction, ToolDiff};
 use super::{quoted, Change, ChangeKind};
-use crate::payload::short;
 use crate::pointer;
 use crate::surface::Tool;
 
@@ -54,52 +54,6 @@ const HINTS: &[Hint] = &[
         lost: "now reaches an open world of external entities",
     },
 ];
-
-/// Collects changes about one tool.
-pub(super) struct ToolDiff<'a, 'o> {
-    pub old: &'a Tool<'a>,
-    pub new: &'a Tool<'a>,
-    pub label: String,
-    pub out: &'o mut Vec<Change>,
-}
-
-impl ToolDiff<'_, '_> {
-    #[allow(clippy::too_many_arguments)]
-    pub fn push(
-        &mut self,
-        kind: ChangeKind,
-        old_pointer: Option<String>,
-        new_pointer: Option<String>,
-        old: Option<&Value>,
-        new: Option<&Value>,
-        message: String,
-    ) {
-        self.out.push(Change {
-            kind,
-            tool: self.label.clone(),
-            tool_index: self.new.index,
-            old_pointer,
-            new_pointer,
-            old: old.map(short),
-            new: new.map(short),
-            message,
-            proof: super::Proof::NotNeeded,
-        });
-    }
-
-    /// A change of one field at the same relative place in both tools.
-    fn field(&mut self, kind: ChangeKind, field: &str, message: String) {
-        let (old, new) = (self.old.get(field), self.new.get(field));
-        self.push(
-            kind,
-            Some(self.old.pointer(field)),
-            Some(self.new.pointer(field)),
-            old,
-            new,
-            message,
-        );
-    }
-}
 
 pub(super) fn compare(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
     // Tools with the same bytes have nothing to compare (a test checks this shortcut against

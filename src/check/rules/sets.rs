@@ -170,6 +170,25 @@ pub fn ids() -> Vec<&'static str> {
     RULE_SETS.iter().map(|set| set.id).collect()
 }
 
+/// The rules a group in a gate's `rules` stands for, as of `rule_set`: `@payload` and `@diff`
+/// every rule of that kind, `@tools` every payload and diff rule about tools alone (what a gate
+/// that knows only `tools/list` runs). `None` for a rule id.
+pub fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn Rule>> {
+    let of_kind = |kind| of_kind_as_of(kind, rule_set).unwrap_or_default();
+    match id {
+        "@payload" => Some(of_kind(RuleKind::Payload)),
+        "@diff" => Some(of_kind(RuleKind::Diff)),
+        "@tools" => Some(
+            [RuleKind::Payload, RuleKind::Diff]
+                .into_iter()
+                .flat_map(of_kind)
+                .filter(|rule| rule.part() == "tools")
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,10 +8,12 @@
 //! --approved PIN` in each guard mode. Every call also runs against the undrifted server (the
 //! control); only calls that succeed there count, so an outcome is the drift's doing.
 
+mod outcome;
+mod placement;
 mod session;
 mod write;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,15 +21,15 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::mutate::{self, Label, MutationClass};
+use crate::mutate::{self, MutationClass};
 use crate::rng::Stream;
+pub use outcome::{CallRow, PathResult, Skipped, Verdict};
+use placement::{cell_calls, place};
 use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
 pub use write::{file_names, write};
 
 /// The placeholder for a session's own empty folder in a server's `command` and `env`.
 pub const SESSION_PLACEHOLDER: &str = "{session}";
-/// Surface indices tried for a drift that lands on a callable tool.
-const MAX_DRIFT_INDEX: u64 = 256;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -65,75 +67,6 @@ pub struct StudyServer {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub tools: Option<Vec<String>>,
-}
-
-/// What one call met, on one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// The server ran the call with the client's arguments and answered.
-    AcceptedCorrect,
-    /// The server answered success but ran without some argument the client sent.
-    AcceptedWrong,
-    /// The server refused the call with an error.
-    RejectedWithError,
-    /// No answer, or the server died.
-    CrashTimeout,
-    /// The guard refused the call with a correction; the server never saw it.
-    RefusedByGuard,
-}
-
-impl Verdict {
-    pub const ALL: [Verdict; 5] = [
-        Verdict::AcceptedCorrect,
-        Verdict::AcceptedWrong,
-        Verdict::RejectedWithError,
-        Verdict::CrashTimeout,
-        Verdict::RefusedByGuard,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::AcceptedCorrect => "accepted-correct",
-            Verdict::AcceptedWrong => "accepted-wrong",
-            Verdict::RejectedWithError => "rejected-with-error",
-            Verdict::CrashTimeout => "crash-timeout",
-            Verdict::RefusedByGuard => "refused-by-guard",
-        }
-    }
-}
-
-/// One path's result for one call: the verdict and what decided it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PathResult {
-    pub verdict: Verdict,
-    /// The outcome, the dropped arguments, or the guard's rule.
-    pub detail: String,
-}
-
-/// One call of one (server, class) cell.
-#[derive(Debug, Clone, Serialize)]
-pub struct CallRow {
-    pub server: String,
-    pub class: &'static str,
-    pub label: Label,
-    pub drift_index: u64,
-    pub drift: String,
-    pub tool: String,
-    pub call: u64,
-    pub arguments: String,
-    pub control: String,
-    pub straight: PathResult,
-    /// One per guard mode, in the spec's order.
-    pub guarded: Vec<PathResult>,
-}
-
-/// A (server, class) the study could not run, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Skipped {
-    pub server: String,
-    pub class: &'static str,
-    pub reason: String,
 }
 
 pub struct StudyResults {
@@ -514,83 +447,4 @@ fn pin(
         pin_file,
         calls,
     })
-}
-
-/// The first surface index whose drift of `class` lands on a callable tool.
-fn place<'a>(
-    study: &GuardStudy,
-    server: &'a StudyServer,
-    class: &'static dyn MutationClass,
-    pinned: &Pinned,
-) -> Result<Cell<'a>, String> {
-    let callable: HashMap<&str, usize> = pinned
-        .calls
-        .iter()
-        .map(|(name, calls)| (name.as_str(), calls.len()))
-        .collect();
-    let names: Vec<Option<&str>> = pinned
-        .list
-        .get("tools")
-        .and_then(Value::as_array)
-        .map(|t| {
-            t.iter()
-                .map(|t| t.get("name").and_then(Value::as_str))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut last = String::from("never applicable");
-    for k in 0..MAX_DRIFT_INDEX {
-        let mut drifted = pinned.list.clone();
-        let mut rng = mutate::stream(study.spec.seed, class, k);
-        match class.apply(&mut drifted, &mut rng) {
-            Err(na) => last = na.0,
-            Ok(applied) => {
-                // A drift that adds a tool touches none an old client calls: aim at them all.
-                let grew = drifted
-                    .get("tools")
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len)
-                    > names.len();
-                let touched = applied.tool_index.filter(|_| !grew);
-                let targets: Vec<String> = match touched {
-                    Some(i) => match names.get(i).copied().flatten() {
-                        Some(name) if callable.get(name).is_some_and(|&n| n > 0) => {
-                            vec![name.to_string()]
-                        }
-                        _ => {
-                            last = "the drift lands on no callable tool".into();
-                            continue;
-                        }
-                    },
-                    None => pinned
-                        .calls
-                        .iter()
-                        .filter(|(_, c)| !c.is_empty())
-                        .map(|(n, _)| n.clone())
-                        .collect(),
-                };
-                if targets.is_empty() {
-                    return Err("no callable tool".into());
-                }
-                return Ok(Cell {
-                    server,
-                    class,
-                    drift_index: k,
-                    drift: applied.detail,
-                    targets,
-                });
-            }
-        }
-    }
-    Err(format!("not applicable in {MAX_DRIFT_INDEX} draws: {last}"))
-}
-
-/// The calls aimed at `targets`, tool by tool in list order.
-fn cell_calls(pinned: &Pinned, targets: &[String]) -> Vec<Call> {
-    pinned
-        .calls
-        .iter()
-        .filter(|(name, _)| targets.contains(name))
-        .flat_map(|(_, calls)| calls.iter().cloned())
-        .collect()
 }

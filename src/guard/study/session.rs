@@ -78,7 +78,7 @@ pub fn run_session(
         max_bytes: DEFAULT_MAX_BYTES,
         whole_contract: false,
         // The committed results were captured with the handshake; keep them reproducible.
-        protocol: crate::live::era::ProtocolMode::Legacy,
+        protocol: crate::live::ProtocolMode::Legacy,
     };
     let capture = match capture_on(&mut session, &options) {
         Ok(capture) => capture,

@@ -20,17 +20,10 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::tool::ToolDiff;
+pub use super::tool_diff::Direction;
+use super::tool_diff::ToolDiff;
 use super::ChangeKind as K;
 use crate::pointer;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// inputSchema: what the server accepts.
-    Request,
-    /// outputSchema: what the server may return.
-    Response,
-}
 
 /// Deeper schemas are not compared further (reported as unjudged). Every schema level is at
 /// least two JSON levels, so this covers anything the reader accepts (`payload::MAX_DEPTH`).

@@ -1,4 +1,5 @@
-//! The results folder: file names, atomic writes, the manifest.
+//! A results folder's manifest (what produced it, and the sha256 of every file) and its
+//! volatile run record (`run.json`), and verifying a folder against its manifest.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -7,33 +8,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::{MANIFEST, RUN_JSON};
+use crate::fs::{hash_file, read_json, regular_file, write_atomic};
 use crate::record::Shard;
 use crate::study::StudySpec;
-
-pub mod folder;
-
-pub use folder::StagedFolder;
-
-use crate::fs::{hash_file, read_json, regular_file, write_atomic};
-
-pub const ROWS: &str = "rows.csv";
-pub const SUMMARY_CSV: &str = "summary.csv";
-pub const SUMMARY_JSON: &str = "summary.json";
-pub const METRICS_CSV: &str = "metrics.csv";
-pub const MANIFEST: &str = "manifest.json";
-pub const REPORT: &str = "report.md";
-/// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
-/// rerun changes no committed byte; `results/*/run.json` is git-ignored.
-pub const RUN_JSON: &str = "run.json";
-
-/// Rows serialized as CSV (a header from the first row's field names), in memory.
-pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<u8>, csv::Error> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in rows {
-        writer.serialize(row)?;
-    }
-    writer.into_inner().map_err(|e| e.into_error().into())
-}
 
 /// What produced a results folder: entirely deterministic (the same spec and seed give the same
 /// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
@@ -136,7 +114,7 @@ impl RunInfo {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         RunInfo {
-            started_at: rfc3339(unix.saturating_sub(started.elapsed().as_secs())),
+            started_at: crate::text::rfc3339(unix.saturating_sub(started.elapsed().as_secs())),
             duration_ms: started.elapsed().as_millis() as u64,
             host: host_name(),
             threads: rayon::current_num_threads(),
@@ -220,38 +198,4 @@ pub fn host_name() -> String {
         .filter(|s| !s.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_else(|| "unknown".into())
-}
-
-/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
-pub fn rfc3339(unix_seconds: u64) -> String {
-    let days = (unix_seconds / 86_400) as i64;
-    let secs = unix_seconds % 86_400;
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_796_003_199), "2026-11-30T01:46:39Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-    }
 }

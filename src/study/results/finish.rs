@@ -1,0 +1,197 @@
+//! Everything a results folder holds after the rows: summaries, figures, report, manifest and
+//! run record; and the refusal to overwrite another study's results.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::manifest::{hash_files, Manifest, RunRecord};
+use super::{
+    csv_bytes, json_bytes, staging, MANIFEST, METRICS_CSV, REPORT, ROWS, RUN_JSON, SUMMARY_CSV,
+    SUMMARY_JSON,
+};
+use crate::plot;
+use crate::record::Shard;
+use crate::record::Summary;
+use crate::report::study_report::{self, ReportContext};
+use crate::study::runner::RowsMode;
+use crate::study::spec::DEFAULT_SPEC_PATH;
+use crate::study::StudySpec;
+use std::time::Instant;
+
+const DEFAULT_LIMITS: &str =
+    include_str!("../../../research/mcp-contract-drift-2026-08-22/LIMITS.md");
+
+/// Renders every figure as SVG and PNG into `dir`; returns the file names written.
+pub fn write_figures(dir: &Path, summary: &Summary) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for figure in plot::all(summary)? {
+        for (extension, bytes) in [("svg", figure.svg.as_bytes()), ("png", &figure.png[..])] {
+            let name = format!("{}.{extension}", figure.stem);
+            write(dir, &name, bytes)?;
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
+/// Writes `report.md`, reading the command and the rows hash from the manifest.
+pub fn write_report(dir: &Path, summary: &Summary, manifest: &Manifest) -> Result<()> {
+    let limits = limits_text(manifest.research.as_deref());
+    let context = ReportContext {
+        command: &manifest.command,
+        rows_sha256: manifest.files.get(ROWS).map(String::as_str),
+        research_dir: manifest.research.as_deref(),
+        limits: limits.as_deref(),
+        rule_set: match manifest.rule_set.as_str() {
+            "" => crate::check::rules::sets::latest(),
+            set => set,
+        },
+    };
+    write(
+        dir,
+        REPORT,
+        study_report::markdown(summary, &context).as_bytes(),
+    )
+}
+
+/// The folder holding a spec's METHOD.md / LIMITS.md: the default study's research folder, or the
+/// spec file's folder when it has either file.
+pub fn research_dir(spec: Option<&Path>) -> Option<String> {
+    match spec {
+        None => Path::new(DEFAULT_SPEC_PATH)
+            .parent()
+            .map(|p| p.display().to_string()),
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            (dir.join("METHOD.md").exists() || dir.join("LIMITS.md").exists())
+                .then(|| dir.display().to_string())
+        }
+    }
+}
+
+/// LIMITS.md from the research folder; the embedded copy for the default study when the folder
+/// is not on disk (e.g. the binary runs outside a checkout).
+fn limits_text(research: Option<&str>) -> Option<String> {
+    let research = research?;
+    crate::fs::read_text(
+        &Path::new(research).join("LIMITS.md"),
+        crate::fs::MAX_SMALL_FILE,
+    )
+    .ok()
+    .or_else(|| {
+        let default = Path::new(DEFAULT_SPEC_PATH).parent()?;
+        (Path::new(research) == default).then(|| DEFAULT_LIMITS.to_string())
+    })
+}
+
+pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let path = dir.join(name);
+    crate::fs::write_atomic(&path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Everything after the rows: summaries, figures, report, manifest. Shared by `study` and
+/// `merge`, so a merged folder is written exactly as an unsharded run writes it.
+pub struct Finish<'a> {
+    pub out: &'a Path,
+    pub spec: &'a StudySpec,
+    pub rule_set: &'a str,
+    pub command: String,
+    pub research: Option<String>,
+    pub rows: RowsMode,
+    pub figures: bool,
+    pub started: Instant,
+}
+
+impl Finish<'_> {
+    /// Writes every file but rows.csv; returns the names of all files in the folder.
+    pub fn write(&self, summary: &Summary) -> Result<Vec<String>> {
+        let out = self.out;
+        write(out, SUMMARY_CSV, &csv_bytes(summary.csv_rows())?)?;
+        write(out, SUMMARY_JSON, &json_bytes(summary)?)?;
+        write(out, METRICS_CSV, &csv_bytes(&summary.metrics)?)?;
+
+        let mut files: Vec<String> = Vec::new();
+        if self.rows != RowsMode::None {
+            files.push(ROWS.into());
+        }
+        files.extend([SUMMARY_CSV, SUMMARY_JSON, METRICS_CSV].map(String::from));
+        if self.figures {
+            files.extend(write_figures(out, summary)?);
+        }
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        let mut manifest = Manifest {
+            driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.spec.seed,
+            spec: self.spec.clone(),
+            rule_set: self.rule_set.to_string(),
+            rng: crate::rng::ALGORITHM.to_string(),
+            command: self.command.clone(),
+            research: self.research.clone(),
+            rows: self.rows.as_str().to_string(),
+            shard: summary.shard,
+            files: hash_files(out, &names)?,
+        };
+        if self.figures {
+            write_report(out, summary, &manifest)?;
+            manifest.files.extend(hash_files(out, &[REPORT])?);
+            files.push(REPORT.into());
+        }
+        write(out, MANIFEST, &json_bytes(&manifest)?)?;
+        files.push(MANIFEST.into());
+        RunRecord::now(self.started).write(out)?;
+        files.push(RUN_JSON.into());
+        Ok(files)
+    }
+}
+
+/// Refuses to overwrite another study's results (or a folder that holds other files), and to
+/// replace a result with one that keeps fewer rows (`--rows none` over `--rows all`).
+pub fn guard_existing(
+    out: &Path,
+    spec: &StudySpec,
+    shard: Option<Shard>,
+    rows: RowsMode,
+    force: bool,
+) -> Result<()> {
+    if force || !out.exists() {
+        return Ok(());
+    }
+    if !out.is_dir() {
+        bail!("{} exists and is not a folder", out.display());
+    }
+    let overwrite = "choose another folder with --out or overwrite with --force";
+    match Manifest::read(out) {
+        Some(m) if m.spec == *spec && m.shard == shard => {
+            let kept = RowsMode::parse(&m.rows);
+            if rows.evidence() < kept.evidence() {
+                bail!(
+                    "{} holds rows.csv with {} rows; --rows {} would discard them: {overwrite}",
+                    out.display(),
+                    kept.as_str(),
+                    rows.as_str()
+                );
+            }
+            Ok(())
+        }
+        Some(m) => bail!(
+            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); {overwrite}",
+            out.display(),
+            m.spec.id,
+            m.spec.seed,
+            m.spec.surfaces,
+            m.spec.tools,
+            m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
+        ),
+        None if staging::entry_names(out).is_empty() => Ok(()),
+        None => bail!(
+            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
+            out.display(),
+            MANIFEST
+        ),
+    }
+}

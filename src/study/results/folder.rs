@@ -1,0 +1,86 @@
+//! A results folder being written: staged beside its destination, refused when the destination
+//! holds another study's results, swapped in whole on commit.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::{guard_existing, StagedFolder, ROWS};
+use crate::fs::AtomicFile;
+use crate::record::{Row, Shard};
+use crate::study::runner::RowsMode;
+use crate::study::StudySpec;
+
+pub struct ResultsFolder {
+    out: PathBuf,
+    staged: StagedFolder,
+}
+
+impl ResultsFolder {
+    /// Stages a folder for `out`. Refuses (unless `force`) a destination that holds results of
+    /// another spec or shard, or more rows than `rows` keeps.
+    pub fn begin(
+        out: &Path,
+        spec: &StudySpec,
+        shard: Option<Shard>,
+        rows: RowsMode,
+        force: bool,
+    ) -> Result<ResultsFolder> {
+        let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
+        guard_existing(out, spec, shard, rows, force)?;
+        Ok(ResultsFolder {
+            out: out.to_path_buf(),
+            staged,
+        })
+    }
+
+    /// The staging folder every file goes into.
+    pub fn path(&self) -> &Path {
+        self.staged.path()
+    }
+
+    /// `rows.csv`, written as rows are handed on; `None` when `mode` keeps no rows.
+    pub fn rows(&self, mode: RowsMode) -> Result<Option<RowsFile>> {
+        if mode == RowsMode::None {
+            return Ok(None);
+        }
+        let shown = self.out.join(ROWS);
+        let file = AtomicFile::create(&self.path().join(ROWS))
+            .with_context(|| format!("cannot write {}", shown.display()))?;
+        Ok(Some(RowsFile {
+            writer: csv::Writer::from_writer(file),
+            shown,
+        }))
+    }
+
+    /// Swaps the finished folder in for `out`.
+    pub fn commit(self) -> Result<()> {
+        self.staged.commit().map_err(anyhow::Error::msg)
+    }
+}
+
+/// `rows.csv` of a folder being written; errors name the file at its final place.
+pub struct RowsFile {
+    writer: csv::Writer<AtomicFile>,
+    shown: PathBuf,
+}
+
+impl RowsFile {
+    pub fn write(&mut self, rows: &[Row]) -> Result<()> {
+        for row in rows {
+            self.writer
+                .serialize(row)
+                .with_context(|| format!("cannot write {}", self.shown.display()))?;
+        }
+        Ok(())
+    }
+
+    pub fn commit(self) -> Result<()> {
+        let shown = self.shown;
+        self.writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(AtomicFile::commit)
+            .with_context(|| format!("cannot write {}", shown.display()))
+    }
+}
