@@ -204,26 +204,29 @@ mod tests {
         );
     }
 
-    /// The README's tables are exactly what `driftlab rules/mutations --markdown` print.
+    /// The docs' tables are exactly what `driftlab rules/mutations --markdown` print.
     #[test]
-    fn readme_tables_match_the_registries() {
-        let readme = include_str!("../../README.md");
-        for (marker, table) in [
+    fn docs_tables_match_the_registries() {
+        for (page, text, marker, table) in [
             (
+                "docs/checkers.md",
+                include_str!("../../docs/checkers.md"),
                 "<!-- driftlab rules --markdown -->\n",
                 listing(RULE_COLUMNS, &rule_rows(), ListFormat::Markdown),
             ),
             (
+                "docs/study.md",
+                include_str!("../../docs/study.md"),
                 "<!-- driftlab mutations --markdown -->\n",
                 listing(MUTATION_COLUMNS, &mutation_rows(), ListFormat::Markdown),
             ),
         ] {
-            let start = readme.find(marker).expect("marker in README") + marker.len();
-            let end = start + readme[start..].find("<!-- end -->").expect("end marker");
+            let start = text.find(marker).expect("marker in the page") + marker.len();
+            let end = start + text[start..].find("<!-- end -->").expect("end marker");
             assert_eq!(
-                &readme[start..end],
+                &text[start..end],
                 table,
-                "README section after {marker:?} is stale: run scripts/update-readme-tables.sh"
+                "{page}: the table after {marker:?} is stale: run scripts/update-readme-tables.sh"
             );
         }
     }

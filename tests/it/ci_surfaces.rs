@@ -760,15 +760,15 @@ fn the_pre_commit_hook_gates_a_committed_capture() {
     }
 }
 
-/// The YAML block after `<!-- example: NAME -->` in the README.
+/// The YAML block after `<!-- example: NAME -->` in docs/gate.md.
 fn readme_example(name: &str) -> String {
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = fs::read_to_string(repo().join("docs/gate.md")).unwrap();
     let marker = format!("<!-- example: {name} -->\n```yaml\n");
     let start = readme.find(&marker).expect("example marker") + marker.len();
     readme[start..start + readme[start..].find("```").unwrap()].to_string()
 }
 
-/// Each CI example of the README, run with its server swapped for the pinned memory server.
+/// Each CI example of docs/gate.md, run with its server swapped for the pinned memory server.
 #[test]
 fn the_readme_ci_examples_run() {
     let entry =
@@ -791,7 +791,7 @@ fn the_readme_ci_examples_run() {
         if line.starts_with("          ") && !line.starts_with("            ") {
             assert!(
                 action_yml.contains(&format!("\n  {key}:\n")),
-                "README uses unknown input {key}"
+                "docs/gate.md uses unknown input {key}"
             );
             inputs.push((key.to_uppercase(), value.trim().to_string()));
         }
@@ -833,7 +833,7 @@ fn the_readme_ci_examples_run() {
     let sarif = fs::read_to_string(dir.path().join("driftlab.sarif")).unwrap();
     assert_uploadable(&sarif, &capture, "mcp/approved.json");
 
-    // The pre-commit hook with the README's args.
+    // The pre-commit hook with the args of docs/gate.md.
     let hook = readme_example("pre-commit");
     assert!(hook.contains("- id: driftlab-check"), "{hook}");
     let args = hook

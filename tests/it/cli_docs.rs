@@ -125,18 +125,18 @@ fn the_first_gate_example_does_what_the_readme_says() {
 }
 
 #[test]
-fn the_readme_names_every_rule_the_guard_refuses_a_line_by() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+fn the_guard_page_names_every_rule_the_guard_refuses_a_line_by() {
+    let readme = std::fs::read_to_string(repo().join("docs/guard.md")).unwrap();
     let start = readme
         .find("**Fail closed.**")
-        .expect("README: the guard's fail-closed rule");
+        .expect("docs/guard.md: the guard's fail-closed rule");
     let section = &readme[start..start + readme[start..].find("How it is tested").unwrap()];
     let mut rules: Vec<&str> = driftlab::jsonrpc::RULES.to_vec();
     rules.push("reserved-id");
     for rule in rules {
         assert!(
             section.contains(&format!("`{rule}`")),
-            "README's table of refusals does not name `{rule}`"
+            "docs/guard.md's table of refusals does not name `{rule}`"
         );
     }
 }

@@ -399,14 +399,14 @@ fn the_readme_json_example_is_real_output() {
         None,
     );
     assert_eq!(output.status.code(), Some(1));
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = fs::read_to_string(repo().join("docs/gate.md")).unwrap();
     let marker = "<!-- example: examples/gate -->\n```json\n";
     let start = readme.find(marker).unwrap() + marker.len();
     let end = start + readme[start..].find("```").unwrap();
     assert_eq!(
         &readme[start..end],
         stdout(&output),
-        "README's JSON example is stale: paste the output of `driftlab check --approved \
+        "docs/gate.md's JSON example is stale: paste the output of `driftlab check --approved \
          approved.json candidate.json --format json` run in examples/gate"
     );
 }

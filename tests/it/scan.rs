@@ -268,16 +268,16 @@ fn the_readme_quotes_the_committed_study() {
     let t = &summary["totals"];
     let n = |k: &str| t[k].as_u64().unwrap() as f64;
     let pct = |k: &str| format!("{:.1}%", 100.0 * n(k) / n("tools"));
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo().join("docs/scan.md")).unwrap();
     let row = |label: &str, value: String| {
         let line = format!("| {label} |");
         let found = readme
             .lines()
             .find(|l| l.starts_with(&line))
-            .unwrap_or_else(|| panic!("README row {label}"));
+            .unwrap_or_else(|| panic!("docs/scan.md row {label}"));
         assert!(
             found.trim_end_matches(" |").ends_with(&value) || found.contains(&format!("| {value} ")),
-            "README row `{found}` should end with {value}: rerun the study command and update the README"
+            "docs/scan.md row `{found}` should end with {value}: rerun the study command and update docs/scan.md"
         );
     };
     row(
