@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 use serde_json::Value;
 
-use super::gate::{self, Format, GateOptions};
+use super::gate::{self, GateOptions};
 use super::live::{scoped, ServerArgs};
 use super::servers::{self, Captured, ConfigArgs, NotCaptured};
 use crate::check::rules::LaunchChanged;
@@ -69,10 +69,7 @@ pub(super) fn run(
     let rules = gate::check_rules(options, true);
     let timeout = super::live::timeout(server.timeout)?;
     let lock_name = lock_path.display().to_string();
-    let anchor_uri = match options.format == Format::Sarif
-        || options.format == Format::Github
-        || options.sarif.is_some()
-    {
+    let anchor_uri = match options.format.places_findings() || options.sarif.is_some() {
         true => Some(
             super::anchor::relative_uri(lock_path)
                 .map_err(|e| anyhow!("SARIF and annotations are placed in the lockfile: {e:#}"))?,
@@ -165,24 +162,16 @@ pub(super) fn run(
             .collect(),
     };
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    use crate::report::servers as render;
-    let text = match options.format {
-        Format::Text => render::text(&report, colour),
-        Format::Json => render::json(&report),
-        Format::Markdown => render::markdown(&report),
-        Format::Sarif => render::sarif(&report),
-        Format::Github => render::github(&report),
-        Format::Junit => render::junit(&report),
-    };
+    let text = options.format.servers(&report, colour);
     if let Some(path) = &options.sarif {
-        crate::fs::write_atomic(path, render::sarif(&report).as_bytes())
+        crate::fs::write_atomic(path, crate::report::servers::sarif(&report).as_bytes())
             .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
     }
     out!("{text}");
     if !options.no_step_summary && std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
         gate::append_to_env_file(
             "GITHUB_STEP_SUMMARY",
-            &format!("{}\n", render::markdown(&report)),
+            &format!("{}\n", crate::report::servers::markdown(&report)),
         );
     }
     let outcomes: Vec<Outcome> = checked.iter().map(|c| c.outcome.clone()).collect();

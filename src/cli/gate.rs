@@ -11,25 +11,9 @@ use crate::check::rules::of_kind;
 use crate::check::rules::profiles::{ClientProfile, PROFILES};
 use crate::check::{Rule, RuleKind};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
-use crate::report::{self, GateReport};
+use crate::report::{self, Format, GateReport};
 use crate::surface::Surface;
 use crate::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(super) enum Format {
-    /// readable in a terminal; coloured on a TTY unless NO_COLOR is set
-    Text,
-    /// the documented JSON contract
-    Json,
-    /// a table for pull-request comments and job summaries
-    Markdown,
-    /// SARIF 2.1.0 for code scanning
-    Sarif,
-    /// GitHub Actions workflow annotations
-    Github,
-    /// JUnit XML for GitLab, Jenkins and other CI test reports (a test case per finding)
-    Junit,
-}
 
 /// Options shared by check and diff.
 #[derive(clap::Args)]
@@ -248,7 +232,7 @@ fn gate(
         max_bytes: options.max_bytes,
     };
     let sarif_wanted = options.format == Format::Sarif || options.sarif.is_some();
-    let anchor = match sarif_wanted || options.format == Format::Github {
+    let anchor = match sarif_wanted || options.format.places_findings() {
         true => anchor::resolve(options.anchor.as_deref(), compared, &outcome, limits)?,
         false => None,
     };
@@ -271,14 +255,7 @@ fn gate(
         category: category.as_deref(),
     };
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = match options.format {
-        Format::Text => report::text::render(&report, colour),
-        Format::Json => report::json::render(&report),
-        Format::Junit => report::junit::render(&report),
-        Format::Markdown => report::markdown::render(&report),
-        Format::Sarif => report::sarif::render(&report),
-        Format::Github => report::github::render(&report),
-    };
+    let text = options.format.gate(&report, colour);
     if let Some(path) = &options.sarif {
         crate::fs::write_atomic(path, report::sarif::render(&report).as_bytes())
             .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
@@ -384,7 +361,7 @@ mod tests {
     #[test]
     fn the_docs_name_every_gate_format() {
         let readme = include_str!("../../docs/gate.md");
-        let names: Vec<String> = super::Format::value_variants()
+        let names: Vec<String> = crate::report::Format::value_variants()
             .iter()
             .filter_map(|f| f.to_possible_value())
             .map(|v| v.get_name().to_string())

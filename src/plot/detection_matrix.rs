@@ -80,6 +80,15 @@ pub fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize
     bands
 }
 
+/// The largest size, down to 10 px, at which `text` fits in `room` pixels.
+fn band_font_size(text: &str, room: u32) -> f64 {
+    let mut size = LABEL_FONT;
+    while size > 10.0 && style::text_width(text, size, false) > room {
+        size -= 1.0;
+    }
+    size
+}
+
 /// Label areas are as wide as the longest labels, measured in the embedded font; the canvas is
 /// as wide as the grid, its labels and colour bar, or the figure's title, whichever is wider, and
 /// the study's title wraps to it: no empty canvas.
@@ -201,16 +210,14 @@ fn draw<DB: DrawingBackend>(
             colour.filled(),
         ))
         .map_err(err)?;
-        // A band one column wide has room for an initial only.
-        let text = if end - first > 1 {
-            label.as_str().to_string()
-        } else {
-            label.as_str()[..1].to_uppercase()
-        };
+        // The whole word, in a smaller size where one column is too narrow for it.
+        let text = label.as_str();
+        let room = (x1 - x0 - 8).max(0) as u32;
+        let size = band_font_size(text, room);
         root.draw(&Text::new(
             text,
             ((x0 + x1) / 2, y0 + BAND_H as i32 / 2),
-            (FONT, LABEL_FONT)
+            (FONT, size)
                 .into_font()
                 .color(&WHITE)
                 .pos(Pos::new(HPos::Center, VPos::Center)),
@@ -300,6 +307,39 @@ mod tests {
         let cell_font = (FONT, 17).into_font().color(&BLACK);
         let (w, _) = area.estimate_text_size("66.7%", &cell_font).unwrap();
         assert!(w < CELL_W - 6);
+    }
+
+    #[test]
+    fn a_one_column_band_names_its_label_in_full_within_the_column() {
+        use crate::mutate::Label;
+        use crate::record::ClassLabel;
+        let mut summary = super::super::sample_summary(2, 5);
+        for (c, class) in summary.mutations.iter().enumerate() {
+            let label = if c == 4 {
+                Label::Dangerous
+            } else {
+                Label::Breaking
+            };
+            summary.labels.push(ClassLabel {
+                mutation: class.clone(),
+                label,
+            });
+        }
+        let svg = render(&summary).unwrap().svg;
+        assert!(
+            svg.contains("\ndangerous\n"),
+            "the one-column band is not named in full"
+        );
+        // The column is 76 px wide; its band leaves 4 px each side and 8 px for the text.
+        let room = CELL_W - 4 - 8;
+        for word in ["breaking", "dangerous", "compatible", "benign"] {
+            let size = band_font_size(word, room);
+            assert!(size >= 10.0, "{word}");
+            assert!(
+                style::text_width(word, size, false) <= room,
+                "{word} at {size}px"
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod anchor;
 pub mod escape;
+mod format;
 pub mod github;
 pub mod json;
 pub mod junit;
@@ -13,6 +14,8 @@ pub mod study_report;
 pub mod table;
 pub mod text;
 mod waivers;
+
+pub use format::Format;
 
 use crate::verdict::Outcome;
 
