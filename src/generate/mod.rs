@@ -179,7 +179,7 @@ fn fill(template: &str, verb: &str, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::rules::structural::is_valid_tool_name;
+    use crate::check::rules::is_valid_tool_name;
 
     #[test]
     fn same_seed_and_index_give_the_same_surface() {

@@ -130,8 +130,10 @@ impl std::fmt::Debug for dyn crate::check::Rule {
 
 impl StudySpec {
     /// Parses TOML text; `path` is used in error messages only.
+    /// `{classes}` and `{gates}` in the title read as the spec's counts, so a class added to
+    /// the list needs no edit of the title.
     pub fn parse(text: &str, path: &str) -> Result<StudySpec, SpecError> {
-        toml::from_str(text).map_err(|e| {
+        let mut spec: StudySpec = toml::from_str(text).map_err(|e| {
             let (line, column, message) = crate::text::toml_error(text, &e);
             SpecError::Syntax {
                 path: path.to_string(),
@@ -139,7 +141,12 @@ impl StudySpec {
                 column,
                 message,
             }
-        })
+        })?;
+        spec.title = spec
+            .title
+            .replace("{classes}", &spec.mutations.len().to_string())
+            .replace("{gates}", &spec.gates.len().to_string());
+        Ok(spec)
     }
 
     /// Checks the spec against the registries and returns a runnable study.

@@ -1,73 +1,48 @@
 //! The rule registry: plain data, checked by the tests below.
 
-mod cache_hints_missing;
 pub mod contract_rules;
-mod description_hash;
 pub mod diff_rules;
-mod duplicate_tool_name;
-mod input_schema_missing;
-mod input_schema_not_object;
-mod input_schema_null;
-mod launch_changed;
-mod mcp_header;
-mod name_set;
-mod ordered_snapshot;
-mod output_schema_not_object;
 pub mod profiles;
-mod required_and_types;
-mod schema_invalid;
 pub mod sets;
-mod sorted_hash;
-pub mod structural;
-mod task_support_required;
-mod tool_name_invalid;
 
 use std::sync::LazyLock;
 
-pub use cache_hints_missing::CacheHintsMissing;
 pub use contract_rules::{ContractRule, CONTRACT_RULES};
-pub use description_hash::DescriptionHash;
 pub use diff_rules::{DiffRule, DIFF_RULES};
-pub use duplicate_tool_name::DuplicateToolName;
-pub use input_schema_missing::InputSchemaMissing;
-pub use input_schema_not_object::InputSchemaNotObject;
-pub use input_schema_null::InputSchemaNull;
-pub use launch_changed::LaunchChanged;
-pub use mcp_header::{McpHeaderInvalid, McpHeaderNewlyInvalid};
-pub use name_set::NameSet;
-pub use ordered_snapshot::OrderedSnapshot;
-pub use output_schema_not_object::OutputSchemaNotObject;
-pub use required_and_types::RequiredAndTypes;
-pub use schema_invalid::SchemaInvalid;
-pub use sorted_hash::SortedHash;
-pub use structural::Structural;
-pub use task_support_required::TaskSupportRequired;
-pub use tool_name_invalid::ToolNameInvalid;
+pub use structural::is_valid_tool_name;
 
 use super::{Rule, RuleKind};
 
-/// Rules with logic of their own: the study rules (the published study's composites and the
-/// emulated strategies of published tools), then the payload rules.
-const HAND_WRITTEN: &[&dyn Rule] = &[
-    &Structural,
-    &OrderedSnapshot,
-    &SortedHash,
-    &DescriptionHash,
-    &NameSet,
-    &RequiredAndTypes,
-    &ToolNameInvalid,
-    &InputSchemaMissing,
-    &InputSchemaNull,
-    &InputSchemaNotObject,
-    &DuplicateToolName,
-    &OutputSchemaNotObject,
-    &SchemaInvalid,
-    &McpHeaderInvalid,
-    &McpHeaderNewlyInvalid,
-    &TaskSupportRequired,
-    &CacheHintsMissing,
-    &LaunchChanged,
-];
+/// Declares each hand-written rule's module, re-exports its rule types, and lists them in
+/// [`HAND_WRITTEN`]: a new rule is one line here.
+macro_rules! hand_written {
+    ($($module:ident::{$($rule:ident),+ $(,)?}),* $(,)?) => {
+        $(mod $module; pub use $module::{$($rule),+};)*
+        /// Rules with logic of their own: the study rules (the published study's composites and
+        /// the emulated strategies of published tools), then the payload rules.
+        const HAND_WRITTEN: &[&dyn Rule] = &[$($(&$rule),+),*];
+    };
+}
+
+hand_written! {
+    structural::{Structural},
+    ordered_snapshot::{OrderedSnapshot},
+    sorted_hash::{SortedHash},
+    description_hash::{DescriptionHash},
+    name_set::{NameSet},
+    required_and_types::{RequiredAndTypes},
+    tool_name_invalid::{ToolNameInvalid},
+    input_schema_missing::{InputSchemaMissing},
+    input_schema_null::{InputSchemaNull},
+    input_schema_not_object::{InputSchemaNotObject},
+    duplicate_tool_name::{DuplicateToolName},
+    output_schema_not_object::{OutputSchemaNotObject},
+    schema_invalid::{SchemaInvalid},
+    mcp_header::{McpHeaderInvalid, McpHeaderNewlyInvalid},
+    task_support_required::{TaskSupportRequired},
+    cache_hints_missing::{CacheHintsMissing},
+    launch_changed::{LaunchChanged},
+}
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.
 pub fn registry() -> &'static [&'static dyn Rule] {

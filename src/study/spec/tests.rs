@@ -125,3 +125,13 @@ fn errors_name_file_and_key_on_one_line() {
         assert!(!e.contains('\n'), "{e:?}");
     }
 }
+
+#[test]
+fn title_placeholders_read_as_the_counts() {
+    let text =
+        "id = \"t\"\ntitle = \"{classes} classes x {gates} gates\"\nseed = 1\nsurfaces = 1\n\
+                mutations = [\"name-space\", \"tools-reordered\"]\n\
+                [[gates]]\nid = \"s\"\nrules = [\"structural\"]\n";
+    let spec = StudySpec::parse(text, "t.toml").unwrap();
+    assert_eq!(spec.title, "2 classes x 1 gates");
+}
