@@ -4,23 +4,19 @@
 //! payload reader and the rule registry do not know where a payload came from, so the same rules
 //! serve the research study and the CI gate.
 
+// The library: reading, checking and studying MCP contracts. Each module's header says what it
+// promises; `docs/architecture.md` draws how they stack.
 pub mod check;
-pub mod cleanup;
-pub mod cli;
 pub mod config;
-pub mod contract;
 pub mod digest;
-pub mod fs;
 pub mod generate;
 pub mod guard;
-pub mod json_scan;
 pub mod jsonrpc;
 pub mod live;
 pub mod lock;
 pub mod mutate;
 pub mod payload;
 pub mod plot;
-pub mod pointer;
 pub mod proxy;
 pub mod record;
 pub mod report;
@@ -28,8 +24,22 @@ pub mod rng;
 pub mod scan;
 pub mod study;
 pub mod surface;
-pub mod text;
 pub mod verdict;
+
+// Shared vocabulary a library user meets in the types above: bounded file reading and atomic
+// writes (`fs::ReadError`), and server text made safe to print (`text`).
+pub mod fs;
+pub mod text;
+
+// The command line as a library call: `cli::run_from` is what the binary, the tests and the fuzz
+// targets run.
+pub mod cli;
+
+// Plumbing the modules above share; not a promise to library users.
+mod cleanup;
+mod contract;
+mod json_scan;
+mod pointer;
 
 /// `kebab-case`: lowercase ASCII words of letters and digits joined by single hyphens.
 pub fn is_kebab_case(id: &str) -> bool {
