@@ -31,6 +31,10 @@ pub mod verdict;
 pub mod fs;
 pub mod text;
 
+// The fuzz targets' bodies (for `fuzz/` and the seed test; not a library promise).
+#[doc(hidden)]
+pub mod fuzz;
+
 // The command line as a library call: `cli::run_from` is what the binary, the tests and the fuzz
 // targets run.
 pub mod cli;

@@ -1,27 +1,7 @@
 //! Fuzzes the two TOML readers a user hands driftlab: the gate policy (`--policy`) and the study
 //! spec (parsed and resolved; a spec naming real bases reads them through the bounded reader).
 //! The first byte picks the reader. Nothing may panic; errors must name the file.
+//! The body is `driftlab::fuzz::policy_and_spec`, so CI builds, lints and runs it on the seeds.
 #![no_main]
 
-use driftlab::study::StudySpec;
-use driftlab::verdict::Policy;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let Some((&which, rest)) = data.split_first() else {
-        return;
-    };
-    let text = String::from_utf8_lossy(rest);
-    if which % 2 == 0 {
-        if let Err(e) = Policy::parse(&text, "policy.toml") {
-            assert!(e.to_string().starts_with("policy.toml"), "{e}");
-        }
-    } else {
-        match StudySpec::parse(&text, "spec.toml") {
-            Ok(spec) => {
-                let _ = spec.resolve("spec.toml");
-            }
-            Err(e) => assert!(e.to_string().contains("spec.toml"), "{e}"),
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| driftlab::fuzz::policy_and_spec(data));

@@ -4,39 +4,7 @@
 //! splicing) must have the outcome of `apply` on a clone and the bytes of serializing that clone,
 //! and the working copy must be the base again afterwards. Both with and without the approved
 //! reading of the base that the edits use.
+//! The body is `driftlab::fuzz::splice`, so CI builds, lints and runs it on the seeds.
 #![no_main]
 
-use driftlab::mutate::{self, REGISTRY};
-use driftlab::payload::{self, Limits};
-use driftlab::study::splice::{Base, Workspace};
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let limits = Limits { max_bytes: 1 << 20 };
-    let Ok(surface) = payload::read(data, "base", limits) else {
-        return;
-    };
-    let base = surface.to_value();
-    let spliced = Base::new(&base);
-    assert_eq!(spliced.bytes(), serde_json::to_vec(&base).unwrap());
-    let read = payload::read(spliced.bytes(), "base", Limits::default()).expect("a written base reads");
-    // The stream index varies with the input, so that classes draw different tools and values.
-    let index = data.len() as u64;
-    let mut out = Vec::new();
-    for read in [Some(&read), None] {
-        let mut workspace = Workspace::new(&spliced, read);
-        for class in REGISTRY {
-            let stream = || mutate::stream(1, *class, index);
-            let mut mutated = base.clone();
-            let expected = class.apply(&mut mutated, &mut stream());
-            let got = workspace.candidate(&spliced, *class, stream, &mut out);
-            assert_eq!(got, expected, "{}", class.id());
-            if got.is_ok() {
-                assert!(out == class.serialize(&mutated), "{}: the candidate's bytes differ", class.id());
-            }
-            if let Some(copy) = workspace.copy() {
-                assert!(serde_json::to_vec(copy).unwrap() == spliced.bytes(), "{}: the copy is not the base", class.id());
-            }
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| driftlab::fuzz::splice(data));

@@ -15,6 +15,7 @@ mod digests;
 mod external_checkers;
 mod fast_paths;
 mod figures;
+mod fuzz_seeds;
 mod gate_cli;
 mod gate_correctness;
 mod guard;
