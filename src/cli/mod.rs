@@ -190,13 +190,14 @@ where
 mod tests {
     use clap::{CommandFactory, Parser};
 
-    /// Shell words of one example line: whitespace-separated, single quotes kept together.
+    /// Shell words of one example line: whitespace-separated, quotes kept together.
     fn words(line: &str) -> Vec<String> {
-        let (mut out, mut word, mut quoted) = (Vec::new(), String::new(), false);
+        let (mut out, mut word, mut quote) = (Vec::new(), String::new(), None);
         for c in line.chars() {
             match c {
-                '\'' => quoted = !quoted,
-                c if c.is_whitespace() && !quoted => {
+                '\'' | '"' if quote.is_none() => quote = Some(c),
+                c if quote == Some(c) => quote = None,
+                c if c.is_whitespace() && quote.is_none() => {
                     if !word.is_empty() {
                         out.push(std::mem::take(&mut word));
                     }
@@ -244,5 +245,101 @@ mod tests {
             }
         }
         assert!(commands_with_examples >= 6, "{commands_with_examples}");
+    }
+
+    /// The `driftlab …` command lines of a Markdown text's code blocks: continuation lines
+    /// joined, a leading `$ ` dropped, cut before a pipe, a redirection, `&&` or a comment.
+    fn documented_commands(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut in_code = false;
+        let mut pending = String::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+                continue;
+            }
+            if !in_code {
+                continue;
+            }
+            let line = line.trim();
+            let line = line.strip_prefix("$ ").unwrap_or(line);
+            if pending.is_empty() && !line.starts_with("driftlab ") {
+                continue;
+            }
+            match line.strip_suffix('\\') {
+                Some(start) => pending.push_str(start),
+                None => {
+                    pending.push_str(line);
+                    let mut command = std::mem::take(&mut pending);
+                    for cut in [" | ", " > ", " 2>", " >>", " && ", " # ", "; "] {
+                        if let Some(at) = command.find(cut) {
+                            command.truncate(at);
+                        }
+                    }
+                    out.push(shell_values(&command));
+                }
+            }
+        }
+        out
+    }
+
+    /// `${VAR}` and `$((…))` stand for a value the shell fills in: 1 here.
+    fn shell_values(command: &str) -> String {
+        let mut out = String::new();
+        let mut rest = command;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            let end = if tail.starts_with("$((") {
+                tail.find("))").map(|e| e + 2)
+            } else if tail.starts_with("${") {
+                tail.find('}').map(|e| e + 1)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    out.push('1');
+                    rest = &tail[end..];
+                }
+                None => {
+                    out.push('$');
+                    rest = &tail[1..];
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    #[test]
+    fn every_driftlab_command_in_the_readme_and_docs_parses() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut pages = vec![root.join("README.md")];
+        let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        docs.sort();
+        pages.extend(docs);
+        let mut checked = 0;
+        let mut failures = Vec::new();
+        for page in &pages {
+            let text = std::fs::read_to_string(page).unwrap();
+            for command in documented_commands(&text) {
+                checked += 1;
+                if let Err(e) = super::Cli::try_parse_from(words(&command)) {
+                    let first = e.to_string().lines().next().unwrap_or_default().to_string();
+                    failures.push(format!("{}: {command}\n    {first}", page.display()));
+                }
+            }
+        }
+        assert!(checked > 40, "only {checked} documented commands found");
+        assert!(
+            failures.is_empty(),
+            "documented commands that do not parse:\n{}",
+            failures.join("\n")
+        );
     }
 }
