@@ -5,15 +5,14 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
-use serde_json::Value;
 
 use super::gate::{self, GateOptions};
 use super::live::{scoped, ServerArgs};
 use super::servers::{self, Captured, ConfigArgs, NotCaptured};
-use crate::check::rules::LaunchChanged;
 use crate::check::Finding;
 use crate::config::ConfiguredServer;
-use crate::lock::{self, LockedServer, Lockfile, Package};
+use crate::lock::check::{launch_change, plan, Plan};
+use crate::lock::{self, Lockfile};
 use crate::report::anchor::{self as placing, Anchor, Side};
 use crate::report::region::Locator;
 use crate::report::servers::{LockReport, ServerGate, ServerState};
@@ -27,14 +26,6 @@ struct Checked {
     candidate: String,
     outcome: Outcome,
     anchor: Option<Anchor>,
-}
-
-/// What happens to one server of the run.
-enum Plan<'c> {
-    Run(&'c ConfiguredServer, usize),
-    Skipped(String),
-    Unlocked(String),
-    Removed,
 }
 
 pub(super) fn run(
@@ -56,7 +47,7 @@ pub(super) fn run(
         None => lock::config_path_from_lock(&lock.config.path, lock_path),
     };
     let config = select.read(&config_path)?;
-    let plans = plan(&lock, &config, &select.servers)?;
+    let plans = plan(&lock, &config, &select.servers).map_err(|e| anyhow!(e))?;
     let to_run: Vec<&ConfiguredServer> = plans
         .iter()
         .filter_map(|(_, p)| match p {
@@ -192,83 +183,6 @@ pub(super) fn run(
     })
 }
 
-/// Which servers run and what happens to the others: the config's servers in its order, then
-/// those only the lock has (`--server` narrows both).
-fn plan<'c>(
-    lock: &Lockfile,
-    config: &'c crate::config::ClientConfig,
-    only: &[String],
-) -> Result<Vec<(String, Plan<'c>)>> {
-    for name in only {
-        if config.server(name).is_none() && lock.server(name).is_none() {
-            bail!("--server {name}: neither the config nor the lockfile has such a server");
-        }
-    }
-    let wanted = |name: &str| only.is_empty() || only.iter().any(|n| n == name);
-    let mut plans = Vec::new();
-    for configured in config.servers.iter().filter(|s| wanted(&s.name)) {
-        let name = configured.name.clone();
-        let index = lock.servers.iter().position(|s| s.name == name);
-        let plan = match (index, &configured.start) {
-            (None, _) => Plan::Unlocked(format!(
-                "the config has it and the lockfile does not (`driftlab lock --update {name}` records it)"
-            )),
-            (Some(_), Err(why)) => Plan::Skipped(why.clone()),
-            (Some(i), Ok(_)) => match &lock.servers[i].skipped {
-                Some(why) => Plan::Unlocked(format!(
-                    "locked as skipped ({why}); it can start now: `driftlab lock --update {name}` records it"
-                )),
-                None => Plan::Run(configured, i),
-            },
-        };
-        plans.push((name, plan));
-    }
-    for locked in lock.servers.iter().filter(|s| wanted(&s.name)) {
-        if config.server(&locked.name).is_none() {
-            plans.push((locked.name.clone(), Plan::Removed));
-        }
-    }
-    Ok(plans)
-}
-
-/// `launch-changed` when the config starts the server otherwise than the lock recorded.
-fn launch_change(locked: &LockedServer, configured: &ConfiguredServer) -> Option<Finding> {
-    let launch = configured.written.to_json();
-    let package = super::lock::package_of(configured);
-    let same_package = |a: &Option<Package>, b: &Option<Package>| {
-        let key = |p: &Option<Package>| {
-            p.as_ref()
-                .map(|p| (p.ecosystem.clone(), p.name.clone(), p.version.clone()))
-        };
-        key(a) == key(b)
-    };
-    if locked.launch == launch && same_package(&locked.package, &package) {
-        return None;
-    }
-    Some(LaunchChanged::finding(
-        describe(&locked.launch, locked.package.as_ref()),
-        describe(&launch, package.as_ref()),
-    ))
-}
-
-/// `npx -y x@1 [npm x@1]`, on one line.
-fn describe(launch: &Value, package: Option<&Package>) -> String {
-    let what = match (launch.get("command"), launch.get("url")) {
-        (Some(Value::Array(argv)), _) => argv
-            .iter()
-            .map(|w| w.as_str().unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join(" "),
-        (_, Some(Value::String(url))) => url.clone(),
-        _ => launch.to_string(),
-    };
-    let what = crate::text::shorten(&what, 160);
-    match package {
-        Some(p) => format!("{what} [{}]", p.describe()),
-        None => what,
-    }
-}
-
 /// Each finding's place in the lockfile: inside the server's `contract`, or its `launch`.
 fn places(
     lock_text: &str,
@@ -303,60 +217,5 @@ fn gate_report(checked: &Checked) -> GateReport<'_> {
         outcome: &checked.outcome,
         anchor: checked.anchor.as_ref(),
         category: Some(&checked.name),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{Start, Written};
-
-    fn configured(argv: &[&str]) -> ConfiguredServer {
-        let argv: Vec<String> = argv.iter().map(|w| w.to_string()).collect();
-        ConfiguredServer {
-            name: "s".into(),
-            written: Written::Command(argv.clone()),
-            start: Ok(Start::Stdio {
-                argv,
-                env: Vec::new(),
-                cwd: None,
-            }),
-        }
-    }
-
-    fn locked(argv: &[&str]) -> LockedServer {
-        let server = configured(argv);
-        LockedServer::skipped(
-            "s",
-            server.written.to_json(),
-            super::super::lock::package_of(&server),
-            "",
-        )
-    }
-
-    #[test]
-    fn launch_changed_names_the_old_and_new_launch_and_package() {
-        let npx = ["npx", "-y", "@acme/server@1.0.0"];
-        assert!(launch_change(&locked(&npx), &configured(&npx)).is_none());
-        let bumped = launch_change(
-            &locked(&npx),
-            &configured(&["npx", "-y", "@acme/server@1.1.0"]),
-        )
-        .expect("a new version is a changed launch");
-        assert_eq!(bumped.rule, "launch-changed");
-        assert_eq!(bumped.severity, crate::check::Severity::Unknown);
-        assert_eq!(
-            bumped.old.as_deref(),
-            Some("npx -y @acme/server@1.0.0 [npm @acme/server@1.0.0]")
-        );
-        assert_eq!(
-            bumped.new.as_deref(),
-            Some("npx -y @acme/server@1.1.0 [npm @acme/server@1.1.0]")
-        );
-        let args = launch_change(
-            &locked(&npx),
-            &configured(&["npx", "-y", "@acme/server@1.0.0", "--ro"]),
-        );
-        assert!(args.is_some());
     }
 }

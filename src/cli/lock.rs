@@ -6,8 +6,9 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Result};
 
 use super::servers::{self, Captured, ConfigArgs, NotCaptured};
-use crate::config::{ClientConfig, ConfiguredServer, Start, Written};
-use crate::lock::{self, LockedConfig, LockedServer, Lockfile, Package};
+use crate::config::{ClientConfig, ConfiguredServer};
+use crate::lock::check::{package_of, updated};
+use crate::lock::{self, LockedConfig, LockedServer, Lockfile};
 use crate::payload::DEFAULT_MAX_BYTES;
 
 /// Pin every server your agent uses: start each server of a client config (Claude Desktop,
@@ -165,31 +166,10 @@ fn entry(
     }
 }
 
-/// The package a server's argv runs (its expanded argv where it can be started).
-pub(super) fn package_of(server: &ConfiguredServer) -> Option<Package> {
-    match (&server.start, &server.written) {
-        (Ok(Start::Stdio { argv, .. }), _) => lock::package::of_argv(argv),
-        (Err(_), Written::Command(argv)) => lock::package::of_argv(argv),
-        _ => None,
-    }
-}
-
 fn locked_config(config: &ClientConfig, lock_path: &Path) -> LockedConfig {
     LockedConfig {
         path: lock::config_path_for_lock(&config.path, lock_path),
         client: config.client.map(|c| c.as_str().to_string()),
         layout: config.layout.as_str().to_string(),
     }
-}
-
-/// `old` with `entries` in place of their namesakes (a server new to the lock goes last).
-fn updated(mut old: Lockfile, entries: Vec<LockedServer>, config: &ClientConfig) -> Lockfile {
-    for entry in entries {
-        match old.servers.iter_mut().find(|s| s.name == entry.name) {
-            Some(slot) => *slot = entry,
-            None => old.servers.push(entry),
-        }
-    }
-    old.config.layout = config.layout.as_str().to_string();
-    old
 }

@@ -4,6 +4,7 @@
 //! (driftlab-contract-digest/1, docs/digests.md). The file is deterministic: locking the same
 //! servers twice gives the same bytes (it holds no time and no expanded variable).
 
+pub mod check;
 pub mod package;
 
 use std::path::Path;
