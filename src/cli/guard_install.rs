@@ -1,12 +1,12 @@
 //! `driftlab guard install` and `guard uninstall`: put every stdio server of a client config
 //! behind the guard, pinned to its lockfile entry, and put the config back byte for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use serde::{Deserialize, Serialize};
 
-use crate::config::{self, rewrite, Client, Written};
+use crate::config::{self, Client};
+use crate::lock::install::{self, backup_path, Backup, InstallError};
 use crate::lock::Lockfile;
 use crate::text::sha256_hex;
 
@@ -57,16 +57,6 @@ pub struct UninstallArgs {
 }
 
 /// What `guard install` keeps beside the config.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Backup {
-    driftlab_guard_backup: u32,
-    /// SHA-256 of the config as `install` wrote it.
-    installed_sha256: String,
-    /// The config as it was, exactly (configs are UTF-8 text).
-    original: String,
-}
-
 pub fn run(action: Action) -> Result<u8> {
     match action {
         Action::Install(args) => install(args),
@@ -75,12 +65,6 @@ pub fn run(action: Action) -> Result<u8> {
 }
 
 /// `<config>.driftlab-backup`, beside the config.
-pub fn backup_path(config: &Path) -> PathBuf {
-    let mut name = config.file_name().unwrap_or_default().to_os_string();
-    name.push(".driftlab-backup");
-    config.with_file_name(name)
-}
-
 fn install(args: InstallArgs) -> Result<u8> {
     let backup = backup_path(&args.config);
     if backup.exists() {
@@ -104,70 +88,20 @@ fn install(args: InstallArgs) -> Result<u8> {
             .and_then(|p| p.canonicalize())
             .context("cannot tell where this driftlab is: give --driftlab PATH")?,
     };
-    let mut edits = Vec::new();
-    let mut guarded = Vec::new();
-    let mut not_guarded = Vec::new();
-    for server in super::servers::pick(&config, &args.servers)? {
-        let name = &server.name;
-        let why_not = match (&server.written, lock.server(name)) {
-            (Written::Url(_), _) => Some("an HTTP server: the guard fronts stdio servers".into()),
-            (Written::Command(argv), _) if is_guard(argv) => {
-                Some("it already runs behind driftlab guard".into())
-            }
-            (_, None) => Some("the lockfile has no entry for it".into()),
-            (_, Some(entry)) if entry.skipped.is_some() => Some(format!(
-                "the lockfile has no contract for it (skipped: {})",
-                entry.skipped.as_deref().unwrap_or_default()
-            )),
-            _ => None,
-        };
-        if let Some(why) = why_not {
-            not_guarded.push(format!("{name} ({why})"));
-            continue;
-        }
-        let Written::Command(original) = &server.written else {
-            unreachable!("a URL is not guarded")
-        };
-        if lock.server(name).map(|e| &e.launch) != Some(&server.written.to_json()) {
-            eprintln!(
-                "driftlab: warning: {name}: the config starts it otherwise than the lockfile \
-                 recorded; the guard pins the locked contract (`driftlab check --lock` shows the \
-                 difference)"
-            );
-        }
-        let mut argv = vec![
-            driftlab.display().to_string(),
-            "guard".into(),
-            "--lock".into(),
-            lock_path.display().to_string(),
-            "--server".into(),
-            name.clone(),
-            "--".into(),
-        ];
-        argv.extend(original.iter().cloned());
-        edits.extend(rewrite::set_argv(&config, name, &argv)?);
-        guarded.push((name.clone(), argv));
-    }
-    if guarded.is_empty() {
-        bail!(
-            "{}: no server to guard ({}); nothing was written",
-            args.config.display(),
-            not_guarded.join("; ")
+    let servers = super::servers::pick(&config, &args.servers)?;
+    let plan = match install::plan(&config, &servers, &lock, &lock_path, &driftlab, &env) {
+        Ok(plan) => plan,
+        Err(InstallError::Defect(why)) => bail!(super::Internal(why)),
+        Err(e) => bail!("{}: {e}; nothing was written", args.config.display()),
+    };
+    for name in &plan.launch_differs {
+        eprintln!(
+            "driftlab: warning: {name}: the config starts it otherwise than the lockfile \
+             recorded; the guard pins the locked contract (`driftlab check --lock` shows the \
+             difference)"
         );
     }
-    let rewritten = rewrite::apply(&config.text, edits);
-    // The rewritten file must read back as the same config with the new commands.
-    let check =
-        config::parse(&args.config, rewritten.clone(), config.client, None, &env).map_err(|e| {
-            anyhow!("internal error (please report): the rewritten config does not read: {e}")
-        })?;
-    for (name, argv) in &guarded {
-        if check.server(name).map(|s| &s.written) != Some(&Written::Command(argv.clone())) {
-            bail!(super::Internal(format!(
-                "the rewritten config does not start {name:?} as intended"
-            )));
-        }
-    }
+    let (rewritten, guarded, not_guarded) = (plan.rewritten, plan.guarded, plan.not_guarded);
     let record = Backup {
         driftlab_guard_backup: 1,
         installed_sha256: sha256_hex(rewritten.as_bytes()),
@@ -196,15 +130,6 @@ fn install(args: InstallArgs) -> Result<u8> {
         eprintln!("driftlab: not guarded: {}", not_guarded.join("; "));
     }
     Ok(super::exit::PASS)
-}
-
-/// Whether an argv already runs `driftlab guard`.
-fn is_guard(argv: &[String]) -> bool {
-    let program = argv
-        .first()
-        .and_then(|p| Path::new(p).file_name())
-        .is_some_and(|n| n == "driftlab");
-    program && argv.get(1).is_some_and(|w| w == "guard")
 }
 
 fn uninstall(args: UninstallArgs) -> Result<u8> {

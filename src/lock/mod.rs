@@ -5,6 +5,7 @@
 //! servers twice gives the same bytes (it holds no time and no expanded variable).
 
 pub mod check;
+pub mod install;
 pub mod package;
 
 use std::path::Path;
