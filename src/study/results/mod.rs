@@ -7,6 +7,7 @@ mod folder;
 mod manifest;
 mod merge;
 pub mod staging;
+pub mod sweep;
 
 use serde::Serialize;
 
