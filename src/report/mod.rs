@@ -6,6 +6,7 @@ mod format;
 pub mod github;
 pub mod json;
 pub mod junit;
+pub mod listing;
 pub mod markdown;
 pub mod region;
 pub mod sarif;
