@@ -9,7 +9,6 @@ use anyhow::{bail, Context, Result};
 use super::live::{Scope, ServerArgs};
 use crate::live::capture::ListOutcome;
 use crate::live::capture_file::{self, Runs};
-use crate::live::era::Era;
 use crate::live::Capture;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 
@@ -64,7 +63,7 @@ pub fn run(args: Args) -> Result<u8> {
     for _ in 1..args.runs {
         later.push(args.server.capture(&target, &options)?);
     }
-    let runs = (args.runs > 1).then(|| compare_runs(&first, &later));
+    let runs = (args.runs > 1).then(|| Runs::compare(&first, &later));
     let captured_at = crate::text::rfc3339(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -129,75 +128,6 @@ fn summarise(capture: &Capture, label: &str, args: &Args, started: Instant) {
             }
         }
     }
-}
-
-fn compare_runs(first: &Capture, later: &[Capture]) -> Runs {
-    let names = |c: &Capture| -> Option<Vec<String>> {
-        let bytes = c.tools_list_bytes();
-        payload::read(
-            &bytes,
-            "run",
-            Limits {
-                max_bytes: usize::MAX,
-            },
-        )
-        .ok()
-        .map(|s| s.tools().map(|t| t.label()).collect())
-    };
-    let first_bytes = first.tools_list_bytes();
-    let first_names = names(first);
-    let differing_runs: Vec<usize> = later
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.tools_list_bytes() != first_bytes)
-        .map(|(i, _)| i + 2)
-        .collect();
-    let first_parts = contract_parts(first);
-    let mut differing_parts = std::collections::BTreeMap::new();
-    for (run, capture) in later.iter().enumerate() {
-        let parts = contract_parts(capture);
-        for (method, bytes) in &first_parts {
-            let same = parts.iter().any(|(m, b)| m == method && b == bytes);
-            if !same {
-                differing_parts
-                    .entry(*method)
-                    .or_insert_with(Vec::new)
-                    .push(run + 2);
-            }
-        }
-    }
-    Runs {
-        count: later.len() + 1,
-        bytes_identical: differing_runs.is_empty(),
-        same_tool_order: later.iter().all(|c| names(c) == first_names),
-        differing_runs,
-        differing_parts,
-    }
-}
-
-/// What a run answered beyond tools/list, per method: the announcement's bytes, and each other
-/// list's page bytes (a refused list counts as refused, whatever the error said).
-fn contract_parts(capture: &Capture) -> Vec<(&'static str, Vec<u8>)> {
-    let announcement = match capture.negotiation.era {
-        Era::Handshake => "initialize",
-        Era::Modern => "server/discover",
-    };
-    let mut parts = vec![(
-        announcement,
-        capture.initialize_result.get().as_bytes().to_vec(),
-    )];
-    for list in &capture.other_lists {
-        let bytes = match &list.outcome {
-            ListOutcome::Listed { pages, .. } => pages
-                .iter()
-                .flat_map(|page| page.get().as_bytes().iter().copied().chain([b'\n']))
-                .collect(),
-            ListOutcome::NotDeclared => b"not declared".to_vec(),
-            ListOutcome::Failed(_) => b"failed".to_vec(),
-        };
-        parts.push((list.kind.method(), bytes));
-    }
-    parts
 }
 
 fn report_runs(runs: &Runs) {

@@ -9,7 +9,7 @@ use crate::live::http::HttpTransport;
 use crate::live::stdio::StdioTransport;
 use crate::live::ProtocolMode;
 use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION};
-use crate::payload::{self, Limits};
+use crate::payload::Limits;
 use crate::surface::Surface;
 
 /// Which part of a server's contract a command records or compares.
@@ -177,18 +177,12 @@ pub fn surface_of_capture(
     limits: Limits,
     scope: Scope,
 ) -> Result<Surface> {
-    let label = target.label();
-    let surface = payload::read(&capture.tools_list_bytes(), &label, limits)?;
-    if scope == Scope::Tools {
-        return Ok(surface);
-    }
-    // The contract is read from the capture file's form, as a saved capture would be.
-    let document = live::capture_file::render(capture, target, "", None);
-    let unlimited = Limits {
-        max_bytes: usize::MAX,
-    };
-    let contract = payload::contract::read(&document, &label, unlimited)?;
-    Ok(surface.with_contract(contract))
+    Ok(live::capture_file::surface_of(
+        capture,
+        target,
+        limits,
+        scope == Scope::All,
+    )?)
 }
 
 /// A surface from a payload path or a live server: exactly one of them must be given. With

@@ -199,3 +199,97 @@ pub fn render(
     bytes.push(b'\n');
     bytes
 }
+
+impl Runs {
+    /// Repeated captures of one server compared with the first: which runs differ in tools/list
+    /// (and whether only in bytes or in tool order too), and in which other part.
+    pub fn compare(first: &Capture, later: &[Capture]) -> Runs {
+        let names = |c: &Capture| -> Option<Vec<String>> {
+            let bytes = c.tools_list_bytes();
+            crate::payload::read(
+                &bytes,
+                "run",
+                crate::payload::Limits {
+                    max_bytes: usize::MAX,
+                },
+            )
+            .ok()
+            .map(|s| s.tools().map(|t| t.label()).collect())
+        };
+        let first_bytes = first.tools_list_bytes();
+        let first_names = names(first);
+        let differing_runs: Vec<usize> = later
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.tools_list_bytes() != first_bytes)
+            .map(|(i, _)| i + 2)
+            .collect();
+        let first_parts = contract_parts(first);
+        let mut differing_parts = std::collections::BTreeMap::new();
+        for (run, capture) in later.iter().enumerate() {
+            let parts = contract_parts(capture);
+            for (method, bytes) in &first_parts {
+                let same = parts.iter().any(|(m, b)| m == method && b == bytes);
+                if !same {
+                    differing_parts
+                        .entry(*method)
+                        .or_insert_with(Vec::new)
+                        .push(run + 2);
+                }
+            }
+        }
+        Runs {
+            count: later.len() + 1,
+            bytes_identical: differing_runs.is_empty(),
+            same_tool_order: later.iter().all(|c| names(c) == first_names),
+            differing_runs,
+            differing_parts,
+        }
+    }
+}
+
+/// What a run answered beyond tools/list, per method: the announcement's bytes, and each other
+/// list's page bytes (a refused list counts as refused, whatever the error said).
+fn contract_parts(capture: &Capture) -> Vec<(&'static str, Vec<u8>)> {
+    let announcement = match capture.negotiation.era {
+        Era::Handshake => "initialize",
+        Era::Modern => "server/discover",
+    };
+    let mut parts = vec![(
+        announcement,
+        capture.initialize_result.get().as_bytes().to_vec(),
+    )];
+    for list in &capture.other_lists {
+        let bytes = match &list.outcome {
+            ListOutcome::Listed { pages, .. } => pages
+                .iter()
+                .flat_map(|page| page.get().as_bytes().iter().copied().chain([b'\n']))
+                .collect(),
+            ListOutcome::NotDeclared => b"not declared".to_vec(),
+            ListOutcome::Failed(_) => b"failed".to_vec(),
+        };
+        parts.push((list.kind.method(), bytes));
+    }
+    parts
+}
+/// What a capture lists, read exactly as a payload file would be; with `whole_contract`, the
+/// rest of the contract it recorded is attached too (read from the capture file's form, as a
+/// saved capture would be).
+pub fn surface_of(
+    capture: &Capture,
+    target: &Target,
+    limits: crate::payload::Limits,
+    whole_contract: bool,
+) -> Result<crate::surface::Surface, crate::payload::PayloadError> {
+    let label = target.label();
+    let surface = crate::payload::read(&capture.tools_list_bytes(), &label, limits)?;
+    if !whole_contract {
+        return Ok(surface);
+    }
+    let document = render(capture, target, "", None);
+    let unlimited = crate::payload::Limits {
+        max_bytes: usize::MAX,
+    };
+    let contract = crate::payload::contract::read(&document, &label, unlimited)?;
+    Ok(surface.with_contract(contract))
+}
