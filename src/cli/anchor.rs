@@ -39,7 +39,7 @@ fn choose(flag: Option<&str>, compared: &Compared<'_>) -> Result<Option<(PathBuf
     }
     match compared.approved {
         Some("-") | None => Ok(None),
-        Some(arg) => match super::input::git_revision(arg) {
+        Some(arg) => match crate::payload::input::git_revision(arg) {
             Some((_, path)) => {
                 let in_tree = match path.strip_prefix("./") {
                     Some(relative) => PathBuf::from(relative),

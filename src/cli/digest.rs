@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
-use super::input::read_surface;
 use crate::digest::ContractDigests;
+use crate::payload::input::read_surface;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 
 /// Print the canonical contract digests of a payload, capture or snapshot: RFC 8785 (JCS)

@@ -5,11 +5,11 @@ use std::io::IsTerminal;
 use anyhow::{anyhow, bail, Result};
 
 use super::anchor::{self, Compared};
-use super::input::read_surface;
 use super::live::{scoped, surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::rules::profiles::{ClientProfile, PROFILES};
 use crate::check::{Rule, RuleKind};
+use crate::payload::input::read_surface;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::report::{self, Format, GateReport};
 use crate::surface::Surface;

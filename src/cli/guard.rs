@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use super::input::read_surface;
 use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
+use crate::payload::input::read_surface;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::proxy;
 

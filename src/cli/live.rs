@@ -199,7 +199,7 @@ pub fn surface_from(
             "give either a {what} payload file or a live server (`-- CMD…` or --url), not both"
         ),
         (Some(path), None) => {
-            let surface = super::input::read_surface(path, limits)?;
+            let surface = crate::payload::input::read_surface(path, limits)?;
             Ok((scoped(surface, scope), path.to_string()))
         }
         (None, Some(target)) => Ok((

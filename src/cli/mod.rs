@@ -26,7 +26,6 @@ mod generate;
 mod guard;
 mod guard_install;
 mod guard_study;
-mod input;
 mod listings;
 mod live;
 mod lock;

@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::input::read_surface;
 use super::live::ServerArgs;
 use crate::live::{capture_on, Session};
+use crate::payload::input::read_surface;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::scan::{self, probes, render, study, ScanReport};
 use crate::study::results::staging::StagedFolder;

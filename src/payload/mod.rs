@@ -8,6 +8,7 @@
 pub(crate) mod compact;
 pub mod contract;
 mod fast;
+pub mod input;
 mod members;
 pub(crate) mod scan;
 
