@@ -18,7 +18,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<u8> {
     // A study writing the folder now would swap it away under us.
-    let _lock = results::staging::lock(&args.dir).map_err(|e| anyhow!(e))?;
+    let _lock = results::staging::lock(&args.dir)?;
     // Figures drawn from an edited summary would launder it: refuse one the manifest disowns.
     if Manifest::load(&args.dir).is_ok() {
         if let Some(m) = results::verify(&args.dir, Some(&[results::SUMMARY_JSON]))

@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<u8> {
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
     // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
-    let staged = StagedFolder::begin(&out).map_err(|e| anyhow!(e))?;
+    let staged = StagedFolder::begin(&out)?;
     let ours = study::file_names();
     results::staging::refuse_foreign(
         &out,
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<u8> {
         study.spec.id
     );
     let files = study::write(&results, staged.path(), &reproduce).map_err(|e| anyhow!(e))?;
-    staged.commit().map_err(|e| anyhow!(e))?;
+    staged.commit()?;
     eprintln!(
         "driftlab guard-study: {} calls in {:.1} s; wrote {} to {}",
         results.rows.len(),

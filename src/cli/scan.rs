@@ -142,7 +142,7 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     // Written as a whole, like every results folder: into a staging folder, swapped in at the
     // end. The folder may hold what the study reads (the live reports, `results/…/live`):
     // everything in it but this study's own files is copied into the new folder first.
-    let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
+    let staged = StagedFolder::begin(out)?;
     // Its own files, and folders (the live reports), are never foreign.
     let owns = |name: &str| study::FILES.contains(&name) || out.join(name).is_dir();
     crate::study::results::staging::refuse_foreign(out, owns, "a scan study", args.force)
@@ -171,7 +171,7 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
                 .map_err(anyhow::Error::msg)?;
         }
     }
-    staged.commit().map_err(anyhow::Error::msg)?;
+    staged.commit()?;
     let tools: usize = reports.iter().map(|r| r.tools).sum();
     let enforceable: usize = reports.iter().map(|r| r.enforceable).sum();
     eprintln!(

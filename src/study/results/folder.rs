@@ -26,7 +26,7 @@ impl ResultsFolder {
         rows: RowsMode,
         force: bool,
     ) -> Result<ResultsFolder> {
-        let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
+        let staged = StagedFolder::begin(out)?;
         guard_existing(out, spec, shard, rows, force)?;
         Ok(ResultsFolder {
             out: out.to_path_buf(),
@@ -55,7 +55,7 @@ impl ResultsFolder {
 
     /// Swaps the finished folder in for `out`.
     pub fn commit(self) -> Result<()> {
-        self.staged.commit().map_err(anyhow::Error::msg)
+        Ok(self.staged.commit()?)
     }
 }
 

@@ -129,8 +129,8 @@ impl Manifest {
     }
 
     /// Like [`Manifest::read`], with a one-line reason on failure.
-    pub fn load(dir: &Path) -> Result<Manifest, String> {
-        Ok(read_json(&dir.join(MANIFEST))?)
+    pub fn load(dir: &Path) -> Result<Manifest, crate::fs::ReadError> {
+        read_json(&dir.join(MANIFEST))
     }
 }
 

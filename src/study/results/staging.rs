@@ -15,6 +15,41 @@ pub use crate::fs::TEMP_PREFIX;
 /// never confused with those of a folder whose name extends it (`a` and `a-b`).
 const RANDOM_CHARS: usize = 6;
 
+/// Why a results folder could not be staged, locked, copied or swapped in. Every message
+/// starts with the path.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// An operation on `path` failed; `what` says which (`cannot create`, `cannot replace`, …).
+    #[error("{}: {what}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{}: another driftlab is writing this folder; wait for it or choose another --out", .0.display())]
+    Locked(PathBuf),
+    #[error("{}: a results folder needs a parent folder to stage in", .0.display())]
+    NoParent(PathBuf),
+    #[error("{} holds files {writer} does not write ({}): choose another folder with --out or overwrite with --force", out.display(), foreign.join(", "))]
+    Foreign {
+        out: PathBuf,
+        writer: String,
+        foreign: Vec<String>,
+    },
+}
+
+/// An [`FolderError::Io`] maker for one path and operation.
+fn io<'p>(
+    path: &'p Path,
+    what: &'static str,
+) -> impl Fn(std::io::Error) -> FolderError + Copy + 'p {
+    move |source| FolderError::Io {
+        path: path.to_path_buf(),
+        what,
+        source,
+    }
+}
+
 /// A results folder being written: locked, with an empty staging folder to write into.
 pub struct StagedFolder {
     out: PathBuf,
@@ -29,9 +64,9 @@ impl StagedFolder {
     /// Creates `out` if needed, locks it (refusing at once when another driftlab holds the
     /// lock), removes the staging folders that killed runs into `out` left behind, and opens
     /// a new, empty staging folder beside `out`.
-    pub fn begin(out: &Path) -> Result<StagedFolder, String> {
+    pub fn begin(out: &Path) -> Result<StagedFolder, FolderError> {
         let fresh = !out.exists();
-        fs::create_dir_all(out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+        fs::create_dir_all(out).map_err(io(out, "cannot create"))?;
         let lock = lock(out)?;
         let (parent, name) = parent_and_name(out)?;
         clear_leftovers(&parent, &name);
@@ -39,7 +74,7 @@ impl StagedFolder {
             .prefix(&staging_prefix(&name))
             .rand_bytes(RANDOM_CHARS)
             .tempdir_in(&parent)
-            .map_err(|e| format!("{}: cannot create a staging folder: {e}", parent.display()))?;
+            .map_err(io(&parent, "cannot create a staging folder"))?;
         let registration = cleanup::remove_on_signal(staging.path().to_path_buf());
         Ok(StagedFolder {
             out: out.to_path_buf(),
@@ -66,11 +101,11 @@ impl StagedFolder {
     }
 
     /// Swaps the staging folder in as `out` and removes the old contents.
-    pub fn commit(mut self) -> Result<(), String> {
+    pub fn commit(mut self) -> Result<(), FolderError> {
         let Some(staging) = self.staging.take() else {
             return Ok(());
         };
-        let failed = |e: std::io::Error| format!("{}: cannot replace: {e}", self.out.display());
+        let failed = io(&self.out, "cannot replace");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -135,15 +170,11 @@ fn swap(staging: &Path, out: &Path) -> std::io::Result<()> {
     fs::rename(&aside, staging)
 }
 
-fn parent_and_name(out: &Path) -> Result<(PathBuf, OsString), String> {
-    let absolute =
-        std::path::absolute(out).map_err(|e| format!("{}: cannot resolve: {e}", out.display()))?;
+fn parent_and_name(out: &Path) -> Result<(PathBuf, OsString), FolderError> {
+    let absolute = std::path::absolute(out).map_err(io(out, "cannot resolve"))?;
     match (absolute.parent(), absolute.file_name()) {
         (Some(parent), Some(name)) => Ok((parent.to_path_buf(), name.to_os_string())),
-        _ => Err(format!(
-            "{}: a results folder needs a parent folder to stage in",
-            out.display()
-        )),
+        _ => Err(FolderError::NoParent(out.to_path_buf())),
     }
 }
 
@@ -175,19 +206,15 @@ fn clear_leftovers(parent: &Path, name: &OsString) {
 /// Takes an exclusive `flock` on the folder itself, or refuses at once when another driftlab
 /// holds it: two runs writing one folder would interleave. The kernel releases the lock when
 /// the process dies, even by `kill -9`.
-pub fn lock(dir: &Path) -> Result<File, String> {
-    let file =
-        File::open(dir).map_err(|e| format!("{}: cannot open to lock: {e}", dir.display()))?;
+pub fn lock(dir: &Path) -> Result<File, FolderError> {
+    let file = File::open(dir).map_err(io(dir, "cannot open to lock"))?;
     #[cfg(unix)]
     {
         use std::os::unix::io::AsRawFd;
         // SAFETY: flock on a file descriptor this function owns; no memory is shared.
         let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
         if !taken {
-            return Err(format!(
-                "{}: another driftlab is writing this folder; wait for it or choose another --out",
-                dir.display()
-            ));
+            return Err(FolderError::Locked(dir.to_path_buf()));
         }
     }
     Ok(file)
@@ -195,8 +222,8 @@ pub fn lock(dir: &Path) -> Result<File, String> {
 
 /// Copies a file or a folder tree to `to` (which must not exist); symbolic links are copied as
 /// links, never followed.
-pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    let failed = |e: std::io::Error| format!("{}: cannot copy: {e}", from.display());
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), FolderError> {
+    let failed = io(from, "cannot copy");
     let meta = fs::symlink_metadata(from).map_err(failed)?;
     if meta.file_type().is_symlink() {
         #[cfg(unix)]
@@ -221,7 +248,7 @@ pub fn refuse_foreign(
     owns: impl Fn(&str) -> bool,
     writer: &str,
     force: bool,
-) -> Result<(), String> {
+) -> Result<(), FolderError> {
     let foreign: Vec<String> = entry_names(out)
         .into_iter()
         .filter(|name| !owns(name))
@@ -229,11 +256,11 @@ pub fn refuse_foreign(
     if foreign.is_empty() || force {
         return Ok(());
     }
-    Err(format!(
-        "{} holds files {writer} does not write ({}): choose another folder with --out or overwrite with --force",
-        out.display(),
-        foreign.join(", ")
-    ))
+    Err(FolderError::Foreign {
+        out: out.to_path_buf(),
+        writer: writer.to_string(),
+        foreign,
+    })
 }
 
 /// The names of the entries in `dir` (none if it cannot be read).
@@ -295,7 +322,11 @@ mod tests {
         let run = StagedFolder::begin(&out).unwrap();
         assert!(run.is_fresh());
         let second = StagedFolder::begin(&out).err().unwrap();
-        assert!(second.contains("another driftlab is writing"), "{second}");
+        assert!(matches!(second, FolderError::Locked(_)), "{second}");
+        assert!(
+            second.to_string().contains("another driftlab is writing"),
+            "{second}"
+        );
         drop(run);
         assert!(!out.exists());
     }

@@ -25,7 +25,7 @@ pub fn write(
     summaries: &[Summary],
     started: Instant,
 ) -> Result<(Vec<Spread>, [&'static str; 3])> {
-    let staged = StagedFolder::begin(out).map_err(anyhow::Error::msg)?;
+    let staged = StagedFolder::begin(out)?;
     let rows = sweep::rows(summaries);
     let spreads = sweep::spreads(&rows);
     let dir = staged.path();
@@ -44,7 +44,7 @@ pub fn write(
     });
     super::write(dir, MANIFEST, &json_bytes(&manifest)?)?;
     RunRecord::now(started).write(dir)?;
-    staged.commit().map_err(anyhow::Error::msg)?;
+    staged.commit()?;
     Ok((spreads, FILES))
 }
 
