@@ -1,6 +1,6 @@
 //! driftlab: a research harness and CI gate for MCP tool-schema drift.
 //!
-//! Data flows one way: `generate → mutate → check → record → output / plot / report`. The
+//! Data flows one way: `generate → mutate → check → record → study::results / plot / report`. The
 //! payload reader and the rule registry do not know where a payload came from, so the same rules
 //! serve the research study and the CI gate.
 
