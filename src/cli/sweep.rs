@@ -44,15 +44,13 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args.out.unwrap_or_else(|| {
         Path::new("results").join(results::sweep::default_folder(&study.spec.id))
     });
-    if !args.force {
-        results::sweep::refuse_other(&out, &study.spec)?;
-    }
+    let staged = results::sweep::begin(&out, &study.spec, args.force)?;
     let total: u64 = sweep::configurations(&study).iter().map(|(_, n)| n).sum();
     let progress = progress_bar(total, args.quiet);
     let summaries = sweep::run(&study, &|done| progress.inc(done))?;
     progress.finish_and_clear();
     let command = format!("driftlab sweep {}", args.spec.display());
-    let (spreads, names) = results::sweep::write(&out, &study, &command, &summaries, started)?;
+    let (spreads, names) = results::sweep::write(staged, &study, &command, &summaries, started)?;
     if !args.quiet {
         outln!(
             "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",

@@ -16,16 +16,25 @@ use crate::study::{Study, StudySpec};
 /// The files of a sweep folder besides the manifest and run record.
 pub const FILES: [&str; 3] = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
 
-/// Writes the sweep of `summaries` (one per configuration) into `out`, staged and swapped in
-/// whole; returns the spreads and the names of the files written.
+/// Stages a sweep folder for `out` before the sweep runs (so two runs never write one folder):
+/// refused, unless `force`, when `out` holds anything but an earlier sweep of `spec`.
+pub fn begin(out: &Path, spec: &StudySpec, force: bool) -> Result<StagedFolder> {
+    let staged = StagedFolder::begin(out)?;
+    if !force {
+        refuse_other(out, spec)?;
+    }
+    Ok(staged)
+}
+
+/// Writes the sweep of `summaries` (one per configuration) into the staged folder and swaps it
+/// in whole; returns the spreads and the names of the files written.
 pub fn write(
-    out: &Path,
+    staged: StagedFolder,
     study: &Study,
     command: &str,
     summaries: &[Summary],
     started: Instant,
 ) -> Result<(Vec<Spread>, [&'static str; 3])> {
-    let staged = StagedFolder::begin(out)?;
     let rows = sweep::rows(summaries);
     let spreads = sweep::spreads(&rows);
     let dir = staged.path();
@@ -50,7 +59,7 @@ pub fn write(
 
 /// A sweep replaces only an empty folder or an earlier sweep of the same spec: never a study's
 /// results (its rows are evidence) nor a folder of other files.
-pub fn refuse_other(out: &Path, spec: &StudySpec) -> Result<()> {
+fn refuse_other(out: &Path, spec: &StudySpec) -> Result<()> {
     if super::staging::entry_names(out).is_empty() {
         return Ok(());
     }
