@@ -300,7 +300,7 @@ pub trait Rule: Sync {
     fn id(&self) -> &'static str;
     fn severity(&self) -> Severity;
     fn kind(&self) -> RuleKind;
-    /// One line for `driftlab rules` and the README.
+    /// One line for `driftlab rules` and the rule table of docs/checkers.md.
     fn summary(&self) -> &'static str;
     /// Where in the MCP specification (or elsewhere) the rule comes from.
     fn source(&self) -> &'static str;

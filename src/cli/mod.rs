@@ -42,7 +42,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Exit codes, documented in the README.
+/// Exit codes, documented in docs/gate.md.
 pub mod exit {
     /// Pass (or a command that succeeded).
     pub const PASS: u8 = 0;

@@ -35,7 +35,7 @@ pub const SERVER: Profile = Profile {
 };
 
 /// Every rule a line can be refused by: the strict JSON reading's, then the envelope's (the
-/// guard adds `reserved-id`). The README's table of refusals names each.
+/// guard adds `reserved-id`). The table of refusals in docs/guard.md names each.
 pub const RULES: &[&str] = &[
     "byte-order-mark",
     "carriage-return",

@@ -1,4 +1,4 @@
-//! The JSON contract of `check` and `diff` (documented in the README):
+//! The JSON contract of `check` and `diff` (documented in docs/gate.md):
 //! `{"verdict", "fail_on", "approved", "candidate", "findings": [{"rule", "severity", "tool",
 //! "pointer", "old_pointer", "old", "new", "message", "fingerprint", "baseline_state",
 //! "witness" or "witness_bytes" where proven}],

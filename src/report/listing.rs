@@ -9,7 +9,7 @@ use crate::mutate::REGISTRY as MUTATIONS;
 pub enum ListFormat {
     /// aligned columns
     Text,
-    /// a Markdown table, as in the README
+    /// a Markdown table, as in docs/checkers.md and docs/study.md
     Markdown,
     /// a JSON array of objects, one per entry, keyed by the column names
     Json,
