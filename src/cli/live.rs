@@ -166,19 +166,8 @@ pub fn live_surface(
     let mut options = server.options(limits.max_bytes)?;
     options.whole_contract = scope == Scope::All;
     let capture = server.capture(target, &options)?;
-    surface_of_capture(&capture, target, limits, scope)
-}
-
-/// What a capture lists, read exactly as a payload file would be; with [`Scope::All`], the rest
-/// of the contract it recorded is attached too.
-pub fn surface_of_capture(
-    capture: &Capture,
-    target: &Target,
-    limits: Limits,
-    scope: Scope,
-) -> Result<Surface> {
     Ok(live::capture_file::surface_of(
-        capture,
+        &capture,
         target,
         limits,
         scope == Scope::All,

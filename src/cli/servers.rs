@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 
-use super::live::{surface_of_capture, Scope};
 use crate::config::{self, Client, ClientConfig, ConfiguredServer, Start};
 use crate::live::http::HttpTransport;
 use crate::live::stdio::{Launch, StdioTransport};
@@ -170,8 +169,8 @@ pub fn capture(
     let limits = Limits {
         max_bytes: usize::MAX,
     };
-    let surface =
-        surface_of_capture(&capture, &target, limits, Scope::All).map_err(NotCaptured::Failed)?;
+    let surface = live::capture_file::surface_of(&capture, &target, limits, true)
+        .map_err(|e| NotCaptured::Failed(e.into()))?;
     let era = serde_json::to_value(capture.negotiation.era)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

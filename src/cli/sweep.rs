@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<u8> {
     let summaries = sweep::run(&study, &|done| progress.inc(done))?;
     progress.finish_and_clear();
     let command = format!("driftlab sweep {}", args.spec.display());
-    let (spreads, names) = results::sweep::write(staged, &study, &command, &summaries, started)?;
+    let spreads = results::sweep::write(staged, &study, &command, &summaries, started)?;
     if !args.quiet {
         outln!(
             "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",
@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<u8> {
         outln!(
             "\nresults: {}/ ({}, manifest.json)",
             out.display(),
-            names.join(", ")
+            results::sweep::FILES.join(", ")
         );
     }
     Ok(super::exit::PASS)

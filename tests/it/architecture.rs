@@ -4,39 +4,48 @@
 //! are not each other's ancestor must form no circle; no source file is over 500 lines. Test
 //! code (`#[cfg(test)] mod …` and `tests.rs` files) is left out: tests may use anything.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
 use crate::common::repo;
+use std::collections::{BTreeMap, BTreeSet};
 
 type Module = Vec<String>;
 
-/// Every module file under `src/` (but `main.rs` and test files) by module path, with its text.
-fn modules() -> BTreeMap<Module, String> {
-    let mut out = BTreeMap::new();
+/// Every `.rs` file under `src/`, with its path relative to `src/`, sorted.
+fn source_files() -> Vec<(std::path::PathBuf, String)> {
     let src = repo().join("src");
+    let mut out = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-                continue;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path.strip_prefix(&src).unwrap().to_path_buf(), text));
             }
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if !name.ends_with(".rs") || name == "main.rs" || name == "tests.rs" {
-                continue;
-            }
-            let relative = path.strip_prefix(&src).unwrap().with_extension("");
-            let mut module: Module = relative
-                .iter()
-                .map(|s| s.to_string_lossy().into_owned())
-                .collect();
-            if module.last().is_some_and(|m| m == "mod" || m == "lib") {
-                module.pop();
-            }
-            out.insert(module, std::fs::read_to_string(&path).unwrap());
         }
+    }
+    out.sort();
+    out
+}
+
+/// Every module file under `src/` (but `main.rs` and test files) by module path, with its text.
+fn modules() -> BTreeMap<Module, String> {
+    let mut out = BTreeMap::new();
+    for (relative, text) in source_files() {
+        let name = relative.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "main.rs" || name == "tests.rs" {
+            continue;
+        }
+        let mut module: Module = relative
+            .with_extension("")
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        if module.last().is_some_and(|m| m == "mod" || m == "lib") {
+            module.pop();
+        }
+        out.insert(module, text);
     }
     out
 }
@@ -293,27 +302,12 @@ fn files_import_each_other_in_no_circle() {
 
 #[test]
 fn no_source_file_is_over_500_lines() {
-    let mut long = Vec::new();
-    let mut stack = vec![repo().join("src")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
-                if lines > 500 {
-                    long.push(format!(
-                        "{} ({lines} lines)",
-                        path.strip_prefix(repo())
-                            .unwrap_or(Path::new("?"))
-                            .display()
-                    ));
-                }
-            }
-        }
-    }
-    long.sort();
+    let long: Vec<String> = source_files()
+        .into_iter()
+        .map(|(path, text)| (path, text.lines().count()))
+        .filter(|(_, lines)| *lines > 500)
+        .map(|(path, lines)| format!("src/{} ({lines} lines)", path.display()))
+        .collect();
     assert!(
         long.is_empty(),
         "split these files (tests can go to a `tests.rs` beside them):\n{}",

@@ -1,17 +1,15 @@
 //! Everything a results folder holds after the rows: summaries, figures, report, manifest and
-//! run record; and the refusal to overwrite another study's results.
+//! run record.
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use super::manifest::{hash_files, Manifest, RunRecord};
 use super::{
-    csv_bytes, json_bytes, staging, MANIFEST, METRICS_CSV, REPORT, ROWS, RUN_JSON, SUMMARY_CSV,
-    SUMMARY_JSON,
+    csv_bytes, json_bytes, MANIFEST, METRICS_CSV, REPORT, ROWS, RUN_JSON, SUMMARY_CSV, SUMMARY_JSON,
 };
 use crate::plot;
-use crate::record::Shard;
 use crate::record::Summary;
 use crate::report::study_report::{self, ReportContext};
 use crate::study::runner::RowsMode;
@@ -146,52 +144,5 @@ impl Finish<'_> {
         RunRecord::now(self.started).write(out)?;
         files.push(RUN_JSON.into());
         Ok(files)
-    }
-}
-
-/// Refuses to overwrite another study's results (or a folder that holds other files), and to
-/// replace a result with one that keeps fewer rows (`--rows none` over `--rows all`).
-pub fn guard_existing(
-    out: &Path,
-    spec: &StudySpec,
-    shard: Option<Shard>,
-    rows: RowsMode,
-    force: bool,
-) -> Result<()> {
-    if force || !out.exists() {
-        return Ok(());
-    }
-    if !out.is_dir() {
-        bail!("{} exists and is not a folder", out.display());
-    }
-    let overwrite = "choose another folder with --out or overwrite with --force";
-    match Manifest::read(out) {
-        Some(m) if m.spec == *spec && m.shard == shard => {
-            let kept = RowsMode::parse(&m.rows);
-            if rows.evidence() < kept.evidence() {
-                bail!(
-                    "{} holds rows.csv with {} rows; --rows {} would discard them: {overwrite}",
-                    out.display(),
-                    kept.as_str(),
-                    rows.as_str()
-                );
-            }
-            Ok(())
-        }
-        Some(m) => bail!(
-            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); {overwrite}",
-            out.display(),
-            m.spec.id,
-            m.spec.seed,
-            m.spec.surfaces,
-            m.spec.tools,
-            m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
-        ),
-        None if staging::entry_names(out).is_empty() => Ok(()),
-        None => bail!(
-            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
-            out.display(),
-            MANIFEST
-        ),
     }
 }

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
-use super::{guard_existing, StagedFolder, ROWS};
+use super::{staging, Manifest, StagedFolder, MANIFEST, ROWS};
 use crate::fs::AtomicFile;
 use crate::record::{Row, Shard};
 use crate::study::runner::RowsMode;
@@ -82,5 +82,52 @@ impl RowsFile {
             .map_err(|e| e.into_error())
             .and_then(AtomicFile::commit)
             .with_context(|| format!("cannot write {}", shown.display()))
+    }
+}
+
+/// Refuses to overwrite another study's results (or a folder that holds other files), and to
+/// replace a result with one that keeps fewer rows (`--rows none` over `--rows all`).
+fn guard_existing(
+    out: &Path,
+    spec: &StudySpec,
+    shard: Option<Shard>,
+    rows: RowsMode,
+    force: bool,
+) -> Result<()> {
+    if force || !out.exists() {
+        return Ok(());
+    }
+    if !out.is_dir() {
+        bail!("{} exists and is not a folder", out.display());
+    }
+    let overwrite = "choose another folder with --out or overwrite with --force";
+    match Manifest::read(out) {
+        Some(m) if m.spec == *spec && m.shard == shard => {
+            let kept = RowsMode::parse(&m.rows);
+            if rows.evidence() < kept.evidence() {
+                bail!(
+                    "{} holds rows.csv with {} rows; --rows {} would discard them: {overwrite}",
+                    out.display(),
+                    kept.as_str(),
+                    rows.as_str()
+                );
+            }
+            Ok(())
+        }
+        Some(m) => bail!(
+            "{} holds results of a different study or shard (id {}, seed {}, {} surfaces, {} tools{}); {overwrite}",
+            out.display(),
+            m.spec.id,
+            m.spec.seed,
+            m.spec.surfaces,
+            m.spec.tools,
+            m.shard.map_or(String::new(), |s| format!(", shard {}/{}", s.index, s.count))
+        ),
+        None if staging::entry_names(out).is_empty() => Ok(()),
+        None => bail!(
+            "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",
+            out.display(),
+            MANIFEST
+        ),
     }
 }

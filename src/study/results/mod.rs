@@ -11,7 +11,7 @@ pub mod sweep;
 
 use serde::Serialize;
 
-pub use finish::{guard_existing, research_dir, write, write_figures, write_report, Finish};
+pub use finish::{research_dir, write, write_figures, write_report, Finish};
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
     hash_files, host_name, verify, CodeVersion, Manifest, Mismatch, RunInfo, RunRecord,

@@ -26,15 +26,15 @@ pub fn begin(out: &Path, spec: &StudySpec, force: bool) -> Result<StagedFolder> 
     Ok(staged)
 }
 
-/// Writes the sweep of `summaries` (one per configuration) into the staged folder and swaps it
-/// in whole; returns the spreads and the names of the files written.
+/// Writes the sweep of `summaries` (one per configuration) into the staged folder ([`FILES`],
+/// the manifest and the run record) and swaps it in whole; returns the spreads.
 pub fn write(
     staged: StagedFolder,
     study: &Study,
     command: &str,
     summaries: &[Summary],
     started: Instant,
-) -> Result<(Vec<Spread>, [&'static str; 3])> {
+) -> Result<Vec<Spread>> {
     let rows = sweep::rows(summaries);
     let spreads = sweep::spreads(&rows);
     let dir = staged.path();
@@ -54,7 +54,7 @@ pub fn write(
     super::write(dir, MANIFEST, &json_bytes(&manifest)?)?;
     RunRecord::now(started).write(dir)?;
     staged.commit()?;
-    Ok((spreads, FILES))
+    Ok(spreads)
 }
 
 /// A sweep replaces only an empty folder or an earlier sweep of the same spec: never a study's
