@@ -3,8 +3,9 @@
 # compare against): the published MCP contract-drift study and the drift taxonomy study on
 # synthetic and on real bases, the whole-contract study, the live drift study, the
 # output-contracts study and the guard study (silent failures without and with `driftlab
-# guard`), and the real-checkers study (the published checkers from PyPI:
-# scripts/install-real-checkers.sh).
+# guard`), the real-checkers study (the published checkers from PyPI:
+# scripts/install-real-checkers.sh) and the six-stack study (the agent stacks from PyPI:
+# scripts/install-stacks.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked
@@ -20,3 +21,4 @@ scripts/scan-pinned-servers.sh
   --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts
 ./target/release/driftlab guard-study research/2026-11-30-silent-failures/study.toml
 ./target/release/driftlab study research/2026-11-30-real-checkers/study.toml --force "$@"
+./target/release/driftlab stack-study research/2026-12-03-six-stacks/study.toml --force

@@ -22,6 +22,7 @@ pub mod record;
 pub mod report;
 pub mod rng;
 pub mod scan;
+pub mod stacks;
 pub mod study;
 pub mod surface;
 pub mod verdict;

@@ -33,6 +33,7 @@ mod merge;
 mod scan;
 mod servers;
 mod snapshot;
+mod stack_study;
 mod study;
 mod sweep;
 mod verify;
@@ -108,6 +109,7 @@ enum Command {
     Wrap(wrap::Args),
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
+    StackStudy(stack_study::Args),
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
@@ -151,6 +153,7 @@ where
         Command::Wrap(args) => wrap::run(args),
         Command::Guard(args) => guard::run(args),
         Command::GuardStudy(args) => guard_study::run(args),
+        Command::StackStudy(args) => stack_study::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),

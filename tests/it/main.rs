@@ -32,6 +32,7 @@ mod rule_fixtures;
 mod scale;
 mod scan;
 mod schema_equivalence;
+mod stacks;
 mod strict_differential;
 mod study;
 mod sweep;

@@ -10,7 +10,7 @@
 
 mod outcome;
 mod placement;
-mod session;
+pub mod session;
 mod write;
 
 use std::collections::BTreeMap;

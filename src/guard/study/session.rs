@@ -49,10 +49,12 @@ pub struct Call {
 }
 
 /// What a session produced: the tools/list result bytes, each call's outcome and its
-/// JSON-RPC id (the session numbers requests from 1: initialize, tools/list, then the calls).
+/// JSON-RPC id (the session numbers requests from 1: initialize, tools/list, then the calls),
+/// and each call's answer: the result, `{"code", "message"}` of an error, or null.
 pub struct SessionRun {
     pub tools_list: Vec<u8>,
     pub outcomes: Vec<(u64, Outcome)>,
+    pub answers: Vec<Value>,
 }
 
 /// Runs `argv` in folder `cwd` with `env` added, lists its tools and sends `calls`.
@@ -88,6 +90,7 @@ pub fn run_session(
         }
     };
     let mut outcomes = Vec::with_capacity(calls.len());
+    let mut answers = Vec::with_capacity(calls.len());
     // initialize and tools/list took ids 1 and 2.
     let mut id = 2;
     let mut crashed = false;
@@ -95,22 +98,33 @@ pub fn run_session(
         id += 1;
         if crashed {
             outcomes.push((id, Outcome::Crash));
+            answers.push(Value::Null);
             continue;
         }
         let params = json!({"name": call.tool, "arguments": call.arguments});
+        let mut answer = Value::Null;
         let outcome = match session.request("tools/call", &params, timeout, "tools/call") {
             Ok(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
-                    Outcome::ToolError
+                Ok(result) => {
+                    let is_error = result.get("isError") == Some(&Value::Bool(true));
+                    answer = result;
+                    if is_error {
+                        Outcome::ToolError
+                    } else {
+                        Outcome::Success
+                    }
                 }
-                Ok(_) => Outcome::Success,
                 Err(_) => Outcome::Broken,
             },
-            Err(LiveError::Rpc { code, .. }) => Outcome::RpcError(code),
+            Err(LiveError::Rpc { code, message, .. }) => {
+                answer = json!({"code": code, "message": message});
+                Outcome::RpcError(code)
+            }
             Err(LiveError::Timeout { .. }) => Outcome::Timeout,
             Err(LiveError::Exited { .. }) => Outcome::Crash,
             Err(_) => Outcome::Broken,
         };
+        answers.push(answer);
         // After a timeout the answer may still come; a new session is the only clean state.
         crashed = matches!(outcome, Outcome::Crash | Outcome::Timeout);
         outcomes.push((id, outcome));
@@ -119,6 +133,7 @@ pub fn run_session(
     Ok(SessionRun {
         tools_list: capture.tools_list_bytes(),
         outcomes,
+        answers,
     })
 }
 

@@ -1,0 +1,187 @@
+//! The cells of the six-stack study's main table: each row's calls of one case counted by
+//! outcome, in words, and each of the survey's claims held against its cells.
+
+use serde::Serialize;
+
+use super::outcome::Outcome;
+use super::spec::Claim;
+use super::{CallRow, CellCounts, StudyResults};
+
+/// A claim of the survey held against its cells.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult<'a> {
+    pub row: &'a str,
+    pub case: &'a str,
+    pub says: &'a str,
+    pub claimed: String,
+    pub measured: String,
+    /// `confirmed`, `contradicted`, `partly` (the outcome holds, the named error does not) or
+    /// `untested` (no call of the cell ran correctly at version 1).
+    pub verdict: &'static str,
+    /// The calls.csv line of the cell's first call the drift touched, else of its first call
+    /// that ran at version 1 (0: none did).
+    pub evidence_line: usize,
+}
+
+pub fn cell_calls<'a>(
+    results: &'a StudyResults,
+    row: &'a str,
+    case: &'a str,
+) -> impl Iterator<Item = (usize, &'a CallRow)> + 'a {
+    results
+        .calls
+        .iter()
+        .enumerate()
+        .filter(move |(_, c)| c.row == row && c.case == case)
+}
+
+pub fn counts(results: &StudyResults, row: &str, case: &str) -> CellCounts {
+    let mut counts = CellCounts::of(cell_calls(results, row, case).map(|(_, c)| c));
+    if let Some((straight, _)) = row.split_once('+') {
+        let ran_straight: Vec<u64> = cell_calls(results, straight, case)
+            .filter(|(_, c)| c.judged.outcome == Outcome::Correct)
+            .map(|(_, c)| c.call)
+            .collect();
+        counts.needless_refusals = cell_calls(results, row, case)
+            .filter(|(_, c)| {
+                c.control.outcome == Outcome::Correct
+                    && c.judged.outcome == Outcome::Refused
+                    && ran_straight.contains(&c.call)
+            })
+            .count();
+    }
+    counts
+}
+
+/// A cell in words: each outcome with its count, worst first, then what decided the first
+/// call the drift touched ("silent 4, correct 8 [dropped max_results]").
+pub fn measured(results: &StudyResults, row: &str, case: &str) -> String {
+    let c = counts(results, row, case);
+    let named = |n: usize| {
+        if n == 0 {
+            String::new()
+        } else if c.names_cause == n {
+            " (all name the cause)".to_string()
+        } else {
+            format!(" ({} name the cause)", c.names_cause)
+        }
+    };
+    let mut parts = Vec::new();
+    for (n, name) in [(c.silent, "silent"), (c.crash, "crash"), (c.loud, "loud")] {
+        if n > 0 {
+            parts.push(format!("{name} {n}"));
+        }
+    }
+    if c.loud + c.crash > 0 && c.refused == 0 {
+        if let Some(last) = parts.last_mut() {
+            last.push_str(&named(c.loud + c.crash));
+        }
+    }
+    if c.refused > 0 {
+        let needless = match c.needless_refusals {
+            0 => String::new(),
+            n => format!(" ({n} ran correctly without the guard)"),
+        };
+        parts.push(format!("refused {}{needless}", c.refused));
+    }
+    if c.correct > 0 {
+        parts.push(format!("correct {}", c.correct));
+    }
+    let calls: Vec<&CallRow> = cell_calls(results, row, case).map(|(_, c)| c).collect();
+    if c.control_failed > 0 {
+        parts.push(format!(
+            "{} of {} failed at version 1",
+            c.control_failed, c.calls
+        ));
+    }
+    let mut text = parts.join(", ");
+    let touched = calls
+        .iter()
+        .find(|c| c.control.outcome == Outcome::Correct && c.judged.outcome != Outcome::Correct);
+    if let Some(call) = touched.filter(|c| !c.judged.detail.is_empty()) {
+        text.push_str(&format!(" [{}]", call.judged.detail));
+    }
+    text
+}
+
+/// A cell in a word or two, for the at-a-glance table: the calls the drift touched by outcome
+/// ("silent 4"), `ok` when none was touched, `n/a` when no call got past version 1.
+pub fn glance(results: &StudyResults, row: &str, case: &str) -> String {
+    let c = counts(results, row, case);
+    if c.calls == c.control_failed {
+        return "n/a".into();
+    }
+    let parts: Vec<String> = [
+        (c.silent, "silent"),
+        (c.crash, "crash"),
+        (c.loud, "loud"),
+        (c.refused, "refused"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, name)| format!("{name} {n}"))
+    .collect();
+    if parts.is_empty() {
+        "ok".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Holds each claim against its cells.
+pub fn claims<'a>(results: &'a StudyResults) -> Vec<ClaimResult<'a>> {
+    let mut out = Vec::new();
+    for claim in &results.spec.claims {
+        for case in &claim.cases {
+            out.push(hold(results, claim, case));
+        }
+    }
+    out
+}
+
+fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> ClaimResult<'a> {
+    let c = counts(results, &claim.row, case);
+    let touched: Vec<(usize, &CallRow)> = cell_calls(results, &claim.row, case)
+        .filter(|(_, c)| {
+            c.control.outcome == Outcome::Correct && c.judged.outcome != Outcome::Correct
+        })
+        .collect();
+    let stopped = c.loud + c.crash + c.refused;
+    let holds = match claim.claimed.as_str() {
+        "silent" => c.silent > 0,
+        "loud" => c.silent == 0 && stopped > 0,
+        _ => c.touched() > 0 && c.refused == c.touched(),
+    };
+    let error_shown = claim.error.as_ref().is_none_or(|named| {
+        touched.iter().any(|(_, call)| {
+            call.judged.detail.contains(named.as_str()) || call.answer.contains(named.as_str())
+        })
+    });
+    let ran = c.calls - c.control_failed;
+    let verdict = match (ran, holds, error_shown) {
+        (0, _, _) => "untested",
+        (_, true, true) => "confirmed",
+        (_, true, false) => "partly",
+        (_, false, _) => "contradicted",
+    };
+    // The evidence: the first call the drift touched, else the first that ran at version 1.
+    let evidence = touched.first().map(|(i, _)| *i).or_else(|| {
+        cell_calls(results, &claim.row, case)
+            .find(|(_, c)| c.control.outcome == Outcome::Correct)
+            .map(|(i, _)| i)
+    });
+    let claimed = match &claim.error {
+        Some(error) => format!("{} ({error})", claim.claimed),
+        None => claim.claimed.clone(),
+    };
+    ClaimResult {
+        row: &claim.row,
+        case,
+        says: &claim.says,
+        claimed,
+        measured: measured(results, &claim.row, case),
+        verdict,
+        // Line 1 is the header.
+        evidence_line: evidence.map_or(0, |i| i + 2),
+    }
+}

@@ -1,0 +1,188 @@
+//! The MCP rows: the bench served over stdio by an SDK, version 1 (the control, and the pin the
+//! guard holds) and version 2 called straight and behind `driftlab guard` in each mode. What a
+//! tool body received comes from the server's own log ($STUDY_LOG, one line per body entry,
+//! keyed by the JSON-RPC id of the call).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::outcome::Evidence;
+use super::spec::{StackRow, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
+use super::StackStudyError;
+use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
+
+/// The evidence of one path (`straight` or a guard path id) for one case's calls.
+pub struct Paths {
+    pub control: Vec<Evidence>,
+    /// `(path id, evidence)`: `straight` first, then each guard path in the spec's order.
+    pub paths: Vec<(String, Vec<Evidence>)>,
+}
+
+pub struct McpCase<'a> {
+    pub row: &'a StackRow,
+    pub case: &'a str,
+    pub calls: &'a [Call],
+    pub dir: &'a Path,
+    pub work: &'a Path,
+    pub timeout: Duration,
+    pub driftlab: &'a Path,
+    /// `(path id, guard options)` per guarded path.
+    pub guards: &'a [(String, Vec<String>)],
+}
+
+impl McpCase<'_> {
+    pub fn run(&self) -> Result<Paths, StackStudyError> {
+        let name = format!("{}-{}", self.row.id, self.case);
+        let control_dir = fresh(self.work, &format!("{name}-v1"))?;
+        let control = self.session(&self.server(1), &control_dir)?;
+        let pin = control_dir.join("pin.json");
+        std::fs::write(&pin, &control.tools_list)
+            .map_err(|e| StackStudyError::Command(format!("{}: {e}", pin.display())))?;
+        let mut paths = Vec::new();
+        let straight_dir = fresh(self.work, &format!("{name}-v2"))?;
+        let straight = self.session(&self.server(2), &straight_dir)?;
+        paths.push((
+            "straight".to_string(),
+            self.evidence(&straight, &straight_dir, None),
+        ));
+        for (g, (path, options)) in self.guards.iter().enumerate() {
+            let dir = fresh(self.work, &format!("{name}-guard-{g}"))?;
+            let audit = dir.join("guard.jsonl");
+            let mut argv = vec![
+                self.driftlab.display().to_string(),
+                "guard".into(),
+                "--approved".into(),
+                pin.display().to_string(),
+                "--max-retries".into(),
+                "1000".into(),
+                "--audit".into(),
+                audit.display().to_string(),
+            ];
+            argv.extend(options.iter().cloned());
+            argv.push("--".into());
+            argv.extend(self.server(2));
+            let run = self.session(&argv, &dir)?;
+            paths.push((path.clone(), self.evidence(&run, &dir, Some(&audit))));
+        }
+        Ok(Paths {
+            control: self.evidence(&control, &control_dir, None),
+            paths,
+        })
+    }
+
+    fn server(&self, version: u8) -> Vec<String> {
+        let server = self.row.server.as_deref().unwrap_or_default();
+        server
+            .iter()
+            .map(|a| {
+                a.replace(CASE_PLACEHOLDER, self.case)
+                    .replace(VERSION_PLACEHOLDER, &version.to_string())
+            })
+            .collect()
+    }
+
+    fn session(&self, argv: &[String], dir: &Path) -> Result<SessionRun, StackStudyError> {
+        let env = vec![("STUDY_LOG".to_string(), log_path(dir).display().to_string())];
+        run_session(argv, self.dir, &env, self.calls, self.timeout).map_err(|e| {
+            StackStudyError::Command(format!("{} × {}: {argv:?}: {e}", self.row.id, self.case))
+        })
+    }
+
+    fn evidence(&self, run: &SessionRun, dir: &Path, audit: Option<&Path>) -> Vec<Evidence> {
+        let bodies = entries_by_id(&log_path(dir), |_| true);
+        let refusals = audit
+            .map(|a| entries_by_id(a, |e| e.get("event") == Some(&Value::from("refuse"))))
+            .unwrap_or_default();
+        run.outcomes
+            .iter()
+            .zip(&run.answers)
+            .map(|((id, outcome), answer)| {
+                let entries = bodies.get(id).map(Vec::as_slice).unwrap_or_default();
+                let mut evidence = Evidence {
+                    entered: entries.len() as u64,
+                    received: entries.first().and_then(|e| e.get("received")).cloned(),
+                    refused_by: refusals
+                        .get(id)
+                        .and_then(|r| r.first())
+                        .and_then(|r| r.get("rule"))
+                        .and_then(Value::as_str)
+                        .map(String::from),
+                    ..Evidence::default()
+                };
+                match outcome {
+                    Outcome::Success => {
+                        evidence.returned = Some(returned(answer));
+                        evidence.warned = answer.pointer("/_meta/driftlab~1guard").is_some();
+                    }
+                    Outcome::ToolError => {
+                        evidence.error = Some(text_of(answer));
+                        evidence.error_type = Some("isError result".into());
+                    }
+                    Outcome::RpcError(code) => {
+                        let message = answer.get("message").and_then(Value::as_str);
+                        evidence.error = Some(message.unwrap_or_default().to_string());
+                        evidence.error_type = Some(format!("JSON-RPC error {code}"));
+                    }
+                    other => evidence.failure = Some(other.as_string()),
+                }
+                evidence
+            })
+            .collect()
+    }
+}
+
+fn fresh(work: &Path, name: &str) -> Result<PathBuf, StackStudyError> {
+    fresh_dir(work, name).map_err(StackStudyError::Command)
+}
+
+fn log_path(dir: &Path) -> PathBuf {
+    dir.join("bodies.jsonl")
+}
+
+/// What a version-1 client reads from a result: its structuredContent, else its text content
+/// read as JSON when it is JSON, else the text.
+fn returned(result: &Value) -> Value {
+    if let Some(structured) = result.get("structuredContent") {
+        return structured.clone();
+    }
+    let text = text_of(result);
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+fn text_of(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A JSON-lines log's entries that pass `filter`, by their id (a number, or a string of one:
+/// the Python SDK logs ids as strings).
+fn entries_by_id(path: &Path, filter: impl Fn(&Value) -> bool) -> HashMap<u64, Vec<Value>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut by_id: HashMap<u64, Vec<Value>> = HashMap::new();
+    for entry in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if !filter(&entry) {
+            continue;
+        }
+        let id = match entry.get("id") {
+            Some(Value::Number(n)) => n.as_u64(),
+            Some(Value::String(s)) => s.parse().ok(),
+            _ => None,
+        };
+        if let Some(id) = id {
+            by_id.entry(id).or_default().push(entry);
+        }
+    }
+    by_id
+}

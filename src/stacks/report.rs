@@ -1,0 +1,226 @@
+//! The six-stack study's report.md: the headline, the stack × drift table with each claim
+//! beside its cell, the claims with their evidence rows, and how to reproduce.
+
+use std::fmt::Write as _;
+
+use super::cells::{glance, measured, ClaimResult};
+use super::outcome::Outcome;
+use super::{CallRow, StudyResults, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV};
+
+/// The table at a glance: each cell the touched calls by outcome, with a claim's verdict as a
+/// mark (✓ confirmed, ✗ contradicted, ~ partly, ? untested). Quoted in the README.
+fn glance_table(
+    md: &mut String,
+    results: &StudyResults,
+    claims: &[ClaimResult<'_>],
+    guards: &[(String, Vec<String>)],
+) {
+    let spec = &results.spec;
+    let _ = writeln!(md, "## At a glance\n");
+    let _ = write!(md, "| stack · option |");
+    for case in &spec.cases {
+        let _ = write!(md, " {} |", case.id);
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &spec.cases {
+        let _ = write!(md, "---|");
+    }
+    let _ = writeln!(md);
+    for row in &results.rows {
+        let _ = write!(
+            md,
+            "| {} · {}{} |",
+            row.stack,
+            row.option,
+            path_title(&row.path, guards)
+        );
+        for case in &spec.cases {
+            let mut cell = glance(results, &row.row, &case.id);
+            for claim in claims
+                .iter()
+                .filter(|c| c.row == row.row && c.case == case.id)
+            {
+                cell.push_str(match claim.verdict {
+                    "confirmed" => " ✓",
+                    "contradicted" => " ✗",
+                    "partly" => " ~",
+                    _ => " ?",
+                });
+            }
+            let _ = write!(md, " {cell} |");
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "\nOf {} calls per case: the calls the drift touched, by outcome (`ok`: every call ran \
+         correctly; `n/a`: no call got past version 1). A mark is a survey claim about the \
+         cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested.\n",
+        spec.calls_per_case
+    );
+}
+
+/// An error's text on one line, cut at 240 characters.
+fn excerpt(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(240) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
+fn path_title(path: &str, guards: &[(String, Vec<String>)]) -> String {
+    if path == STRAIGHT {
+        return String::new();
+    }
+    let options = guards
+        .iter()
+        .find(|(p, _)| p == path)
+        .map(|(_, o)| o.join(" "))
+        .unwrap_or_default();
+    format!(" · `driftlab guard {options}`")
+}
+
+pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &str) -> String {
+    let spec = &results.spec;
+    let guards: Vec<(String, Vec<String>)> = spec
+        .guards
+        .iter()
+        .map(|g| (g.id.clone(), g.options.clone()))
+        .collect();
+    let mut md = String::new();
+    let _ = writeln!(md, "# {}\n", spec.title);
+    let confirmed = claims.iter().filter(|c| c.verdict == "confirmed").count();
+    let contradicted = claims
+        .iter()
+        .filter(|c| c.verdict == "contradicted")
+        .count();
+    let partly = claims.iter().filter(|c| c.verdict == "partly").count();
+    let untested = claims.iter().filter(|c| c.verdict == "untested").count();
+    let _ = writeln!(
+        md,
+        "{} claims of the survey held against {} measured cells: **{confirmed} confirmed, \
+         {contradicted} contradicted, {partly} partly** (the outcome holds, the named error \
+         does not), {untested} untested (no call got past version 1). {} calls per case, seed \
+         {}, drawn from the bench's version-1 contract; each ran at version 1 first, and a call \
+         that failed there is left out of its cell.\n",
+        claims.len(),
+        results.rows.len() * spec.cases.len(),
+        spec.calls_per_case,
+        spec.seed
+    );
+    let _ = writeln!(md, "![Outcomes per stack row]({FIGURE_STEM}.svg)\n");
+    glance_table(&mut md, results, claims, &guards);
+    let _ = writeln!(md, "## Stack × drift\n");
+    let _ = write!(md, "| stack | option |");
+    for case in &spec.cases {
+        let _ = write!(md, " {} |", case.id);
+    }
+    let _ = writeln!(md);
+    let _ = write!(md, "|---|---|");
+    for _ in &spec.cases {
+        let _ = write!(md, "---|");
+    }
+    let _ = writeln!(md);
+    for row in &results.rows {
+        let _ = write!(
+            md,
+            "| {} | {}{} |",
+            row.stack,
+            row.option,
+            path_title(&row.path, &guards)
+        );
+        for case in &spec.cases {
+            let mut cell = measured(results, &row.row, &case.id);
+            for claim in claims
+                .iter()
+                .filter(|c| c.row == row.row && c.case == case.id)
+            {
+                let _ = write!(
+                    cell,
+                    "<br>claimed: {} → **{}**",
+                    claim.claimed, claim.verdict
+                );
+            }
+            let _ = write!(md, " {} |", cell.replace('|', "\\|"));
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "\n*correct*: the body ran with what the version-1 client meant and the answer reads \
+         as that client expects; *silent*: accepted but wrong (an argument dropped or coerced, \
+         or an answer without what the client reads); *loud*: rejected before the body ran, \
+         with an error the caller sees; *crash*: the body ran and failed, or no answer came; \
+         *refused*: the guard answered with a correction and the server never saw the call. \
+         In brackets: what decided the cell's first call the drift touched.\n"
+    );
+    let failed: Vec<&CallRow> = results
+        .calls
+        .iter()
+        .filter(|c| c.control.outcome != Outcome::Correct)
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(
+            md,
+            "Calls that failed at version 1, before any drift (left out of their cells), with \
+             the first such answer per row:\n"
+        );
+        for row in &results.rows {
+            let of_row: Vec<&&CallRow> = failed.iter().filter(|c| c.row == row.row).collect();
+            if let Some(first) = of_row.first() {
+                let _ = writeln!(
+                    md,
+                    "- `{}`: {} calls; `{}` call {}: {}",
+                    row.row,
+                    of_row.len(),
+                    first.case,
+                    first.call,
+                    excerpt(&first.control_answer)
+                );
+            }
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(md, "## The survey's claims\n");
+    let _ = writeln!(
+        md,
+        "| claim | row | case | claimed | measured | verdict | evidence |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for c in claims {
+        let evidence = if c.evidence_line == 0 {
+            "—".to_string()
+        } else {
+            format!("`{CALLS_CSV}` line {}", c.evidence_line)
+        };
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | `{}` | {} | {} | **{}** | {evidence} |",
+            c.says,
+            c.row,
+            c.case,
+            c.claimed,
+            c.measured.replace('|', "\\|"),
+            c.verdict
+        );
+    }
+    let _ = writeln!(md, "\n## Rows\n");
+    for row in results.rows.iter().filter(|r| r.path == STRAIGHT) {
+        let _ = writeln!(
+            md,
+            "- `{}`: {}, {} — {}",
+            row.row, row.stack, row.option, row.packages
+        );
+    }
+    let _ = writeln!(md, "\n## Cases\n");
+    for case in &spec.cases {
+        let _ = writeln!(md, "- `{}` ({}): {}", case.id, case.class, case.drift);
+    }
+    let _ = writeln!(
+        md,
+        "\nPer row and case: `{SUMMARY_CSV}`; every call with what the body received and what \
+         the caller got: `{CALLS_CSV}`.\n\nReproduce:\n\n```sh\n{reproduce}\n```"
+    );
+    md
+}

@@ -1,0 +1,176 @@
+//! The six-stack study's spec: the bench's cases (what drifted and what a correct run looks
+//! like), the stack rows (a Python harness, or an MCP server run over stdio, optionally behind
+//! `driftlab guard`) and the survey's claims to test. Read with every reference checked.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::StackStudyError;
+use crate::mutate;
+
+/// The placeholders of an MCP row's `server` command.
+pub const CASE_PLACEHOLDER: &str = "{case}";
+pub const VERSION_PLACEHOLDER: &str = "{version}";
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackStudySpec {
+    /// The results folder's name: `results/<id>` unless --out says otherwise.
+    pub id: String,
+    pub title: String,
+    pub seed: u64,
+    /// Seeded version-1 calls per case.
+    pub calls_per_case: u64,
+    /// Seconds to wait for a harness run or an MCP answer.
+    #[serde(default = "default_timeout")]
+    pub timeout_secs: u64,
+    /// The command that prints the bench's canonical contract (`{"op": "schemas"}`).
+    pub schemas: Vec<String>,
+    /// The guarded paths of the MCP rows, in order.
+    #[serde(rename = "guard", default)]
+    pub guards: Vec<GuardPath>,
+    #[serde(rename = "case")]
+    pub cases: Vec<Case>,
+    #[serde(rename = "stack")]
+    pub stacks: Vec<StackRow>,
+    #[serde(rename = "claim", default)]
+    pub claims: Vec<Claim>,
+}
+
+fn default_timeout() -> u64 {
+    60
+}
+
+/// One guarded path: `driftlab guard --approved <version 1> OPTIONS -- <version 2>`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuardPath {
+    pub id: String,
+    pub options: Vec<String>,
+}
+
+/// One drift of the bench: the tool a version-1 client calls and what version 2 did to it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    pub id: String,
+    /// The taxonomy's class (`driftlab mutations`).
+    pub class: String,
+    /// What changed, for the report.
+    pub drift: String,
+    /// The version-1 tool the calls go to.
+    pub tool: String,
+    /// Parameters version 2 renamed: a correct run hands the body the value under the new name.
+    #[serde(default)]
+    pub renames: BTreeMap<String, String>,
+    /// A member a version-1 client reads from the tool's answer.
+    #[serde(default)]
+    pub output_key: Option<String>,
+    /// Words an error must contain to name the drift's cause.
+    pub cause: Vec<String>,
+}
+
+/// One row of the main table: a stack with one setting of its options.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackRow {
+    pub id: String,
+    /// The survey's stack this row measures.
+    pub stack: String,
+    /// The packages and versions the row runs.
+    pub packages: String,
+    /// The option setting, as its users would name it.
+    pub option: String,
+    /// A Python harness (`stacks/*.py`): answers `{"op": "call"}` on stdin.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// An MCP server on stdio, `{case}` and `{version}` replaced.
+    #[serde(default)]
+    pub server: Option<Vec<String>>,
+}
+
+/// One claim of the survey, about one stack row and some cases.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// A stack row id, or `<row id>+<guard path id>` for a guarded path.
+    pub row: String,
+    pub cases: Vec<String>,
+    /// `silent`, `loud` or `refused`.
+    pub claimed: String,
+    /// An error type the claim names (e.g. `TypeError`); the cell's errors must show it.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The survey's words.
+    pub says: String,
+}
+
+pub const CLAIMS: [&str; 3] = ["silent", "loud", "refused"];
+
+/// A spec read and checked, with the folder its commands run in.
+pub struct StackStudy {
+    pub spec: StackStudySpec,
+    pub dir: PathBuf,
+}
+
+impl StackStudy {
+    pub fn load(path: &Path) -> Result<StackStudy, StackStudyError> {
+        let at = |message: String| StackStudyError::Spec(format!("{}: {message}", path.display()));
+        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
+            .map_err(|e| StackStudyError::Spec(e.to_string()))?;
+        let spec: StackStudySpec = toml::from_str(&text).map_err(|e| {
+            let (line, column, message) = crate::text::toml_error(&text, &e);
+            at(format!("{line}:{column}: {message}"))
+        })?;
+        if spec.cases.is_empty() || spec.stacks.is_empty() || spec.calls_per_case == 0 {
+            return Err(at(
+                "a study needs a [[case]], a [[stack]] and calls_per_case ≥ 1".into(),
+            ));
+        }
+        for case in &spec.cases {
+            if mutate::by_id(&case.class).is_none() {
+                return Err(at(format!(
+                    "case {}: unknown mutation class {:?} (see `driftlab mutations`)",
+                    case.id, case.class
+                )));
+            }
+        }
+        for row in &spec.stacks {
+            if row.command.is_some() == row.server.is_some() {
+                return Err(at(format!(
+                    "stack {}: give either `command` (a Python harness) or `server` (MCP)",
+                    row.id
+                )));
+            }
+        }
+        for claim in &spec.claims {
+            let (row, path) = claim.row.split_once('+').unwrap_or((&claim.row, ""));
+            if !spec.stacks.iter().any(|s| s.id == row)
+                || !(path.is_empty() || spec.guards.iter().any(|g| g.id == path))
+            {
+                return Err(at(format!("claim on unknown row {:?}", claim.row)));
+            }
+            if let Some(case) = claim
+                .cases
+                .iter()
+                .find(|c| !spec.cases.iter().any(|k| &k.id == *c))
+            {
+                return Err(at(format!("claim on unknown case {case:?}")));
+            }
+            if !CLAIMS.contains(&claim.claimed.as_str()) {
+                return Err(at(format!(
+                    "claim {:?}: expected one of {CLAIMS:?}",
+                    claim.claimed
+                )));
+            }
+        }
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        Ok(StackStudy { spec, dir })
+    }
+}

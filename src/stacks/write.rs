@@ -1,0 +1,236 @@
+//! The six-stack study's results folder: calls.csv (every call on every row and path),
+//! summary.csv and summary.json (outcome counts per row and case, and each survey claim against
+//! its cell), a figure and report.md. Every byte depends only on the spec and what the stacks
+//! did.
+
+use std::path::Path;
+
+use plotters::style::RGBColor;
+use serde::Serialize;
+
+use super::cells::{claims, counts, ClaimResult};
+use super::report::report;
+use super::{
+    CellCounts, StackStudyError, StudyResults, TableRow, CALLS_CSV, FIGURE_STEM, REPORT, STRAIGHT,
+    SUMMARY_CSV, SUMMARY_JSON,
+};
+use crate::fs::write_atomic;
+use crate::plot::contract_chart::{render_stacked, ContractRow};
+
+/// Every file [`write`] writes: a folder holding only these is an earlier run's.
+pub fn file_names() -> Vec<String> {
+    let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
+        .map(String::from)
+        .to_vec();
+    names.extend(["svg", "png"].map(|ext| format!("{FIGURE_STEM}.{ext}")));
+    names
+}
+
+/// Outcome colours (Okabe–Ito), in `Outcome::ALL` order.
+const SEGMENTS: [(&str, RGBColor); 5] = [
+    ("ran correctly", RGBColor(0, 158, 115)),
+    ("accepted, wrong (silent)", RGBColor(213, 94, 0)),
+    ("rejected with an error (loud)", RGBColor(86, 180, 233)),
+    ("the body failed, or no answer", RGBColor(0, 0, 0)),
+    ("refused by the guard", RGBColor(0, 114, 178)),
+];
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    #[serde(flatten)]
+    row: &'a TableRow,
+    cells: Vec<(&'a str, CellCounts)>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    title: &'a str,
+    seed: u64,
+    calls_per_case: u64,
+    cases: Vec<&'a str>,
+    rows: Vec<RowJson<'a>>,
+    claims: &'a [ClaimResult<'a>],
+}
+
+fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "row",
+        "case",
+        "class",
+        "call",
+        "arguments",
+        "control",
+        "outcome",
+        "detail",
+        "names_cause",
+        "received",
+        "answer",
+        "control_answer",
+    ])?;
+    for call in &results.calls {
+        let class = results
+            .spec
+            .cases
+            .iter()
+            .find(|c| c.id == call.case)
+            .map_or("", |c| c.class.as_str());
+        w.write_record([
+            call.row.as_str(),
+            &call.case,
+            class,
+            &call.call.to_string(),
+            &call.arguments,
+            call.control.outcome.as_str(),
+            call.judged.outcome.as_str(),
+            &call.judged.detail,
+            if call.judged.names_cause { "yes" } else { "no" },
+            &call.received,
+            &call.answer,
+            &call.control_answer,
+        ])?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "row",
+        "stack",
+        "option",
+        "path",
+        "case",
+        "calls",
+        "control_failed",
+        "correct",
+        "silent",
+        "loud",
+        "crash",
+        "refused",
+        "names_cause",
+    ])?;
+    for row in &results.rows {
+        for case in &results.spec.cases {
+            let c = counts(results, &row.row, &case.id);
+            let n = [
+                c.calls,
+                c.control_failed,
+                c.correct,
+                c.silent,
+                c.loud,
+                c.crash,
+                c.refused,
+                c.names_cause,
+            ]
+            .map(|n| n.to_string());
+            let mut record = vec![
+                row.row.clone(),
+                row.stack.clone(),
+                row.option.clone(),
+                row.path.clone(),
+                case.id.clone(),
+            ];
+            record.extend(n);
+            w.write_record(&record)?;
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// Writes every file of the results folder (each atomically) and returns their names.
+pub fn write(
+    results: &StudyResults,
+    out: &Path,
+    reproduce: &str,
+) -> Result<Vec<String>, StackStudyError> {
+    let fail = |e: String| StackStudyError::Write(e);
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
+    let claims = claims(results);
+    let chart_rows: Vec<ContractRow> = results
+        .rows
+        .iter()
+        .map(|row| {
+            let mut total = CellCounts::default();
+            for case in &results.spec.cases {
+                let c = counts(results, &row.row, &case.id);
+                total.correct += c.correct;
+                total.silent += c.silent;
+                total.loud += c.loud;
+                total.crash += c.crash;
+                total.refused += c.refused;
+            }
+            let path = if row.path == STRAIGHT {
+                String::new()
+            } else {
+                format!(" + {}", row.path)
+            };
+            ContractRow {
+                label: format!("{} · {}{path}", row.stack, row.option),
+                counts: vec![
+                    total.correct,
+                    total.silent,
+                    total.loud,
+                    total.crash,
+                    total.refused,
+                ],
+            }
+        })
+        .collect();
+    let title = format!(
+        "{}: outcomes of version-1 calls at version 2",
+        results.spec.title
+    );
+    let figure = render_stacked(
+        FIGURE_STEM,
+        &title,
+        &SEGMENTS,
+        &chart_rows,
+        ("call", "calls"),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let json = SummaryJson {
+        title: &results.spec.title,
+        seed: results.spec.seed,
+        calls_per_case: results.spec.calls_per_case,
+        cases: results.spec.cases.iter().map(|c| c.id.as_str()).collect(),
+        rows: results
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                row,
+                cells: results
+                    .spec
+                    .cases
+                    .iter()
+                    .map(|c| (c.id.as_str(), counts(results, &row.row, &c.id)))
+                    .collect(),
+            })
+            .collect(),
+        claims: &claims,
+    };
+    let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| fail(e.to_string()))?;
+    summary_json.push(b'\n');
+    let files: Vec<(String, Vec<u8>)> = vec![
+        (
+            CALLS_CSV.into(),
+            calls_csv(results).map_err(|e| fail(e.to_string()))?,
+        ),
+        (
+            SUMMARY_CSV.into(),
+            summary_csv(results).map_err(|e| fail(e.to_string()))?,
+        ),
+        (SUMMARY_JSON.into(), summary_json),
+        (format!("{FIGURE_STEM}.svg"), figure.svg.into_bytes()),
+        (format!("{FIGURE_STEM}.png"), figure.png),
+        (
+            REPORT.into(),
+            report(results, &claims, reproduce).into_bytes(),
+        ),
+    ];
+    for (name, bytes) in &files {
+        let path = out.join(name);
+        write_atomic(&path, bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    }
+    Ok(files.into_iter().map(|(name, _)| name).collect())
+}

@@ -1,0 +1,207 @@
+//! `driftlab stack-study`: the six-stack study regenerates byte for byte from its spec on the
+//! pinned stacks (scripts/install-stacks.sh, `npm ci --prefix servers`), what it found stays
+//! found, and a spec that names what does not exist is refused before anything runs.
+
+use crate::common;
+
+use common::live::servers_dir;
+use common::{read_json, repo, run_in, skip, stderr};
+use serde_json::Value;
+
+const SPEC: &str = "research/2026-12-03-six-stacks/study.toml";
+const STUDY: &str = "2026-12-03-six-stacks";
+
+fn stacks_installed() -> bool {
+    let venv = repo().join("research/2026-12-03-six-stacks/.venv/bin/python");
+    let sdk = servers_dir().join("node_modules/@modelcontextprotocol/sdk/package.json");
+    if venv.exists() && sdk.exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
+        "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: run scripts/install-stacks.sh",
+        venv.display()
+    );
+    skip("the agent stacks are not installed (scripts/install-stacks.sh)");
+    false
+}
+
+/// The cell of `row` and `case` in summary.json.
+fn cell<'a>(summary: &'a Value, row: &str, case: &str) -> &'a Value {
+    let row = summary["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["row"] == row)
+        .unwrap_or_else(|| panic!("no row {row}"));
+    &row["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c[0] == case)
+        .unwrap_or_else(|| panic!("no case {case} in {row}"))[1]
+}
+
+#[test]
+fn the_six_stack_study_regenerates_byte_for_byte() {
+    if !stacks_installed() {
+        return;
+    }
+    let fresh = common::assert_regenerates(STUDY, &["stack-study", SPEC]);
+    assert_eq!(
+        fresh.names,
+        [
+            "calls.csv",
+            "report.md",
+            "six-stacks.png",
+            "six-stacks.svg",
+            "summary.csv",
+            "summary.json"
+        ]
+    );
+    let summary = read_json(&fresh.fresh.join("summary.json"));
+    let rows = summary["rows"].as_array().unwrap();
+    let cases: Vec<&str> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    // At least five of the six stacks were measured: calls of theirs ran at version 1.
+    let mut measured: Vec<&str> = rows
+        .iter()
+        .filter(|r| {
+            r["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c[1]["calls"].as_u64() > c[1]["control_failed"].as_u64())
+        })
+        .map(|r| r["stack"].as_str().unwrap())
+        .collect();
+    measured.dedup();
+    assert!(measured.len() >= 5, "{measured:?}");
+    // What it found: a renamed optional parameter is dropped silently under every stack's
+    // defaults that validates by pydantic's default model, the guard in refuse mode lets no
+    // call through to a drifted tool, and nothing stops the output change but the guard.
+    for row in [
+        "langchain",
+        "agents-sdk",
+        "autogen",
+        "mcp-python",
+        "mcp-typescript",
+    ] {
+        assert!(
+            cell(&summary, row, "renamed-optional")["silent"].as_u64() > Some(0),
+            "{row}"
+        );
+    }
+    for row in ["mcp-python+guard-refuse", "mcp-typescript+guard-refuse"] {
+        for case in &cases {
+            let c = cell(&summary, row, case);
+            assert_eq!(c["silent"], 0, "{row} {case}");
+            assert_eq!(c["correct"], 0, "{row} {case}");
+        }
+    }
+    for row in rows.iter().filter(|r| r["path"] == "straight") {
+        let c = cell(&summary, row["row"].as_str().unwrap(), "output-shape");
+        assert_eq!(
+            c["silent"].as_u64(),
+            c["calls"]
+                .as_u64()
+                .map(|n| n - c["control_failed"].as_u64().unwrap()),
+            "{row}"
+        );
+    }
+    // In warn mode the guard refuses only calls that would not have run correctly.
+    for row in ["mcp-python+guard-warn", "mcp-typescript+guard-warn"] {
+        for case in &cases {
+            assert_eq!(
+                cell(&summary, row, case)["needless_refusals"],
+                0,
+                "{row} {case}"
+            );
+        }
+    }
+    // Every claim was held against a cell: confirmed, contradicted, partly, or untested for a
+    // reason the report gives (every call failed at version 1).
+    for claim in summary["claims"].as_array().unwrap() {
+        let verdict = claim["verdict"].as_str().unwrap();
+        assert!(["confirmed", "contradicted", "partly", "untested"].contains(&verdict));
+        assert_eq!(
+            verdict == "untested",
+            claim["evidence_line"] == 0,
+            "{claim}"
+        );
+    }
+}
+
+#[test]
+fn a_spec_that_names_what_does_not_exist_is_refused() {
+    let text = std::fs::read_to_string(repo().join(SPEC)).unwrap();
+    let cases = [
+        (
+            text.replace("class = \"tool-renamed\"", "class = \"tool-repainted\""),
+            "unknown mutation class \"tool-repainted\"",
+        ),
+        (
+            text.replace("row = \"crewai-forbid\"", "row = \"crewai-strict\""),
+            "claim on unknown row \"crewai-strict\"",
+        ),
+        (
+            text.replace("claimed = \"silent\"", "claimed = \"quiet\""),
+            "claim \"quiet\": expected one of",
+        ),
+        (
+            text.replace(
+                "command = [\".venv/bin/python\", \"stacks/autogen_stack.py\", \"default\"]",
+                "command = [\"x\"]\nserver = [\"y\"]",
+            ),
+            "stack autogen: give either `command`",
+        ),
+        (
+            text.replace("calls_per_case = 12", "calls_per_case = 0"),
+            "calls_per_case ≥ 1",
+        ),
+        (text.replace("seed = ", "seed = \"x\"\n#"), "study.toml:"),
+    ];
+    for (spec, expected) in cases {
+        assert_ne!(spec, text, "{expected}: the replacement did not apply");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("study.toml");
+        std::fs::write(&path, spec).unwrap();
+        let out = dir.path().join("out");
+        let output = run_in(
+            dir.path(),
+            &[
+                "stack-study",
+                path.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2), "{expected}");
+        assert!(
+            stderr(&output).contains(expected),
+            "{expected}: {}",
+            stderr(&output)
+        );
+        assert!(!out.exists(), "{expected}: a refused spec wrote its folder");
+    }
+}
+
+#[test]
+fn the_readme_quotes_the_committed_table_at_a_glance() {
+    let report =
+        std::fs::read_to_string(repo().join("results").join(STUDY).join("report.md")).unwrap();
+    let start = report
+        .find("| stack · option |")
+        .expect("a table at a glance");
+    let end = start + report[start..].find("\n\n").unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&report[start..end]),
+        "README.md does not quote the table at a glance of results/{STUDY}/report.md: copy it"
+    );
+}
