@@ -1,5 +1,6 @@
 //! Runs one study command to completion: JSON on its stdin, its stdout collected, at most a
-//! timeout. Its stderr goes to a file beside the study's other scratch files, named in errors.
+//! timeout. Its stderr goes to a scratch file whose last lines a failure quotes (the scratch
+//! folder is removed when the study ends).
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -54,8 +55,8 @@ pub fn run(
                 crate::live::stdio::ServerProcess::kill_group(child.id());
                 let _ = child.wait();
                 return Err(fail(format!(
-                    "no exit within {timeout:?} (its stderr: {})",
-                    stderr_path.display()
+                    "no exit within {timeout:?}{}",
+                    stderr_tail(&stderr_path)
                 )));
             }
             Err(e) => return Err(fail(e.to_string())),
@@ -63,9 +64,20 @@ pub fn run(
     };
     if !status.success() {
         return Err(fail(format!(
-            "exited with {status} (its stderr: {})",
-            stderr_path.display()
+            "exited with {status}{}",
+            stderr_tail(&stderr_path)
         )));
     }
     std::fs::read(&stdout_path).map_err(|e| fail(format!("{}: {e}", stdout_path.display())))
+}
+
+/// The last lines of a failed command's stderr, for its error message.
+fn stderr_tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let tail = lines[lines.len().saturating_sub(3)..].join(" | ");
+    format!("; its stderr ends: {tail}")
 }

@@ -3,8 +3,9 @@ an AgentAction (tool name and JSON input, as the model wrote them) handed to
 crewai.utilities.tool_utils.execute_tool_and_check_finality, which finds the tool by name,
 hands the input to ToolUsage and answers with the text the agent sees next.
 
-Options: `default` (@tool reads the function's signature), `forbid` (a Tool with a
-hand-written args_schema, pydantic `extra="forbid"`)."""
+Options: `default` (@tool reads the function's signature), `args-schema` (a Tool with a
+hand-written args_schema, pydantic's default `extra="ignore"`), `forbid` (the same with
+`extra="forbid"`)."""
 
 import json
 import os
@@ -25,12 +26,12 @@ from crewai.utilities.tool_utils import execute_tool_and_check_finality  # noqa:
 def invoker_for(case: str, version: int, option: str):
     tools = []
     for name, function in bench.surface(case, version).items():
-        if option == "forbid":
+        if option in ("args-schema", "forbid"):
             made = Tool(
                 name=name,
                 description=function.__doc__,
                 func=function,
-                args_schema=parameters_model(function, forbid=True),
+                args_schema=parameters_model(function, forbid=option == "forbid"),
             )
         else:
             made = tool(name)(function)
