@@ -86,6 +86,7 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     // call through to a drifted tool, and nothing stops the output change but the guard.
     for row in [
         "langchain",
+        "crewai-args-schema",
         "agents-sdk",
         "autogen",
         "mcp-python",
