@@ -4,11 +4,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use serde_json::{json, Value};
 
 use super::study::{load, Overrides};
 use crate::fs::AtomicFile;
-use crate::mutate;
+use crate::study::lines::{self, LinesError};
+use crate::study::Study;
 
 /// Write generated surfaces as JSON Lines, so any other checker can be fed the same data.
 ///
@@ -55,7 +55,7 @@ pub fn run(args: Args) -> Result<u8> {
             let mut out = BufWriter::new(stdout.lock());
             match write_any(&study, &args, &mut out).and_then(|_| Ok(out.flush()?)) {
                 // A closed pipe (`| head`) is a normal way to stop reading.
-                Err(e) if is_broken_pipe(&e) => {}
+                Err(e) if e.is_broken_pipe() => {}
                 other => other?,
             }
         }
@@ -63,79 +63,10 @@ pub fn run(args: Args) -> Result<u8> {
     Ok(super::exit::PASS)
 }
 
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        let kind = match cause.downcast_ref::<serde_json::Error>() {
-            Some(e) => e.io_error_kind(),
-            None => cause.downcast_ref::<io::Error>().map(io::Error::kind),
-        };
-        kind == Some(io::ErrorKind::BrokenPipe)
-    })
-}
-
-fn write_any(study: &crate::study::Study, args: &Args, out: &mut dyn Write) -> Result<()> {
+fn write_any(study: &Study, args: &Args, out: &mut dyn Write) -> Result<(), LinesError> {
     if args.checker_requests {
-        write_requests(study, out)
+        lines::write_requests(study, out)
     } else {
-        write_lines(study, args.candidates, out)
+        lines::write_surfaces(study, args.candidates, out)
     }
-}
-
-/// The request lines of every comparison, in the order a study sends them.
-fn write_requests(study: &crate::study::Study, out: &mut dyn Write) -> Result<()> {
-    use crate::check::external::{request_line, Request};
-    if !study.spec.live.is_empty() {
-        anyhow::bail!("a live study's candidates come from its servers: run the study instead");
-    }
-    for index in 0..study.spec.surfaces {
-        let (approved, candidates) = crate::study::runner::checker_comparisons(study, index);
-        for (id, candidate) in &candidates {
-            let request = Request {
-                id: *id,
-                approved: &approved,
-                candidate,
-            };
-            out.write_all(&request_line(&request))?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
-}
-
-fn write_lines(study: &crate::study::Study, candidates: bool, out: &mut dyn Write) -> Result<()> {
-    let spec = &study.spec;
-    for index in 0..spec.surfaces {
-        let (_, base) = crate::study::runner::base_surface(study, index);
-        line(out, &json!({"surface": index, "payload": &base}))?;
-        if !candidates {
-            continue;
-        }
-        for class in study.classes() {
-            let mut candidate = base.clone().into_owned();
-            let outcome = class.apply(&mut candidate, &mut mutate::stream(spec.seed, class, index));
-            let record = match outcome {
-                Ok(applied) => json!({
-                    "surface": index,
-                    "mutation": class.id(),
-                    "tool_index": applied.tool_index,
-                    "detail": applied.detail,
-                    "payload": candidate,
-                }),
-                Err(not_applicable) => json!({
-                    "surface": index,
-                    "mutation": class.id(),
-                    "not_applicable": not_applicable.0,
-                    "payload": Value::Null,
-                }),
-            };
-            line(out, &record)?;
-        }
-    }
-    Ok(())
-}
-
-fn line(out: &mut dyn Write, value: &Value) -> Result<()> {
-    serde_json::to_writer(&mut *out, value)?;
-    out.write_all(b"\n")?;
-    Ok(())
 }

@@ -8,8 +8,8 @@ use super::live::ServerArgs;
 use crate::live::{capture_on, Session};
 use crate::payload::input::read_surface;
 use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
-use crate::scan::{self, probes, render, study, ScanReport};
-use crate::study::results::staging::StagedFolder;
+use crate::scan::corpus_study::CorpusStudy;
+use crate::scan::{self, probes, render, ScanReport};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -139,39 +139,15 @@ fn corpus_study(corpus: &Path, out: &Path, args: &Args, limits: Limits) -> Resul
     if args.payload.is_some() || args.server.target()?.is_some() {
         bail!("--corpus scans a folder: give no payload file or live server with it");
     }
-    // Written as a whole, like every results folder: into a staging folder, swapped in at the
-    // end. The folder may hold what the study reads (the live reports, `results/…/live`):
-    // everything in it but this study's own files is copied into the new folder first.
-    let staged = StagedFolder::begin(out)?;
-    // Its own files, and folders (the live reports), are never foreign.
-    let owns = |name: &str| study::FILES.contains(&name) || out.join(name).is_dir();
-    crate::study::results::staging::refuse_foreign(out, owns, "a scan study", args.force)
-        .map_err(anyhow::Error::msg)?;
-    let reports = study::scan_folder(corpus, args.seed, limits).map_err(anyhow::Error::msg)?;
-    let id = out.file_name().map_or("output-contracts".into(), |n| {
-        n.to_string_lossy().into_owned()
-    });
-    let live = match &args.live {
-        Some(dir) => study::read_live(dir).map_err(anyhow::Error::msg)?,
-        None => Vec::new(),
-    };
-    let mut command = format!("driftlab scan --corpus {}", corpus.display());
-    if let Some(dir) = &args.live {
-        command.push_str(&format!(" --live {}", dir.display()));
+    let reports = CorpusStudy {
+        corpus,
+        live: args.live.as_deref(),
+        out,
+        seed: args.seed,
+        limits,
+        force: args.force,
     }
-    command.push_str(&format!(" --out {}", out.display()));
-    if args.seed != scan::DEFAULT_SEED {
-        command.push_str(&format!(" --seed {}", args.seed));
-    }
-    study::write(staged.path(), &id, args.seed, &command, &reports, &live)
-        .map_err(anyhow::Error::msg)?;
-    for name in crate::study::results::staging::entry_names(out) {
-        if !study::FILES.contains(&name.as_str()) {
-            crate::study::results::staging::copy_tree(&out.join(&name), &staged.path().join(&name))
-                .map_err(anyhow::Error::msg)?;
-        }
-    }
-    staged.commit()?;
+    .run()?;
     let tools: usize = reports.iter().map(|r| r.tools).sum();
     let enforceable: usize = reports.iter().map(|r| r.enforceable).sum();
     eprintln!(

@@ -4,6 +4,7 @@
 //! ([`output_contract`]), input-contract strength ([`input_strength`]). Live: error-conformance
 //! [`probes`]. The method is in `research/2026-11-30-output-contracts/METHOD.md`.
 
+pub mod corpus_study;
 pub mod corrupt;
 pub mod input_strength;
 pub mod output_contract;

@@ -2,6 +2,7 @@
 
 mod checkers;
 pub mod gate;
+pub mod lines;
 pub mod live;
 mod outcome;
 pub mod results;

@@ -1,0 +1,83 @@
+//! The output-contracts study as a results folder: scan every capture of a corpus (and read
+//! the live reports beside them), write the folder as a whole into a staging folder and swap it
+//! in. The folder may hold what the study reads (its live reports, `results/…/live`): every
+//! entry but the study's own files is carried into the new folder.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::study::{self, FILES};
+use super::ScanReport;
+use crate::payload::Limits;
+use crate::study::results::staging::{self, FolderError, StagedFolder};
+
+#[derive(Debug, Error)]
+pub enum CorpusStudyError {
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    /// A capture or live report that cannot be read, or a file that cannot be written.
+    #[error("{0}")]
+    Study(String),
+}
+
+/// What a corpus study reads, and where it writes.
+pub struct CorpusStudy<'a> {
+    pub corpus: &'a Path,
+    pub live: Option<&'a Path>,
+    pub out: &'a Path,
+    pub seed: u64,
+    pub limits: Limits,
+    /// Overwrite a folder that holds entries this study does not write.
+    pub force: bool,
+}
+
+impl CorpusStudy<'_> {
+    /// The command that reruns this study, as the report prints it.
+    pub fn command(&self) -> String {
+        let mut command = format!("driftlab scan --corpus {}", self.corpus.display());
+        if let Some(dir) = self.live {
+            command.push_str(&format!(" --live {}", dir.display()));
+        }
+        command.push_str(&format!(" --out {}", self.out.display()));
+        if self.seed != super::DEFAULT_SEED {
+            command.push_str(&format!(" --seed {}", self.seed));
+        }
+        command
+    }
+
+    /// Runs the study and writes its folder; returns each server's report.
+    pub fn run(&self) -> Result<Vec<ScanReport>, CorpusStudyError> {
+        let out = self.out;
+        let staged = StagedFolder::begin(out)?;
+        // Its own files, and folders (the live reports), are never foreign.
+        let owns = |name: &str| FILES.contains(&name) || out.join(name).is_dir();
+        staging::refuse_foreign(out, owns, "a scan study", self.force)?;
+        let reports = study::scan_folder(self.corpus, self.seed, self.limits)
+            .map_err(CorpusStudyError::Study)?;
+        let id = out.file_name().map_or("output-contracts".into(), |n| {
+            n.to_string_lossy().into_owned()
+        });
+        let live = match self.live {
+            Some(dir) => study::read_live(dir).map_err(CorpusStudyError::Study)?,
+            None => Vec::new(),
+        };
+        study::write(
+            staged.path(),
+            &id,
+            self.seed,
+            &self.command(),
+            &reports,
+            &live,
+        )
+        .map_err(CorpusStudyError::Study)?;
+        for name in staging::entry_names(out) {
+            if !FILES.contains(&name.as_str()) {
+                let to: PathBuf = staged.path().join(&name);
+                staging::copy_tree(&out.join(&name), &to)?;
+            }
+        }
+        staged.commit()?;
+        Ok(reports)
+    }
+}
