@@ -1,14 +1,14 @@
 //! `driftlab lock`: capture every server of a client config into one lockfile.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
-use super::servers::{self, Captured, ConfigArgs, NotCaptured};
-use crate::config::{ClientConfig, ConfiguredServer};
-use crate::lock::check::{package_of, updated};
-use crate::lock::{self, LockedConfig, LockedServer, Lockfile};
+use super::servers::{self, ConfigArgs};
+use crate::config::ConfiguredServer;
+use crate::lock::build::{lock_servers, new_lockfile};
+use crate::lock::check::updated;
+use crate::lock::{self, Lockfile};
 use crate::payload::DEFAULT_MAX_BYTES;
 
 /// Pin every server your agent uses: start each server of a client config (Claude Desktop,
@@ -71,32 +71,19 @@ pub fn run(args: Args) -> Result<u8> {
         false => servers::pick(&config, &args.update)?,
     };
     servers::consent(&config_path, &chosen, args.select.yes)?;
-    let mut entries = Vec::new();
-    let mut failures = Vec::new();
-    for server in &chosen {
-        match entry(server, timeout, args.max_bytes) {
-            Ok(entry) => entries.push(entry),
-            Err(e) => failures.push(format!("server {:?}: {e:#}", server.name)),
+    let note = |line: &str| eprintln!("driftlab: {line}");
+    let entries = match lock_servers(&chosen, timeout, args.max_bytes, &note) {
+        Ok(entries) => entries,
+        Err(not_locked) => {
+            for failure in &not_locked.failures {
+                eprintln!("driftlab: {failure}");
+            }
+            return Err(not_locked.into());
         }
-    }
-    if !failures.is_empty() {
-        for failure in &failures {
-            eprintln!("driftlab: {failure}");
-        }
-        bail!(
-            "{} of {} server(s) could not be captured; nothing was written",
-            failures.len(),
-            chosen.len()
-        );
-    }
+    };
     let lock = match existing {
         Some(old) => updated(old, entries, &config),
-        None => Lockfile {
-            lockfile_version: lock::LOCKFILE_VERSION.into(),
-            digest_algorithm: crate::digest::ALGORITHM.into(),
-            config: locked_config(&config, &args.out),
-            servers: entries,
-        },
+        None => new_lockfile(&config, &args.out, entries),
     };
     crate::fs::write_atomic(&args.out, &lock.render())
         .map_err(|e| anyhow!("{}: cannot write: {e}", args.out.display()))?;
@@ -111,65 +98,4 @@ pub fn run(args: Args) -> Result<u8> {
         args.out.display()
     );
     Ok(super::exit::PASS)
-}
-
-/// The lock entry of one server: captured, or skipped with the reason.
-fn entry(
-    server: &ConfiguredServer,
-    timeout: std::time::Duration,
-    max_bytes: usize,
-) -> Result<LockedServer> {
-    let launch = server.written.to_json();
-    let package = package_of(server);
-    let start = match &server.start {
-        Ok(start) => start,
-        Err(why) => {
-            eprintln!("driftlab: {}: skipped: {why}", server.name);
-            return Ok(LockedServer::skipped(&server.name, launch, package, why));
-        }
-    };
-    let started = Instant::now();
-    match servers::capture(start, timeout, max_bytes) {
-        Ok(Captured { surface, protocol }) => {
-            eprintln!(
-                "driftlab: {}: {} tools{}, protocol {}, in {:.2} s",
-                server.name,
-                surface.len(),
-                package
-                    .as_ref()
-                    .map(|p| format!(" ({})", p.describe()))
-                    .unwrap_or_default(),
-                protocol.version.as_deref().unwrap_or(&protocol.era),
-                started.elapsed().as_secs_f64()
-            );
-            if let Some(p) = package.as_ref().filter(|p| p.version.is_none()) {
-                eprintln!(
-                    "driftlab: warning: {}: {} is not pinned to a version: the runner may start a \
-                     newer one than was locked; pin it in the config",
-                    server.name,
-                    p.describe()
-                );
-            }
-            Ok(LockedServer::locked(
-                &server.name,
-                launch,
-                package,
-                protocol,
-                &surface,
-            ))
-        }
-        Err(NotCaptured::NeedsAuthorization(why)) => {
-            eprintln!("driftlab: {}: skipped: {why}", server.name);
-            Ok(LockedServer::skipped(&server.name, launch, package, &why))
-        }
-        Err(NotCaptured::Failed(e)) => Err(e),
-    }
-}
-
-fn locked_config(config: &ClientConfig, lock_path: &Path) -> LockedConfig {
-    LockedConfig {
-        path: lock::config_path_for_lock(&config.path, lock_path),
-        client: config.client.map(|c| c.as_str().to_string()),
-        layout: config.layout.as_str().to_string(),
-    }
 }

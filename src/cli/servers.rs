@@ -1,20 +1,12 @@
-//! The servers of a client config, for `lock` and `check --lock`: which to run, the user's
-//! consent to run them, and capturing each one's whole contract.
+//! The servers of a client config, for `lock` and `check --lock`: which to run, and the user's
+//! consent to run them (capturing them is `lock::capture`).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 
-use crate::config::{self, Client, ClientConfig, ConfiguredServer, Start};
-use crate::live::http::HttpTransport;
-use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::ProtocolMode;
-use crate::live::{self, CaptureOptions, LiveError, Target, Transport};
-use crate::lock::LockedProtocol;
-use crate::payload::Limits;
-use crate::surface::Surface;
+use crate::config::{self, Client, ClientConfig, ConfiguredServer};
 
 /// Options naming a client config and which of its servers run.
 #[derive(clap::Args, Debug)]
@@ -108,78 +100,4 @@ pub fn consent(config: &Path, servers: &[&ConfiguredServer], yes: bool) -> Resul
         "y" | "yes" => Ok(()),
         _ => bail!("not confirmed; nothing was run"),
     }
-}
-
-/// What capturing a configured server gave.
-pub struct Captured {
-    pub surface: Surface,
-    pub protocol: LockedProtocol,
-}
-
-/// Why a configured server gave no contract.
-pub enum NotCaptured {
-    /// It needs authorization a person grants (HTTP 401): skipped, with the reason.
-    NeedsAuthorization(String),
-    /// It failed (could not start, crashed, broke the protocol): one line.
-    Failed(anyhow::Error),
-}
-
-/// Starts the server as the config says (or connects to it) and captures its whole contract.
-pub fn capture(
-    start: &Start,
-    timeout: Duration,
-    max_bytes: usize,
-) -> Result<Captured, NotCaptured> {
-    let options = CaptureOptions {
-        protocol_version: live::DEFAULT_PROTOCOL_VERSION.into(),
-        client_capabilities: serde_json::json!({}),
-        timeout,
-        max_pages: live::DEFAULT_MAX_PAGES,
-        max_bytes,
-        whole_contract: true,
-        protocol: ProtocolMode::Auto,
-    };
-    let (target, transport): (Target, Box<dyn Transport>) = match start {
-        Start::Stdio { argv, env, cwd } => {
-            let launch = Launch {
-                dir: cwd.clone(),
-                env: env.clone(),
-            };
-            let transport = StdioTransport::spawn_in(argv, max_bytes, None, &launch)
-                .map_err(|e| NotCaptured::Failed(anyhow!(e)))?;
-            (Target::Command(argv.clone()), Box::new(transport))
-        }
-        Start::Http { url, headers } => (
-            Target::Url {
-                url: url.clone(),
-                headers: headers.clone(),
-            },
-            Box::new(HttpTransport::new(url, headers.clone(), timeout, max_bytes)),
-        ),
-    };
-    let capture = match live::capture(transport, &options) {
-        Ok(capture) => capture,
-        Err(e @ LiveError::Unauthorized { .. }) => {
-            return Err(NotCaptured::NeedsAuthorization(format!(
-                "{e}; driftlab cannot sign in on a user's behalf"
-            )))
-        }
-        Err(e) => return Err(NotCaptured::Failed(anyhow!(e))),
-    };
-    let limits = Limits {
-        max_bytes: usize::MAX,
-    };
-    let surface = live::capture_file::surface_of(&capture, &target, limits, true)
-        .map_err(|e| NotCaptured::Failed(e.into()))?;
-    let era = serde_json::to_value(capture.negotiation.era)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    Ok(Captured {
-        surface,
-        protocol: LockedProtocol {
-            version: capture.protocol_version.clone(),
-            era,
-        },
-    })
 }

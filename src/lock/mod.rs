@@ -4,7 +4,10 @@
 //! (driftlab-contract-digest/1, docs/digests.md). The file is deterministic: locking the same
 //! servers twice gives the same bytes (it holds no time and no expanded variable).
 
+pub mod build;
+pub mod capture;
 pub mod check;
+pub mod gate;
 pub mod install;
 pub mod package;
 
@@ -111,17 +114,18 @@ impl LockedServer {
 
     /// The locked contract read as a surface (pointers relative to the `contract` member), or
     /// `None` for a skipped server.
-    pub fn surface(&self, lock_name: &str) -> Result<Option<Surface>, String> {
+    pub fn surface(&self, lock_name: &str) -> Result<Option<Surface>, payload::PayloadError> {
         let Some(contract) = &self.contract else {
             return Ok(None);
         };
-        let bytes = serde_json::to_vec_pretty(contract).map_err(|e| e.to_string())?;
+        // A JSON value always serialises.
+        let bytes = serde_json::to_vec_pretty(contract).unwrap_or_default();
         let name = format!("{lock_name} (server {:?})", self.name);
         let unlimited = Limits {
             max_bytes: usize::MAX,
         };
-        let parts = payload::contract::read(&bytes, &name, unlimited).map_err(|e| e.to_string())?;
-        let surface = payload::read_owned(bytes, &name, unlimited).map_err(|e| e.to_string())?;
+        let parts = payload::contract::read(&bytes, &name, unlimited)?;
+        let surface = payload::read_owned(bytes, &name, unlimited)?;
         Ok(Some(surface.with_contract(parts)))
     }
 }

@@ -1,0 +1,123 @@
+//! A lockfile built from a client config's servers: each one captured, or skipped with the
+//! reason (a server that needs a person's sign-in, or that the config cannot start). `driftlab
+//! lock` prints what `note` hears.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use super::capture::{capture, Captured, NotCaptured};
+use super::check::package_of;
+use super::{LockedConfig, LockedServer, Lockfile, LOCKFILE_VERSION};
+use crate::config::{ClientConfig, ConfiguredServer};
+
+/// Servers that failed (could not start, crashed, broke the protocol): nothing is locked.
+#[derive(Debug, Error)]
+#[error("{} of {of} server(s) could not be captured; nothing was written", .failures.len())]
+pub struct NotLocked {
+    /// One line per failed server.
+    pub failures: Vec<String>,
+    pub of: usize,
+}
+
+/// Each chosen server's lock entry, in order; `note` hears one line per server.
+pub fn lock_servers(
+    chosen: &[&ConfiguredServer],
+    timeout: Duration,
+    max_bytes: usize,
+    note: &dyn Fn(&str),
+) -> Result<Vec<LockedServer>, NotLocked> {
+    let mut entries = Vec::new();
+    let mut failures = Vec::new();
+    for server in chosen {
+        match entry(server, timeout, max_bytes, note) {
+            Ok(entry) => entries.push(entry),
+            Err(why) => failures.push(format!("server {:?}: {why}", server.name)),
+        }
+    }
+    if failures.is_empty() {
+        Ok(entries)
+    } else {
+        Err(NotLocked {
+            failures,
+            of: chosen.len(),
+        })
+    }
+}
+
+/// A new lockfile of `config`'s servers, written at `lock_path`.
+pub fn new_lockfile(
+    config: &ClientConfig,
+    lock_path: &Path,
+    servers: Vec<LockedServer>,
+) -> Lockfile {
+    Lockfile {
+        lockfile_version: LOCKFILE_VERSION.into(),
+        digest_algorithm: crate::digest::ALGORITHM.into(),
+        config: locked_config(config, lock_path),
+        servers,
+    }
+}
+
+/// The lock entry of one server: captured, or skipped with the reason.
+fn entry(
+    server: &ConfiguredServer,
+    timeout: Duration,
+    max_bytes: usize,
+    note: &dyn Fn(&str),
+) -> Result<LockedServer, NotCaptured> {
+    let launch = server.written.to_json();
+    let package = package_of(server);
+    let start = match &server.start {
+        Ok(start) => start,
+        Err(why) => {
+            note(&format!("{}: skipped: {why}", server.name));
+            return Ok(LockedServer::skipped(&server.name, launch, package, why));
+        }
+    };
+    let started = Instant::now();
+    match capture(start, timeout, max_bytes) {
+        Ok(Captured { surface, protocol }) => {
+            note(&format!(
+                "{}: {} tools{}, protocol {}, in {:.2} s",
+                server.name,
+                surface.len(),
+                package
+                    .as_ref()
+                    .map(|p| format!(" ({})", p.describe()))
+                    .unwrap_or_default(),
+                protocol.version.as_deref().unwrap_or(&protocol.era),
+                started.elapsed().as_secs_f64()
+            ));
+            if let Some(p) = package.as_ref().filter(|p| p.version.is_none()) {
+                note(&format!(
+                    "warning: {}: {} is not pinned to a version: the runner may start a newer \
+                     one than was locked; pin it in the config",
+                    server.name,
+                    p.describe()
+                ));
+            }
+            Ok(LockedServer::locked(
+                &server.name,
+                launch,
+                package,
+                protocol,
+                &surface,
+            ))
+        }
+        Err(NotCaptured::NeedsAuthorization(why)) => {
+            note(&format!("{}: skipped: {why}", server.name));
+            Ok(LockedServer::skipped(&server.name, launch, package, &why))
+        }
+        Err(failed) => Err(failed),
+    }
+}
+
+fn locked_config(config: &ClientConfig, lock_path: &Path) -> LockedConfig {
+    LockedConfig {
+        path: super::config_path_for_lock(&config.path, lock_path),
+        client: config.client.map(|c| c.as_str().to_string()),
+        layout: config.layout.as_str().to_string(),
+    }
+}

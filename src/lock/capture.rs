@@ -1,0 +1,104 @@
+//! Capturing a configured server's whole contract, for `lock` and `check --lock`: started as
+//! the client config says (or connected to), in whichever protocol era it speaks.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+use super::LockedProtocol;
+use crate::config::Start;
+use crate::live::http::HttpTransport;
+use crate::live::stdio::{Launch, StdioTransport};
+use crate::live::{self, CaptureOptions, LiveError, ProtocolMode, Target, Transport};
+use crate::payload::Limits;
+use crate::surface::Surface;
+
+/// What capturing a configured server gave.
+pub struct Captured {
+    pub surface: Surface,
+    pub protocol: LockedProtocol,
+}
+
+/// Why a configured server gave no contract.
+#[derive(Debug, Error)]
+pub enum NotCaptured {
+    /// It needs authorization a person grants (HTTP 401): skipped, with the reason.
+    #[error("{0}")]
+    NeedsAuthorization(String),
+    /// It failed (could not start, crashed, broke the protocol): one line.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Starts the server as the config says (or connects to it) and captures its whole contract.
+pub fn capture(
+    start: &Start,
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Captured, NotCaptured> {
+    let options = CaptureOptions {
+        protocol_version: live::DEFAULT_PROTOCOL_VERSION.into(),
+        client_capabilities: serde_json::json!({}),
+        timeout,
+        max_pages: live::DEFAULT_MAX_PAGES,
+        max_bytes,
+        whole_contract: true,
+        protocol: ProtocolMode::Auto,
+    };
+    let failed = |e: &dyn std::error::Error| NotCaptured::Failed(with_causes(e));
+    let (target, transport): (Target, Box<dyn Transport>) = match start {
+        Start::Stdio { argv, env, cwd } => {
+            let launch = Launch {
+                dir: cwd.clone(),
+                env: env.clone(),
+            };
+            let transport =
+                StdioTransport::spawn_in(argv, max_bytes, None, &launch).map_err(|e| failed(&e))?;
+            (Target::Command(argv.clone()), Box::new(transport))
+        }
+        Start::Http { url, headers } => (
+            Target::Url {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
+            Box::new(HttpTransport::new(url, headers.clone(), timeout, max_bytes)),
+        ),
+    };
+    let capture = match live::capture(transport, &options) {
+        Ok(capture) => capture,
+        Err(e @ LiveError::Unauthorized { .. }) => {
+            return Err(NotCaptured::NeedsAuthorization(format!(
+                "{e}; driftlab cannot sign in on a user's behalf"
+            )))
+        }
+        Err(e) => return Err(failed(&e)),
+    };
+    let limits = Limits {
+        max_bytes: usize::MAX,
+    };
+    let surface =
+        live::capture_file::surface_of(&capture, &target, limits, true).map_err(|e| failed(&e))?;
+    let era = serde_json::to_value(capture.negotiation.era)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    Ok(Captured {
+        surface,
+        protocol: LockedProtocol {
+            version: capture.protocol_version.clone(),
+            era,
+        },
+    })
+}
+
+/// An error and each of its causes, on one line (as `{:#}` prints an anyhow chain).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}

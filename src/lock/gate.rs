@@ -1,0 +1,206 @@
+//! `check --lock`'s work: every server the plan runs is captured and gated against its lock
+//! entry (plus the `launch-changed` finding when its config entry changed), each finding placed
+//! in the lockfile, and the servers the plan does not run reported with why. The report is
+//! [`LockReport`]; the command line only prints it.
+
+use std::time::Duration;
+
+use super::capture::{capture, Captured, NotCaptured};
+use super::check::{launch_change, Plan};
+use super::Lockfile;
+use crate::check::{FailOn, Finding, Rule};
+use crate::payload::PayloadError;
+use crate::report::anchor::{self as placing, Anchor, Side};
+use crate::report::region::{Locator, Place};
+use crate::report::servers::{LockReport, ServerGate, ServerState};
+use crate::report::GateReport;
+use crate::surface::Surface;
+use crate::verdict::{evaluate_with, Outcome, ResolvedPolicy};
+
+/// How each server is gated.
+pub struct GateSettings<'a> {
+    pub rules: &'a [&'static dyn Rule],
+    pub policy: &'a ResolvedPolicy,
+    pub fail_on: FailOn,
+    /// Compare tools only, not the rest of the contract.
+    pub tools_only: bool,
+    pub timeout: Duration,
+    pub max_bytes: usize,
+    /// Where findings are placed (the lockfile's repository-relative URI), when they are.
+    pub anchor_uri: Option<String>,
+}
+
+/// A server gated against its entry, with what its report borrows.
+pub struct Checked {
+    pub name: String,
+    pub approved: String,
+    pub candidate: String,
+    pub outcome: Outcome,
+    pub anchor: Option<Anchor>,
+}
+
+/// Why a server of the plan was not gated.
+pub enum NotGated {
+    /// Not started (it needs a person's input, OAuth, ...): reported, does not fail.
+    Skipped(String),
+    /// The config has it and the lock does not vouch for it: fails.
+    Unlocked(String),
+    /// The lock has it and the config no longer does: fails (the lock is stale).
+    Removed,
+}
+
+/// Every server of a `check --lock` run.
+pub struct LockGate {
+    pub lock_name: String,
+    pub fail_on: FailOn,
+    pub checked: Vec<Checked>,
+    /// Per server in plan order: its index in `checked`, or why it was not gated.
+    pub states: Vec<(String, Result<usize, NotGated>)>,
+    /// Servers that could not be captured, one line each: the lock is not verified.
+    pub failures: Vec<String>,
+}
+
+impl LockGate {
+    /// Gates every server of `plans` (what [`super::check::plan`] decided); `note` hears one
+    /// line per gated server.
+    pub fn run(
+        lock: &Lockfile,
+        lock_text: &str,
+        lock_name: &str,
+        plans: Vec<(String, Plan<'_>)>,
+        settings: &GateSettings<'_>,
+        note: &dyn Fn(&str),
+    ) -> Result<LockGate, PayloadError> {
+        let mut gate = LockGate {
+            lock_name: lock_name.to_string(),
+            fail_on: settings.fail_on,
+            checked: Vec::new(),
+            states: Vec::new(),
+            failures: Vec::new(),
+        };
+        for (name, plan) in plans {
+            let (configured, index) = match plan {
+                Plan::Run(configured, index) => (configured, index),
+                Plan::Skipped(why) => {
+                    gate.states.push((name, Err(NotGated::Skipped(why))));
+                    continue;
+                }
+                Plan::Unlocked(why) => {
+                    gate.states.push((name, Err(NotGated::Unlocked(why))));
+                    continue;
+                }
+                Plan::Removed => {
+                    gate.states.push((name, Err(NotGated::Removed)));
+                    continue;
+                }
+            };
+            let locked = &lock.servers[index];
+            let Ok(start) = &configured.start else {
+                unreachable!("only servers that can start are run")
+            };
+            let surface = match capture(start, settings.timeout, settings.max_bytes) {
+                Ok(Captured { surface, .. }) => surface,
+                Err(NotCaptured::NeedsAuthorization(why)) => {
+                    gate.states.push((name, Err(NotGated::Skipped(why))));
+                    continue;
+                }
+                Err(NotCaptured::Failed(why)) => {
+                    gate.failures.push(format!("server {name:?}: {why}"));
+                    continue;
+                }
+            };
+            let approved = locked
+                .surface(lock_name)?
+                .expect("a locked server has a contract");
+            let extra = launch_change(locked, configured).into_iter().collect();
+            let scope = |s: Surface| match settings.tools_only {
+                true => s.with_contract(None),
+                false => s,
+            };
+            let pinned = scope(approved.clone());
+            let outcome = evaluate_with(
+                settings.rules,
+                &pinned,
+                &scope(surface),
+                Some(&pinned),
+                extra,
+                settings.policy,
+                settings.fail_on,
+            );
+            let anchor = settings.anchor_uri.as_ref().map(|uri| Anchor {
+                uri: uri.clone(),
+                places: places(lock_text, index, &approved, &outcome.findings),
+            });
+            note(&format!(
+                "{name}: {} ({} finding(s))",
+                outcome.verdict.as_str(),
+                outcome.findings.len()
+            ));
+            gate.states.push((name.clone(), Ok(gate.checked.len())));
+            gate.checked.push(Checked {
+                approved: format!("{lock_name} [{name}]"),
+                candidate: format!(
+                    "live:{}",
+                    crate::text::shorten(&configured.written.display(), 80)
+                ),
+                name,
+                outcome,
+                anchor,
+            });
+        }
+        Ok(gate)
+    }
+
+    /// The report of every server, in plan order.
+    pub fn report(&self) -> LockReport<'_> {
+        LockReport {
+            lock: &self.lock_name,
+            fail_on: self.fail_on,
+            servers: self
+                .states
+                .iter()
+                .map(|(name, state)| ServerGate {
+                    name: name.clone(),
+                    state: match state {
+                        Ok(i) => ServerState::Checked(gate_report(&self.checked[*i])),
+                        Err(NotGated::Skipped(why)) => ServerState::Skipped(why.clone()),
+                        Err(NotGated::Unlocked(why)) => ServerState::Unlocked(why.clone()),
+                        Err(NotGated::Removed) => ServerState::Removed,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Each finding's place in the lockfile: inside the server's `contract`, or its `launch`.
+fn places(lock_text: &str, index: usize, approved: &Surface, findings: &[Finding]) -> Vec<Place> {
+    let server = format!("/servers/{index}");
+    let mut places = placing::place_under(
+        lock_text,
+        &format!("{server}/contract"),
+        Side::Approved,
+        approved,
+        findings,
+    );
+    let mut locator = Locator::new(lock_text);
+    for (finding, place) in findings.iter().zip(&mut places) {
+        if finding.rule == "launch-changed" {
+            if let Some(found) = locator.locate(&format!("{server}/launch")) {
+                *place = found;
+            }
+        }
+    }
+    places
+}
+
+fn gate_report(checked: &Checked) -> GateReport<'_> {
+    GateReport {
+        command: "check",
+        approved: Some(&checked.approved),
+        candidate: &checked.candidate,
+        outcome: &checked.outcome,
+        anchor: checked.anchor.as_ref(),
+        category: Some(&checked.name),
+    }
+}
