@@ -49,7 +49,7 @@ pub(super) fn run(
     let lock_name = lock_path.display().to_string();
     let anchor_uri = match options.format.places_findings() || options.sarif.is_some() {
         true => Some(
-            super::anchor::relative_uri(lock_path)
+            crate::fs::repository::relative_uri(lock_path)
                 .map_err(|e| anyhow!("SARIF and annotations are placed in the lockfile: {e:#}"))?,
         ),
         false => None,

@@ -1,7 +1,9 @@
-//! Files in and out: the bounded readers every input goes through, and atomic writes.
+//! Files in and out: the bounded readers every input goes through, atomic writes, and where a
+//! file sits in its repository.
 
 mod atomic;
 mod read;
+pub mod repository;
 
 pub use atomic::{hash_file, replace_if_unchanged, write_atomic, AtomicFile, TEMP_PREFIX};
 pub use read::{
