@@ -2,12 +2,10 @@
 //! and without the guard.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
 use crate::guard::study::{self, GuardStudy};
-use crate::study::results::{self, StagedFolder};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
 /// are valid under the server's real (pinned) contract to the server drifted by `driftlab wrap
@@ -42,30 +40,19 @@ pub fn run(args: Args) -> Result<u8> {
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
     // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
-    let staged = StagedFolder::begin(&out)?;
-    let ours = study::file_names();
-    results::staging::refuse_foreign(
+    let prepared = super::study_folder::prepare(
+        "guard-study",
         &out,
-        |name| ours.iter().any(|o| o == name),
+        &study::file_names(),
         "a guard study",
         args.force,
-    )
-    .map_err(|e| anyhow!(e))?;
-    let work = std::env::temp_dir().join(format!("driftlab-guard-study-{}", std::process::id()));
-    let _remove_work = crate::cleanup::remove_on_signal(work.clone());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| anyhow!("cannot start {} threads: {e}", args.threads))?;
-    let started = Instant::now();
-    let progress = |line: &str| {
-        eprintln!(
-            "driftlab guard-study: [{:>5.1} s] {line}",
-            started.elapsed().as_secs_f64()
-        )
-    };
-    let results = pool.install(|| study::run(&study, &driftlab, &work, &progress));
-    let _ = std::fs::remove_dir_all(&work);
+        args.threads,
+    )?;
+    let progress = |line: &str| prepared.progress(line);
+    let results = prepared
+        .pool
+        .install(|| study::run(&study, &driftlab, &prepared.work, &progress));
+    let _ = std::fs::remove_dir_all(&prepared.work);
     let results = results.map_err(|e| anyhow!(e))?;
     // The report names the default folder, so a rerun elsewhere writes the same bytes.
     let reproduce = format!(
@@ -73,12 +60,13 @@ pub fn run(args: Args) -> Result<u8> {
         args.spec.display(),
         study.spec.id
     );
-    let files = study::write(&results, staged.path(), &reproduce).map_err(|e| anyhow!(e))?;
-    staged.commit()?;
+    let files =
+        study::write(&results, prepared.staged.path(), &reproduce).map_err(|e| anyhow!(e))?;
+    let seconds = prepared.elapsed_secs();
+    prepared.staged.commit()?;
     eprintln!(
-        "driftlab guard-study: {} calls in {:.1} s; wrote {} to {}",
+        "driftlab guard-study: {} calls in {seconds:.1} s; wrote {} to {}",
         results.rows.len(),
-        started.elapsed().as_secs_f64(),
         files.join(", "),
         out.display()
     );

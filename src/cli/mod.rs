@@ -35,6 +35,7 @@ mod servers;
 mod snapshot;
 mod stack_study;
 mod study;
+mod study_folder;
 mod sweep;
 mod verify;
 mod wrap;

@@ -2,12 +2,10 @@
 //! and what the guard changes for the MCP ones.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
 use crate::stacks::{self, StackStudy};
-use crate::study::results::{self, StagedFolder};
 
 /// Measure drift on real agent stacks: for each case of the bench (one tool at version 1 and a
 /// drifted version 2) and each stack row of a spec, send seeded calls valid under version 1
@@ -44,42 +42,32 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
-    let staged = StagedFolder::begin(&out)?;
-    let ours = stacks::file_names();
-    results::staging::refuse_foreign(
+    // Claimed before the stacks run, so a foreign folder is refused before any work.
+    let prepared = super::study_folder::prepare(
+        "stack-study",
         &out,
-        |name| ours.iter().any(|o| o == name),
+        &stacks::file_names(),
         "a stack study",
         args.force,
-    )
-    .map_err(|e| anyhow!(e))?;
-    let work = std::env::temp_dir().join(format!("driftlab-stack-study-{}", std::process::id()));
-    let _remove_work = crate::cleanup::remove_on_signal(work.clone());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| anyhow!("cannot start {} threads: {e}", args.threads))?;
-    let started = Instant::now();
-    let progress = |line: &str| {
-        eprintln!(
-            "driftlab stack-study: [{:>5.1} s] {line}",
-            started.elapsed().as_secs_f64()
-        )
-    };
-    let results = pool.install(|| stacks::run(&study, &driftlab, &work, &progress));
-    let _ = std::fs::remove_dir_all(&work);
+        args.threads,
+    )?;
+    let progress = |line: &str| prepared.progress(line);
+    let results = prepared
+        .pool
+        .install(|| stacks::run(&study, &driftlab, &prepared.work, &progress));
+    let _ = std::fs::remove_dir_all(&prepared.work);
     let results = results?;
     let reproduce = format!(
         "driftlab stack-study {} --out results/{}",
         args.spec.display(),
         study.spec.id
     );
-    let files = stacks::write(&results, staged.path(), &reproduce)?;
-    staged.commit()?;
+    let files = stacks::write(&results, prepared.staged.path(), &reproduce)?;
+    let seconds = prepared.elapsed_secs();
+    prepared.staged.commit()?;
     eprintln!(
-        "driftlab stack-study: {} calls in {:.1} s; wrote {} to {}",
+        "driftlab stack-study: {} calls in {seconds:.1} s; wrote {} to {}",
         results.calls.len(),
-        started.elapsed().as_secs_f64(),
         files.join(", "),
         out.display()
     );

@@ -17,15 +17,7 @@ fn glance_table(
 ) {
     let spec = &results.spec;
     let _ = writeln!(md, "## At a glance\n");
-    let _ = write!(md, "| stack · option |");
-    for case in &spec.cases {
-        let _ = write!(md, " {} |", case.id);
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in &spec.cases {
-        let _ = write!(md, "---|");
-    }
-    let _ = writeln!(md);
+    table_header(md, &["stack · option"], spec);
     for row in &results.rows {
         let _ = write!(
             md,
@@ -58,6 +50,17 @@ fn glance_table(
          cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested.\n",
         spec.calls_per_case
     );
+}
+
+/// A table's header: the leading columns, then one column per case.
+fn table_header(md: &mut String, leading: &[&str], spec: &super::StackStudySpec) {
+    let columns: Vec<&str> = leading
+        .iter()
+        .copied()
+        .chain(spec.cases.iter().map(|c| c.id.as_str()))
+        .collect();
+    let _ = writeln!(md, "| {} |", columns.join(" | "));
+    let _ = writeln!(md, "|{}", "---|".repeat(columns.len()));
 }
 
 /// An error's text on one line, cut at 240 characters.
@@ -112,16 +115,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
     let _ = writeln!(md, "![Outcomes per stack row]({FIGURE_STEM}.svg)\n");
     glance_table(&mut md, results, claims, &guards);
     let _ = writeln!(md, "## Stack × drift\n");
-    let _ = write!(md, "| stack | option |");
-    for case in &spec.cases {
-        let _ = write!(md, " {} |", case.id);
-    }
-    let _ = writeln!(md);
-    let _ = write!(md, "|---|---|");
-    for _ in &spec.cases {
-        let _ = write!(md, "---|");
-    }
-    let _ = writeln!(md);
+    table_header(&mut md, &["stack", "option"], spec);
     for row in &results.rows {
         let _ = write!(
             md,
