@@ -33,7 +33,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
-    let study = GuardStudy::load(&args.spec).map_err(|e| anyhow!(e))?;
+    let study = GuardStudy::load(&args.spec)?;
     let driftlab = std::env::current_exe()
         .map_err(|e| anyhow!("cannot find the driftlab binary to run wrap and guard: {e}"))?;
     let out = args
@@ -53,15 +53,14 @@ pub fn run(args: Args) -> Result<u8> {
         .pool
         .install(|| study::run(&study, &driftlab, &prepared.work, &progress));
     let _ = std::fs::remove_dir_all(&prepared.work);
-    let results = results.map_err(|e| anyhow!(e))?;
+    let results = results?;
     // The report names the default folder, so a rerun elsewhere writes the same bytes.
     let reproduce = format!(
         "driftlab guard-study {} --out results/{}",
         args.spec.display(),
         study.spec.id
     );
-    let files =
-        study::write(&results, prepared.staged.path(), &reproduce).map_err(|e| anyhow!(e))?;
+    let files = study::write(&results, prepared.staged.path(), &reproduce)?;
     let seconds = prepared.elapsed_secs();
     prepared.staged.commit()?;
     eprintln!(

@@ -20,6 +20,7 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use thiserror::Error;
 
 use crate::mutate::{self, MutationClass};
 use crate::rng::Stream;
@@ -27,6 +28,17 @@ pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
 use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
 pub use write::{file_names, write};
+
+/// Why a guard study stopped: its spec, a session with a server, or writing its folder.
+#[derive(Debug, Error)]
+pub enum GuardStudyError {
+    #[error("{0}")]
+    Spec(String),
+    #[error("{0}")]
+    Session(String),
+    #[error("{0}")]
+    Write(String),
+}
 
 /// The placeholder for a session's own empty folder in a server's `command` and `env`.
 pub const SESSION_PLACEHOLDER: &str = "{session}";
@@ -85,37 +97,39 @@ pub struct GuardStudy {
 }
 
 impl GuardStudy {
-    pub fn load(path: &Path) -> Result<GuardStudy, String> {
-        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)?;
+    pub fn load(path: &Path) -> Result<GuardStudy, GuardStudyError> {
+        let spec_error = GuardStudyError::Spec;
+        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
+            .map_err(|e| spec_error(e.to_string()))?;
         let spec: GuardStudySpec = toml::from_str(&text).map_err(|e| {
             let (line, column, message) = crate::text::toml_error(&text, &e);
-            format!("{}:{line}:{column}: {message}", path.display())
+            spec_error(format!("{}:{line}:{column}: {message}", path.display()))
         })?;
         let classes = spec
             .classes
             .iter()
             .map(|id| {
                 mutate::by_id(id).ok_or_else(|| {
-                    format!(
+                    spec_error(format!(
                         "{}: unknown mutation class {id:?} (see `driftlab mutations`)",
                         path.display()
-                    )
+                    ))
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
         for mode in &spec.guard_modes {
             if mode != "refuse" && mode != "warn" {
-                return Err(format!(
+                return Err(spec_error(format!(
                     "{}: guard mode {mode:?}: expected \"refuse\" or \"warn\"",
                     path.display()
-                ));
+                )));
             }
         }
         if spec.servers.is_empty() || spec.calls_per_tool == 0 {
-            return Err(format!(
+            return Err(spec_error(format!(
                 "{}: a study needs a [[server]] and calls_per_tool ≥ 1",
                 path.display()
-            ));
+            )));
         }
         let dir = path
             .parent()
@@ -150,7 +164,7 @@ pub fn run(
     driftlab: &Path,
     work: &Path,
     progress: &(dyn Fn(&str) + Sync),
-) -> Result<StudyResults, String> {
+) -> Result<StudyResults, GuardStudyError> {
     let spec = &study.spec;
     let timeout = Duration::from_secs(spec.timeout_secs);
     let mut rows = Vec::new();
@@ -218,7 +232,7 @@ pub fn run(
                     format!("server {} drifted by {}: {e}", server.name, cell.class.id())
                 })?;
                 let straight_log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
-                check_drift(&wrap_log(&dir), cell)?;
+                check_drift(&wrap_log(&dir), cell).map_err(|e| e.to_string())?;
                 let mut guarded = Vec::new();
                 for (g, mode) in spec.guard_modes.iter().enumerate() {
                     let dir = fresh_dir(work, &format!("s{s}-c{c}-guard-{g}"))?;
@@ -289,7 +303,7 @@ pub fn run(
             })
             .collect();
         for cell_rows in results {
-            let cell_rows = cell_rows?;
+            let cell_rows = cell_rows.map_err(GuardStudyError::Session)?;
             control_failures += cell_rows.iter().filter(|r| r.control != "success").count();
             rows.extend(cell_rows);
         }
@@ -303,8 +317,9 @@ pub fn run(
 }
 
 /// The drifted server must have drawn the drift the study placed (same seed, class, index).
-fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), String> {
-    let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), GuardStudyError> {
+    let text = std::fs::read_to_string(log)
+        .map_err(|e| GuardStudyError::Session(format!("{}: {e}", log.display())))?;
     let drawn: Vec<String> = text
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -312,12 +327,12 @@ fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), String> {
         .filter_map(|e| e.get("detail").and_then(Value::as_str).map(String::from))
         .collect();
     if drawn.is_empty() || drawn.iter().any(|d| *d != cell.drift) {
-        return Err(format!(
+        return Err(GuardStudyError::Session(format!(
             "server {} drifted by {}: the proxy drew {drawn:?}, the study placed {:?}",
             cell.server.name,
             cell.class.id(),
             cell.drift
-        ));
+        )));
     }
     Ok(())
 }
@@ -386,8 +401,9 @@ fn pin(
     s: usize,
     work: &Path,
     timeout: Duration,
-) -> Result<Pinned, String> {
-    let dir = fresh_dir(work, &format!("s{s}-pin"))?;
+) -> Result<Pinned, GuardStudyError> {
+    let failed = GuardStudyError::Session;
+    let dir = fresh_dir(work, &format!("s{s}-pin")).map_err(failed)?;
     let run = run_session(
         &argv_of(server, &dir),
         &study.dir,
@@ -395,12 +411,12 @@ fn pin(
         &[],
         timeout,
     )
-    .map_err(|e| format!("server {}: {e}", server.name))?;
+    .map_err(|e| failed(format!("server {}: {e}", server.name)))?;
     let list: Value = serde_json::from_slice(&run.tools_list)
-        .map_err(|e| format!("server {}: tools/list: {e}", server.name))?;
+        .map_err(|e| failed(format!("server {}: tools/list: {e}", server.name)))?;
     let pin_file = dir.join("pin.json");
     std::fs::write(&pin_file, &run.tools_list)
-        .map_err(|e| format!("{}: {e}", pin_file.display()))?;
+        .map_err(|e| failed(format!("{}: {e}", pin_file.display())))?;
     let tools = list
         .get("tools")
         .and_then(Value::as_array)
@@ -435,10 +451,10 @@ fn pin(
     if let Some(allowed) = &server.tools {
         for name in allowed {
             if !calls.iter().any(|(n, _)| n == name) {
-                return Err(format!(
+                return Err(failed(format!(
                     "server {}: no tool {name:?} in its tools/list",
                     server.name
-                ));
+                )));
             }
         }
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use plotters::style::RGBColor;
 use serde::Serialize;
 
-use super::{CallRow, StudyResults, Verdict};
+use super::{CallRow, GuardStudyError, StudyResults, Verdict};
 use crate::fs::write_atomic;
 use crate::mutate::Label;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
@@ -418,8 +418,13 @@ fn report(
 }
 
 /// Writes every file of the results folder (each atomically) and returns their names.
-pub fn write(results: &StudyResults, out: &Path, reproduce: &str) -> Result<Vec<String>, String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+pub fn write(
+    results: &StudyResults,
+    out: &Path,
+    reproduce: &str,
+) -> Result<Vec<String>, GuardStudyError> {
+    let fail = GuardStudyError::Write;
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
     let (rows, total) = summary(results);
     let chart_rows: Vec<ContractRow> = rows
         .iter()
@@ -442,7 +447,7 @@ pub fn write(results: &StudyResults, out: &Path, reproduce: &str) -> Result<Vec<
         &chart_rows,
         ("call", "calls"),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| fail(e.to_string()))?;
     let json = SummaryJson {
         title: &results.spec.title,
         seed: results.spec.seed,
@@ -460,16 +465,16 @@ pub fn write(results: &StudyResults, out: &Path, reproduce: &str) -> Result<Vec<
         rows: &rows,
         skipped: &results.skipped,
     };
-    let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| e.to_string())?;
+    let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| fail(e.to_string()))?;
     summary_json.push(b'\n');
     let files: Vec<(String, Vec<u8>)> = vec![
         (
             CALLS_CSV.into(),
-            calls_csv(results).map_err(|e| e.to_string())?,
+            calls_csv(results).map_err(|e| fail(e.to_string()))?,
         ),
         (
             SUMMARY_CSV.into(),
-            summary_csv(&rows, &total).map_err(|e| e.to_string())?,
+            summary_csv(&rows, &total).map_err(|e| fail(e.to_string()))?,
         ),
         (SUMMARY_JSON.into(), summary_json),
         (format!("{FIGURE_STEM}.svg"), figure.svg.into_bytes()),
@@ -481,7 +486,7 @@ pub fn write(results: &StudyResults, out: &Path, reproduce: &str) -> Result<Vec<
     ];
     for (name, bytes) in &files {
         let path = out.join(name);
-        write_atomic(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_atomic(&path, bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     }
     Ok(files.into_iter().map(|(name, _)| name).collect())
 }
