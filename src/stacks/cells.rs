@@ -18,9 +18,12 @@ pub struct ClaimResult<'a> {
     /// `confirmed`, `contradicted`, `partly` (the outcome holds, the named error does not) or
     /// `untested` (no call of the cell ran correctly at version 1).
     pub verdict: &'static str,
-    /// The calls.csv line of the cell's first call the drift touched, else of its first call
-    /// that ran at version 1 (0: none did).
-    pub evidence_line: usize,
+    /// The evidence: the cell's first call the drift touched, else its first call that ran at
+    /// version 1, else its first call (whose `control_answer` says why none ran), as its
+    /// calls.csv record number (1 is the first after the header; a record may span lines).
+    pub evidence_record: usize,
+    /// The same call by its key: `row`, `case` and `call` of calls.csv.
+    pub evidence_call: u64,
 }
 
 pub fn cell_calls<'a>(
@@ -164,11 +167,15 @@ fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> Claim
         (_, true, false) => "partly",
         (_, false, _) => "contradicted",
     };
-    // The evidence: the first call the drift touched, else the first that ran at version 1.
+    // The evidence: the first call the drift touched, else the first that ran at version 1,
+    // else (untested) the first call, whose version-1 answer says why none ran.
     let evidence = touched.first().map(|(i, _)| *i).or_else(|| {
-        cell_calls(results, &claim.row, case)
+        let mut calls = cell_calls(results, &claim.row, case);
+        let first = calls.next().map(|(i, _)| i);
+        calls
             .find(|(_, c)| c.control.outcome == Outcome::Correct)
             .map(|(i, _)| i)
+            .or(first)
     });
     let claimed = match &claim.error {
         Some(error) => format!("{} ({error})", claim.claimed),
@@ -181,7 +188,7 @@ fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> Claim
         claimed,
         measured: measured(results, &claim.row, case),
         verdict,
-        // Line 1 is the header.
-        evidence_line: evidence.map_or(0, |i| i + 2),
+        evidence_record: evidence.map_or(0, |i| i + 1),
+        evidence_call: evidence.map_or(0, |i| results.calls[i].call),
     }
 }

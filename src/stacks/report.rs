@@ -183,11 +183,10 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|");
     for c in claims {
-        let evidence = if c.evidence_line == 0 {
-            "—".to_string()
-        } else {
-            format!("`{CALLS_CSV}` line {}", c.evidence_line)
-        };
+        let evidence = format!(
+            "`{CALLS_CSV}` record {}: call {}",
+            c.evidence_record, c.evidence_call
+        );
         let _ = writeln!(
             md,
             "| {} | `{}` | `{}` | {} | {} | **{}** | {evidence} |",

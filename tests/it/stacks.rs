@@ -125,13 +125,24 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
         }
     }
     // Every claim was held against a cell: confirmed, contradicted, partly, or untested for a
-    // reason the report gives (every call failed at version 1).
+    // reason the report gives (every call failed at version 1), each with its evidence row.
     for claim in summary["claims"].as_array().unwrap() {
         let verdict = claim["verdict"].as_str().unwrap();
         assert!(["confirmed", "contradicted", "partly", "untested"].contains(&verdict));
+        let record = claim["evidence_record"].as_u64().unwrap() as usize;
+        let calls = csv::Reader::from_path(fresh.fresh.join("calls.csv"))
+            .unwrap()
+            .into_records()
+            .nth(record - 1)
+            .unwrap()
+            .unwrap();
         assert_eq!(
-            verdict == "untested",
-            claim["evidence_line"] == 0,
+            (&calls[0], &calls[1], &calls[3]),
+            (
+                claim["row"].as_str().unwrap(),
+                claim["case"].as_str().unwrap(),
+                claim["evidence_call"].to_string().as_str()
+            ),
             "{claim}"
         );
     }
