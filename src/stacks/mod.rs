@@ -77,7 +77,7 @@ pub struct CallRow {
 
 pub struct StudyResults {
     pub spec: StackStudySpec,
-    /// Each row of the main table, in order: (row id, stack row index, guard path).
+    /// The lines of the main table, in order: every stack row, an MCP row also per guard path.
     pub rows: Vec<TableRow>,
     pub calls: Vec<CallRow>,
 }

@@ -44,14 +44,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] = [
-        Outcome::Correct,
-        Outcome::Silent,
-        Outcome::Loud,
-        Outcome::Crash,
-        Outcome::Refused,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Correct => "correct",

@@ -26,7 +26,7 @@ pub fn file_names() -> Vec<String> {
     names
 }
 
-/// Outcome colours (Okabe–Ito), in `Outcome::ALL` order.
+/// Outcome colours (Okabe–Ito), in the order of `Outcome`'s variants.
 const SEGMENTS: [(&str, RGBColor); 5] = [
     ("ran correctly", RGBColor(0, 158, 115)),
     ("accepted, wrong (silent)", RGBColor(213, 94, 0)),
