@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::outcome::Evidence;
-use super::spec::{StackRow, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
+use super::spec::{GuardPath, StackRow, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
 use super::StackStudyError;
 use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
 
@@ -29,8 +29,7 @@ pub struct McpCase<'a> {
     pub work: &'a Path,
     pub timeout: Duration,
     pub driftlab: &'a Path,
-    /// `(path id, guard options)` per guarded path.
-    pub guards: &'a [(String, Vec<String>)],
+    pub guards: &'a [GuardPath],
 }
 
 impl McpCase<'_> {
@@ -48,7 +47,7 @@ impl McpCase<'_> {
             "straight".to_string(),
             self.evidence(&straight, &straight_dir, None),
         ));
-        for (g, (path, options)) in self.guards.iter().enumerate() {
+        for (g, guard) in self.guards.iter().enumerate() {
             let dir = fresh(self.work, &format!("{name}-guard-{g}"))?;
             let audit = dir.join("guard.jsonl");
             let mut argv = vec![
@@ -61,11 +60,11 @@ impl McpCase<'_> {
                 "--audit".into(),
                 audit.display().to_string(),
             ];
-            argv.extend(options.iter().cloned());
+            argv.extend(guard.options.iter().cloned());
             argv.push("--".into());
             argv.extend(self.server(2));
             let run = self.session(&argv, &dir)?;
-            paths.push((path.clone(), self.evidence(&run, &dir, Some(&audit))));
+            paths.push((guard.id.clone(), self.evidence(&run, &dir, Some(&audit))));
         }
         Ok(Paths {
             control: self.evidence(&control, &control_dir, None),

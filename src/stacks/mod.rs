@@ -111,11 +111,6 @@ pub fn run(
         spec.calls_per_case,
         spec.cases.len()
     ));
-    let guards: Vec<(String, Vec<String>)> = spec
-        .guards
-        .iter()
-        .map(|g| (g.id.clone(), g.options.clone()))
-        .collect();
     // Units of work: a Python row at once (one harness run per version), an MCP row per case.
     let mut units = Vec::new();
     for (r, row) in spec.stacks.iter().enumerate() {
@@ -140,7 +135,7 @@ pub fn run(
                         work,
                         timeout,
                         driftlab,
-                        guards: &guards,
+                        guards: &spec.guards,
                     }
                     .run()?;
                     let mut rows = Vec::new();
@@ -168,7 +163,7 @@ pub fn run(
     for rows in done {
         all.extend(rows?);
     }
-    let table = table_rows(spec, &guards);
+    let table = table_rows(spec);
     let order = |c: &CallRow| {
         let row = table
             .iter()
@@ -198,7 +193,7 @@ fn row_id(row: &str, path: &str) -> String {
 }
 
 /// The main table's lines: every stack row straight, an MCP row also behind each guard path.
-fn table_rows(spec: &StackStudySpec, guards: &[(String, Vec<String>)]) -> Vec<TableRow> {
+fn table_rows(spec: &StackStudySpec) -> Vec<TableRow> {
     let mut rows = Vec::new();
     for row in &spec.stacks {
         let line = |path: &str| TableRow {
@@ -210,7 +205,7 @@ fn table_rows(spec: &StackStudySpec, guards: &[(String, Vec<String>)]) -> Vec<Ta
         };
         rows.push(line(STRAIGHT));
         if row.server.is_some() {
-            rows.extend(guards.iter().map(|(path, _)| line(path)));
+            rows.extend(spec.guards.iter().map(|g| line(&g.id)));
         }
     }
     rows

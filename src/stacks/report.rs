@@ -5,51 +5,71 @@ use std::fmt::Write as _;
 
 use super::cells::{glance, measured, ClaimResult};
 use super::outcome::Outcome;
+use super::spec::GuardPath;
 use super::{CallRow, StudyResults, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV};
 
 /// The table at a glance: each cell the touched calls by outcome, with a claim's verdict as a
 /// mark (✓ confirmed, ✗ contradicted, ~ partly, ? untested). Quoted in the README.
-fn glance_table(
-    md: &mut String,
-    results: &StudyResults,
-    claims: &[ClaimResult<'_>],
-    guards: &[(String, Vec<String>)],
-) {
-    let spec = &results.spec;
+fn glance_table(md: &mut String, results: &StudyResults, claims: &[ClaimResult<'_>]) {
     let _ = writeln!(md, "## At a glance\n");
-    table_header(md, &["stack · option"], spec);
-    for row in &results.rows {
-        let _ = write!(
-            md,
-            "| {} · {}{} |",
-            row.stack,
-            row.option,
-            path_title(&row.path, guards)
-        );
-        for case in &spec.cases {
-            let mut cell = glance(results, &row.row, &case.id);
-            for claim in claims
-                .iter()
-                .filter(|c| c.row == row.row && c.case == case.id)
-            {
-                cell.push_str(match claim.verdict {
-                    "confirmed" => " ✓",
-                    "contradicted" => " ✗",
-                    "partly" => " ~",
-                    _ => " ?",
-                });
-            }
-            let _ = write!(md, " {cell} |");
-        }
-        let _ = writeln!(md);
-    }
+    row_table(
+        md,
+        results,
+        claims,
+        &["stack · option"],
+        " · ",
+        |cell, claim| {
+            cell.push_str(match claim.verdict {
+                "confirmed" => " ✓",
+                "contradicted" => " ✗",
+                "partly" => " ~",
+                _ => " ?",
+            })
+        },
+        glance,
+    );
     let _ = writeln!(
         md,
         "\nOf {} calls per case: the calls the drift touched, by outcome (`ok`: every call ran \
          correctly; `n/a`: no call got past version 1). A mark is a survey claim about the \
          cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested.\n",
-        spec.calls_per_case
+        results.spec.calls_per_case
     );
+}
+
+/// A table with a line per stack row and a column per case: `separator` between the stack and
+/// its option, each cell from `cell`, then `mark` once per claim about that cell.
+fn row_table(
+    md: &mut String,
+    results: &StudyResults,
+    claims: &[ClaimResult<'_>],
+    leading: &[&str],
+    separator: &str,
+    mark: impl Fn(&mut String, &ClaimResult<'_>),
+    cell: impl Fn(&StudyResults, &str, &str) -> String,
+) {
+    let spec = &results.spec;
+    table_header(md, leading, spec);
+    for row in &results.rows {
+        let _ = write!(
+            md,
+            "| {}{separator}{}{} |",
+            row.stack,
+            row.option,
+            path_title(&row.path, &spec.guards)
+        );
+        for case in &spec.cases {
+            let mut text = cell(results, &row.row, &case.id);
+            for claim in claims
+                .iter()
+                .filter(|c| c.row == row.row && c.case == case.id)
+            {
+                mark(&mut text, claim);
+            }
+            let _ = write!(md, " {} |", text.replace('|', "\\|"));
+        }
+        let _ = writeln!(md);
+    }
 }
 
 /// A table's header: the leading columns, then one column per case.
@@ -72,25 +92,20 @@ fn excerpt(text: &str) -> String {
     }
 }
 
-fn path_title(path: &str, guards: &[(String, Vec<String>)]) -> String {
+fn path_title(path: &str, guards: &[GuardPath]) -> String {
     if path == STRAIGHT {
         return String::new();
     }
     let options = guards
         .iter()
-        .find(|(p, _)| p == path)
-        .map(|(_, o)| o.join(" "))
+        .find(|g| g.id == path)
+        .map(|g| g.options.join(" "))
         .unwrap_or_default();
     format!(" · `driftlab guard {options}`")
 }
 
 pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &str) -> String {
     let spec = &results.spec;
-    let guards: Vec<(String, Vec<String>)> = spec
-        .guards
-        .iter()
-        .map(|g| (g.id.clone(), g.options.clone()))
-        .collect();
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", spec.title);
     let confirmed = claims.iter().filter(|c| c.verdict == "confirmed").count();
@@ -113,33 +128,23 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         spec.seed
     );
     let _ = writeln!(md, "![Outcomes per stack row]({FIGURE_STEM}.svg)\n");
-    glance_table(&mut md, results, claims, &guards);
+    glance_table(&mut md, results, claims);
     let _ = writeln!(md, "## Stack × drift\n");
-    table_header(&mut md, &["stack", "option"], spec);
-    for row in &results.rows {
-        let _ = write!(
-            md,
-            "| {} | {}{} |",
-            row.stack,
-            row.option,
-            path_title(&row.path, &guards)
-        );
-        for case in &spec.cases {
-            let mut cell = measured(results, &row.row, &case.id);
-            for claim in claims
-                .iter()
-                .filter(|c| c.row == row.row && c.case == case.id)
-            {
-                let _ = write!(
-                    cell,
-                    "<br>claimed: {} → **{}**",
-                    claim.claimed, claim.verdict
-                );
-            }
-            let _ = write!(md, " {} |", cell.replace('|', "\\|"));
-        }
-        let _ = writeln!(md);
-    }
+    row_table(
+        &mut md,
+        results,
+        claims,
+        &["stack", "option"],
+        " | ",
+        |cell, claim| {
+            let _ = write!(
+                cell,
+                "<br>claimed: {} → **{}**",
+                claim.claimed, claim.verdict
+            );
+        },
+        measured,
+    );
     let _ = writeln!(
         md,
         "\n*correct*: the body ran with what the version-1 client meant and the answer reads \
