@@ -127,6 +127,19 @@ pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
+/// Writes each named file into `dir` atomically, in order, and returns the names; the error
+/// names the file that could not be written.
+pub fn write_files_atomic(
+    dir: &Path,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<Vec<String>, (std::path::PathBuf, io::Error)> {
+    for (name, bytes) in &files {
+        let path = dir.join(name);
+        write_atomic(&path, bytes).map_err(|e| (path, e))?;
+    }
+    Ok(files.into_iter().map(|(name, _)| name).collect())
+}
+
 /// sha256 of a file, read in blocks (rows.csv can be large).
 pub fn hash_file(path: &Path) -> io::Result<String> {
     use sha2::{Digest, Sha256};

@@ -14,7 +14,7 @@ use super::{
     CellCounts, StackStudyError, StudyResults, TableRow, CALLS_CSV, FIGURE_STEM, REPORT, STRAIGHT,
     SUMMARY_CSV, SUMMARY_JSON,
 };
-use crate::fs::write_atomic;
+use crate::fs::write_files_atomic;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
 
 /// Every file [`write`] writes: a folder holding only these is an earlier run's.
@@ -228,9 +228,5 @@ pub fn write(
             report(results, &claims, reproduce).into_bytes(),
         ),
     ];
-    for (name, bytes) in &files {
-        let path = out.join(name);
-        write_atomic(&path, bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    }
-    Ok(files.into_iter().map(|(name, _)| name).collect())
+    write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

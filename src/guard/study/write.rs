@@ -9,7 +9,7 @@ use plotters::style::RGBColor;
 use serde::Serialize;
 
 use super::{CallRow, GuardStudyError, StudyResults, Verdict};
-use crate::fs::write_atomic;
+use crate::fs::write_files_atomic;
 use crate::mutate::Label;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
 
@@ -484,9 +484,5 @@ pub fn write(
             report(results, &rows, &total, reproduce).into_bytes(),
         ),
     ];
-    for (name, bytes) in &files {
-        let path = out.join(name);
-        write_atomic(&path, bytes).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    }
-    Ok(files.into_iter().map(|(name, _)| name).collect())
+    write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }
