@@ -304,6 +304,10 @@ pub trait Rule: Sync {
     fn summary(&self) -> &'static str;
     /// Where in the MCP specification (or elsewhere) the rule comes from.
     fn source(&self) -> &'static str;
+    /// The rule set the rule joined: the day it landed (`YYYY-MM-DD`), shared by the rules that
+    /// land that day. A new rule names a new date, never an existing set's, and a rule's date
+    /// never changes: a study pinned with `rule_set` then keeps its results (`rules::sets`).
+    fn added_in(&self) -> &'static str;
     /// Which part of a server's contract the rule looks at: `tools`, `prompts`, `resources` or
     /// `server` (instructions and capabilities).
     fn part(&self) -> &'static str {

@@ -18,8 +18,9 @@ use serde_json::Value;
 use crate::payload::short;
 use crate::surface::contract::{ListKind, ServerContract};
 
-/// Every kind of contract change; each has exactly one rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Every kind of contract change; each has exactly one rule (counted by a test, as the tool
+/// diff's kinds are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumCount)]
 pub enum ContractChangeKind {
     PromptRemoved,
     PromptRenamed,

@@ -22,8 +22,9 @@ use super::witness::Witness;
 use crate::payload::short;
 use crate::surface::Surface;
 
-/// Every kind of change the engine reports; each has exactly one diff rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Every kind of change the engine reports; each has exactly one diff rule (a test counts
+/// them with `strum::EnumCount`, so a new kind may go anywhere in the list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumCount)]
 pub enum ChangeKind {
     ToolAdded,
     ToolDuplicated,

@@ -12,6 +12,9 @@ impl Rule for CacheHintsMissing {
     fn id(&self) -> &'static str {
         "cache-hints-missing"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-12-03"
+    }
     fn severity(&self) -> Severity {
         Severity::Warning
     }

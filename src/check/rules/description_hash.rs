@@ -15,6 +15,9 @@ impl Rule for DescriptionHash {
     fn id(&self) -> &'static str {
         "description-hash"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Warning
     }

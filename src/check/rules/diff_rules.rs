@@ -12,6 +12,7 @@ pub struct DiffRule {
     pub severity: Severity,
     pub change: K,
     pub summary: &'static str,
+    pub added_in: &'static str,
 }
 
 impl Rule for DiffRule {
@@ -26,6 +27,9 @@ impl Rule for DiffRule {
     }
     fn summary(&self) -> &'static str {
         self.summary
+    }
+    fn added_in(&self) -> &'static str {
+        self.added_in
     }
     fn source(&self) -> &'static str {
         "MCP server/tools Tool fields; JSON Schema 2020-12 validation keywords, judged by data-flow direction"
@@ -74,8 +78,9 @@ impl Rule for DiffRule {
 use Severity::{Breaking, Compatible, Info, Unknown, Warning};
 
 macro_rules! diff_rule {
-    ($id:literal, $severity:expr, $change:ident, $summary:literal) => {
+    ($added_in:literal, $id:literal, $severity:expr, $change:ident, $summary:literal) => {
         DiffRule {
+            added_in: $added_in,
             id: $id,
             severity: $severity,
             change: K::$change,
@@ -86,45 +91,45 @@ macro_rules! diff_rule {
 
 /// Every diff rule, in the order `driftlab rules` lists them.
 pub static DIFF_RULES: &[DiffRule] = &[
-    diff_rule!("tool-removed", Breaking, ToolRemoved, "a tool is gone (and no added tool looks like it renamed)"),
-    diff_rule!("tool-renamed", Breaking, ToolRenamed, "a removed and an added tool are similar in name, description and parameters: a likely rename, with a confidence"),
-    diff_rule!("tool-added", Compatible, ToolAdded, "a new tool is listed"),
-    diff_rule!("tool-duplicated", Breaking, ToolDuplicated, "the candidate lists a name more times than the approved surface: a client that maps names to tools keeps one copy (the diff compares the last)"),
-    diff_rule!("tools-reordered", Warning, ToolsReordered, "tools present in both are listed in a different relative order (clients and prompt caches may rely on it)"),
-    diff_rule!("tool-description-changed", Warning, ToolDescriptionChanged, "a tool's description changed: prompt-facing text that steers the model"),
-    diff_rule!("title-changed", Info, TitleChanged, "a tool's display title changed"),
-    diff_rule!("annotation-became-dangerous", Warning, AnnotationBecameDangerous, "readOnlyHint or idempotentHint went true -> false, destructiveHint or openWorldHint false -> true (defaults applied)"),
-    diff_rule!("annotation-changed", Info, AnnotationChanged, "any other tool annotation changed"),
-    diff_rule!("tool-metadata-changed", Info, ToolMetadataChanged, "another tool field changed (icons, execution, _meta, ...)"),
-    diff_rule!("input-schema-replaced", Breaking, InputSchemaReplaced, "an object inputSchema became missing, null or a non-object"),
-    diff_rule!("required-parameter-added", Breaking, RequiredParameterAdded, "a new parameter is required: existing calls lack it"),
-    diff_rule!("optional-parameter-added", Compatible, OptionalParameterAdded, "a new optional parameter"),
-    diff_rule!("parameter-removed", Breaking, ParameterRemoved, "a parameter is gone: calls that send it may be rejected or silently ignored"),
-    diff_rule!("parameter-renamed", Breaking, ParameterRenamed, "a removed and an added parameter have the same shape: a likely rename"),
-    diff_rule!("parameter-became-required", Breaking, ParameterBecameRequired, "an optional parameter became required"),
-    diff_rule!("parameter-became-optional", Compatible, ParameterBecameOptional, "a required parameter became optional"),
-    diff_rule!("type-narrowed", Breaking, TypeNarrowed, "an input accepts fewer types (or fewer anyOf/oneOf branches, or a union reduced to one branch); integer is a subset of number"),
-    diff_rule!("type-widened", Compatible, TypeWidened, "an input accepts more types (or more anyOf/oneOf branches, or is wrapped in a union one of whose branches is the old schema: one widening, not removals)"),
-    diff_rule!("type-changed", Breaking, TypeChanged, "an input's type changed to an unrelated one"),
-    diff_rule!("enum-value-removed", Breaking, EnumValueRemoved, "an input no longer accepts an enum (or const) value"),
-    diff_rule!("enum-value-added", Compatible, EnumValueAdded, "an input accepts a new enum value"),
-    diff_rule!("constraint-tightened", Breaking, ConstraintTightened, "an input constraint got stricter: min/max, lengths, item counts, pattern or format added, additionalProperties: false set, enum added (a bound at or beyond ±(2^53−1), the I-JSON integer limit zod 4 adds everywhere, counts as no bound)"),
-    diff_rule!("constraint-loosened", Compatible, ConstraintLoosened, "an input constraint got looser or was dropped"),
-    diff_rule!("default-changed", Warning, DefaultChanged, "an input's default value changed: calls that omit it now behave differently"),
-    diff_rule!("parameter-description-changed", Warning, ParameterDescriptionChanged, "a parameter's description changed: prompt-facing text"),
-    diff_rule!("schema-dialect-changed", Warning, SchemaDialectChanged, "the schema's $schema dialect changed (e.g. draft-07 -> 2020-12)"),
-    diff_rule!("schema-annotation-changed", Info, SchemaAnnotationChanged, "an annotation keyword changed (title, examples, deprecated, ...; output descriptions and defaults)"),
-    diff_rule!("output-schema-added", Compatible, OutputSchemaAdded, "a tool now declares an outputSchema"),
-    diff_rule!("output-schema-removed", Breaking, OutputSchemaRemoved, "a tool no longer declares its outputSchema"),
-    diff_rule!("output-property-removed", Breaking, OutputPropertyRemoved, "an output property is gone"),
-    diff_rule!("output-property-type-changed", Breaking, OutputPropertyTypeChanged, "an output may now have a type (or anyOf branch, or be wrapped in a union) consumers did not expect"),
-    diff_rule!("output-property-became-optional", Breaking, OutputPropertyBecameOptional, "an output property is no longer guaranteed"),
-    diff_rule!("output-enum-value-added", Breaking, OutputEnumValueAdded, "an output may return a new enum value"),
-    diff_rule!("output-constraint-loosened", Breaking, OutputConstraintLoosened, "an output constraint got looser: consumers may receive values they did not expect"),
-    diff_rule!("output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
-    diff_rule!("schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, a pattern changed beyond its repetition bounds, unknown keyword, ...)"),
-    diff_rule!("parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
-    diff_rule!("unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
-    diff_rule!("branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
-    diff_rule!("value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
+    diff_rule!("2026-11-30", "tool-removed", Breaking, ToolRemoved, "a tool is gone (and no added tool looks like it renamed)"),
+    diff_rule!("2026-11-30", "tool-renamed", Breaking, ToolRenamed, "a removed and an added tool are similar in name, description and parameters: a likely rename, with a confidence"),
+    diff_rule!("2026-11-30", "tool-added", Compatible, ToolAdded, "a new tool is listed"),
+    diff_rule!("2026-11-30", "tool-duplicated", Breaking, ToolDuplicated, "the candidate lists a name more times than the approved surface: a client that maps names to tools keeps one copy (the diff compares the last)"),
+    diff_rule!("2026-11-30", "tools-reordered", Warning, ToolsReordered, "tools present in both are listed in a different relative order (clients and prompt caches may rely on it)"),
+    diff_rule!("2026-11-30", "tool-description-changed", Warning, ToolDescriptionChanged, "a tool's description changed: prompt-facing text that steers the model"),
+    diff_rule!("2026-11-30", "title-changed", Info, TitleChanged, "a tool's display title changed"),
+    diff_rule!("2026-11-30", "annotation-became-dangerous", Warning, AnnotationBecameDangerous, "readOnlyHint or idempotentHint went true -> false, destructiveHint or openWorldHint false -> true (defaults applied)"),
+    diff_rule!("2026-11-30", "annotation-changed", Info, AnnotationChanged, "any other tool annotation changed"),
+    diff_rule!("2026-11-30", "tool-metadata-changed", Info, ToolMetadataChanged, "another tool field changed (icons, execution, _meta, ...)"),
+    diff_rule!("2026-11-30", "input-schema-replaced", Breaking, InputSchemaReplaced, "an object inputSchema became missing, null or a non-object"),
+    diff_rule!("2026-11-30", "required-parameter-added", Breaking, RequiredParameterAdded, "a new parameter is required: existing calls lack it"),
+    diff_rule!("2026-11-30", "optional-parameter-added", Compatible, OptionalParameterAdded, "a new optional parameter"),
+    diff_rule!("2026-11-30", "parameter-removed", Breaking, ParameterRemoved, "a parameter is gone: calls that send it may be rejected or silently ignored"),
+    diff_rule!("2026-11-30", "parameter-renamed", Breaking, ParameterRenamed, "a removed and an added parameter have the same shape: a likely rename"),
+    diff_rule!("2026-11-30", "parameter-became-required", Breaking, ParameterBecameRequired, "an optional parameter became required"),
+    diff_rule!("2026-11-30", "parameter-became-optional", Compatible, ParameterBecameOptional, "a required parameter became optional"),
+    diff_rule!("2026-11-30", "type-narrowed", Breaking, TypeNarrowed, "an input accepts fewer types (or fewer anyOf/oneOf branches, or a union reduced to one branch); integer is a subset of number"),
+    diff_rule!("2026-11-30", "type-widened", Compatible, TypeWidened, "an input accepts more types (or more anyOf/oneOf branches, or is wrapped in a union one of whose branches is the old schema: one widening, not removals)"),
+    diff_rule!("2026-11-30", "type-changed", Breaking, TypeChanged, "an input's type changed to an unrelated one"),
+    diff_rule!("2026-11-30", "enum-value-removed", Breaking, EnumValueRemoved, "an input no longer accepts an enum (or const) value"),
+    diff_rule!("2026-11-30", "enum-value-added", Compatible, EnumValueAdded, "an input accepts a new enum value"),
+    diff_rule!("2026-11-30", "constraint-tightened", Breaking, ConstraintTightened, "an input constraint got stricter: min/max, lengths, item counts, pattern or format added, additionalProperties: false set, enum added (a bound at or beyond ±(2^53−1), the I-JSON integer limit zod 4 adds everywhere, counts as no bound)"),
+    diff_rule!("2026-11-30", "constraint-loosened", Compatible, ConstraintLoosened, "an input constraint got looser or was dropped"),
+    diff_rule!("2026-11-30", "default-changed", Warning, DefaultChanged, "an input's default value changed: calls that omit it now behave differently"),
+    diff_rule!("2026-11-30", "parameter-description-changed", Warning, ParameterDescriptionChanged, "a parameter's description changed: prompt-facing text"),
+    diff_rule!("2026-11-30", "schema-dialect-changed", Warning, SchemaDialectChanged, "the schema's $schema dialect changed (e.g. draft-07 -> 2020-12)"),
+    diff_rule!("2026-11-30", "schema-annotation-changed", Info, SchemaAnnotationChanged, "an annotation keyword changed (title, examples, deprecated, ...; output descriptions and defaults)"),
+    diff_rule!("2026-11-30", "output-schema-added", Compatible, OutputSchemaAdded, "a tool now declares an outputSchema"),
+    diff_rule!("2026-11-30", "output-schema-removed", Breaking, OutputSchemaRemoved, "a tool no longer declares its outputSchema"),
+    diff_rule!("2026-11-30", "output-property-removed", Breaking, OutputPropertyRemoved, "an output property is gone"),
+    diff_rule!("2026-11-30", "output-property-type-changed", Breaking, OutputPropertyTypeChanged, "an output may now have a type (or anyOf branch, or be wrapped in a union) consumers did not expect"),
+    diff_rule!("2026-11-30", "output-property-became-optional", Breaking, OutputPropertyBecameOptional, "an output property is no longer guaranteed"),
+    diff_rule!("2026-11-30", "output-enum-value-added", Breaking, OutputEnumValueAdded, "an output may return a new enum value"),
+    diff_rule!("2026-11-30", "output-constraint-loosened", Breaking, OutputConstraintLoosened, "an output constraint got looser: consumers may receive values they did not expect"),
+    diff_rule!("2026-11-30", "output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
+    diff_rule!("2026-11-30", "schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, a pattern changed beyond its repetition bounds, unknown keyword, ...)"),
+    diff_rule!("2026-12-03", "parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
+    diff_rule!("2026-12-03", "unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
+    diff_rule!("2026-12-03", "branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
+    diff_rule!("2026-12-03", "value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
 ];

@@ -9,6 +9,9 @@ impl Rule for InputSchemaNotObject {
     fn id(&self) -> &'static str {
         "input-schema-not-object"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

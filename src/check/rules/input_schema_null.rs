@@ -9,6 +9,9 @@ impl Rule for InputSchemaNull {
     fn id(&self) -> &'static str {
         "input-schema-null"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

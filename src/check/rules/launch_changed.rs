@@ -11,6 +11,9 @@ impl Rule for LaunchChanged {
     fn id(&self) -> &'static str {
         "launch-changed"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-12-03"
+    }
     fn severity(&self) -> Severity {
         Severity::Unknown
     }

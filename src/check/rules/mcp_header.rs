@@ -67,6 +67,9 @@ impl Rule for McpHeaderInvalid {
     fn id(&self) -> &'static str {
         "x-mcp-header-invalid"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-12-03"
+    }
     fn severity(&self) -> Severity {
         Severity::Warning
     }
@@ -97,6 +100,9 @@ pub struct McpHeaderNewlyInvalid;
 impl Rule for McpHeaderNewlyInvalid {
     fn id(&self) -> &'static str {
         "x-mcp-header-newly-invalid"
+    }
+    fn added_in(&self) -> &'static str {
+        "2026-12-03"
     }
     fn severity(&self) -> Severity {
         Severity::Breaking

@@ -165,11 +165,27 @@ mod tests {
     }
 
     #[test]
-    fn each_change_kind_has_exactly_one_diff_rule() {
-        let kinds: Vec<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();
-        let unique: std::collections::HashSet<_> = kinds.iter().collect();
-        assert_eq!(unique.len(), kinds.len());
-        // ChangeKind::ValueNowRejected is the last variant; every discriminant up to it is used.
-        assert_eq!(kinds.len(), ChangeKind::ValueNowRejected as usize + 1);
+    fn each_change_kind_has_exactly_one_rule() {
+        use crate::check::contract_diff::ContractChangeKind;
+        use std::collections::HashSet;
+        use strum::EnumCount;
+        let kinds: HashSet<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();
+        assert_eq!(kinds.len(), DIFF_RULES.len(), "two diff rules share a kind");
+        assert_eq!(
+            kinds.len(),
+            ChangeKind::COUNT,
+            "a ChangeKind has no diff rule"
+        );
+        let kinds: HashSet<ContractChangeKind> = CONTRACT_RULES.iter().map(|r| r.change).collect();
+        assert_eq!(
+            kinds.len(),
+            CONTRACT_RULES.len(),
+            "two contract rules share a kind"
+        );
+        assert_eq!(
+            kinds.len(),
+            ContractChangeKind::COUNT,
+            "a ContractChangeKind has no rule"
+        );
     }
 }

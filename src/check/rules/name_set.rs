@@ -9,6 +9,9 @@ impl Rule for NameSet {
     fn id(&self) -> &'static str {
         "name-set"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

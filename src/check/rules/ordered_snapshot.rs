@@ -10,6 +10,9 @@ impl Rule for OrderedSnapshot {
     fn id(&self) -> &'static str {
         "ordered-snapshot"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

@@ -11,6 +11,9 @@ impl Rule for OutputSchemaNotObject {
     fn id(&self) -> &'static str {
         "output-schema-not-object"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Warning
     }

@@ -18,6 +18,8 @@ type NameRule = (fn(&str) -> bool, &'static str);
 pub struct ClientProfile {
     pub name: &'static str,
     ids: [&'static str; 2],
+    /// The rule set both of its rules joined (see [`crate::check::Rule::added_in`]).
+    added_in: &'static str,
     /// Tool names the client accepts, described.
     names: Option<NameRule>,
     /// Schema keywords the client refuses anywhere in an inputSchema.
@@ -36,6 +38,7 @@ fn charset(name: &str, max: usize, dot: bool) -> bool {
 pub static PROFILES: &[ClientProfile] = &[
     ClientProfile {
         name: "spec",
+        added_in: "2026-12-03",
         ids: ["profile-spec", "profile-spec-newly-broken"],
         names: Some((|n| charset(n, 128, true), "^[A-Za-z0-9_.-]{1,128}$")),
         rejected_keywords: &[],
@@ -43,6 +46,7 @@ pub static PROFILES: &[ClientProfile] = &[
     },
     ClientProfile {
         name: "strict-64",
+        added_in: "2026-12-03",
         ids: ["profile-strict-64", "profile-strict-64-newly-broken"],
         names: Some((|n| charset(n, 64, true), "^[A-Za-z0-9_.-]{1,64}$")),
         rejected_keywords: &[],
@@ -50,6 +54,7 @@ pub static PROFILES: &[ClientProfile] = &[
     },
     ClientProfile {
         name: "copilot",
+        added_in: "2026-12-03",
         ids: ["profile-copilot", "profile-copilot-newly-broken"],
         names: Some((|n| charset(n, 64, false), "^[A-Za-z0-9_-]{1,64}$ (no `.`)")),
         rejected_keywords: &[],
@@ -57,6 +62,7 @@ pub static PROFILES: &[ClientProfile] = &[
     },
     ClientProfile {
         name: "gemini",
+        added_in: "2026-12-03",
         ids: ["profile-gemini", "profile-gemini-newly-broken"],
         names: None,
         rejected_keywords: &["$ref", "$defs", "additionalProperties"],
@@ -211,6 +217,9 @@ impl Rule for ProfileRule {
     }
     fn source(&self) -> &'static str {
         self.profile.source
+    }
+    fn added_in(&self) -> &'static str {
+        self.profile.added_in
     }
     fn profile(&self) -> Option<&'static str> {
         Some(self.profile.name)

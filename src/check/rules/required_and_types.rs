@@ -41,6 +41,9 @@ impl Rule for RequiredAndTypes {
     fn id(&self) -> &'static str {
         "required-and-types"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

@@ -35,6 +35,9 @@ impl Rule for SchemaInvalid {
     fn id(&self) -> &'static str {
         "schema-invalid"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

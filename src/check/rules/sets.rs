@@ -1,161 +1,43 @@
-//! Rule sets: which rules existed when. A study spec pinned with `rule_set = "2026-11-30"` reads
-//! `@payload` and `@diff` as the rules of that kind added up to that set, so a rule added later
-//! leaves the study's committed results as they were.
+//! Rule sets: which rules existed when. Each rule names the set it joined
+//! ([`Rule::added_in`](crate::check::Rule::added_in): the day it landed), so a set is every rule
+//! with that date and the sets are the dates the registry names. A study spec pinned with
+//! `rule_set = "2026-11-30"` reads `@payload` and `@diff` as the rules of that kind up to that
+//! set, so a rule added later leaves the study's committed results as they were.
 
-use super::{registry, Rule, RuleKind};
+use std::sync::LazyLock;
 
-/// One release of rules: its id (the date it landed) and the rules it added.
-pub struct RuleSet {
-    pub id: &'static str,
-    pub added: &'static [&'static str],
+use super::{by_id, registry, Rule, RuleKind};
+
+/// Every rule set's id, oldest first: the distinct dates the registered rules joined on.
+fn set_ids() -> &'static [&'static str] {
+    static IDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let dates: std::collections::BTreeSet<&'static str> =
+            registry().iter().map(|r| r.added_in()).collect();
+        dates.into_iter().collect()
+    });
+    &IDS
 }
-
-/// Every rule set, oldest first. A new rule joins a new set named by the date it lands (rules
-/// landing the same day share one); a test fails until every registered rule is in exactly one.
-pub const RULE_SETS: &[RuleSet] = &[
-    RuleSet {
-        id: "2026-11-30",
-        added: &[
-            // study rules
-            "structural",
-            "ordered-snapshot",
-            "sorted-hash",
-            "description-hash",
-            "name-set",
-            "required-and-types",
-            // payload rules
-            "tool-name-invalid",
-            "input-schema-missing",
-            "input-schema-null",
-            "input-schema-not-object",
-            "duplicate-tool-name",
-            "output-schema-not-object",
-            "schema-invalid",
-            // diff rules
-            "tool-removed",
-            "tool-renamed",
-            "tool-added",
-            "tool-duplicated",
-            "tools-reordered",
-            "tool-description-changed",
-            "title-changed",
-            "annotation-became-dangerous",
-            "annotation-changed",
-            "tool-metadata-changed",
-            "input-schema-replaced",
-            "required-parameter-added",
-            "optional-parameter-added",
-            "parameter-removed",
-            "parameter-renamed",
-            "parameter-became-required",
-            "parameter-became-optional",
-            "type-narrowed",
-            "type-widened",
-            "type-changed",
-            "enum-value-removed",
-            "enum-value-added",
-            "constraint-tightened",
-            "constraint-loosened",
-            "default-changed",
-            "parameter-description-changed",
-            "schema-dialect-changed",
-            "schema-annotation-changed",
-            "output-schema-added",
-            "output-schema-removed",
-            "output-property-removed",
-            "output-property-type-changed",
-            "output-property-became-optional",
-            "output-enum-value-added",
-            "output-constraint-loosened",
-            "output-compatible-change",
-            "schema-change-unjudged",
-        ],
-    },
-    RuleSet {
-        id: "2026-12-03",
-        added: &[
-            "parameters-undocumented",
-            "unsafe-integer-bound",
-            "branch-change-masked",
-            "value-now-rejected",
-            // the contract beyond tools
-            "prompt-removed",
-            "prompt-renamed",
-            "prompt-added",
-            "prompt-argument-removed",
-            "prompt-required-argument-added",
-            "prompt-optional-argument-added",
-            "prompt-argument-became-required",
-            "prompt-argument-became-optional",
-            "prompt-text-changed",
-            "resource-removed",
-            "resource-template-removed",
-            "resource-uri-changed",
-            "resource-added",
-            "resource-mime-type-changed",
-            "resource-text-changed",
-            "contract-metadata-changed",
-            "instructions-changed",
-            "capability-removed",
-            "capability-flag-dropped",
-            "launch-changed",
-            "capability-added",
-            "capability-changed",
-            "contract-part-unrecorded",
-            // era-aware
-            "cache-scope-changed",
-            "cache-ttl-changed",
-            "x-mcp-header-invalid",
-            "x-mcp-header-newly-invalid",
-            "task-support-required",
-            "cache-hints-missing",
-            // client profiles (opt-in)
-            "profile-spec",
-            "profile-spec-newly-broken",
-            "profile-strict-64",
-            "profile-strict-64-newly-broken",
-            "profile-copilot",
-            "profile-copilot-newly-broken",
-            "profile-gemini",
-            "profile-gemini-newly-broken",
-        ],
-    },
-];
 
 /// The newest rule set: what an unpinned spec's `@payload` and `@diff` mean.
 pub fn latest() -> &'static str {
-    RULE_SETS.last().map_or("", |set| set.id)
-}
-
-/// Where `id` is among `sets`, oldest first.
-fn position(sets: &[RuleSet], id: &str) -> Option<usize> {
-    sets.iter().position(|set| set.id == id)
+    set_ids().last().copied().unwrap_or("")
 }
 
 /// The set a rule was added in.
 pub fn added_in(rule: &str) -> Option<&'static str> {
-    RULE_SETS
-        .iter()
-        .find(|set| set.added.contains(&rule))
-        .map(|set| set.id)
+    by_id(rule).map(|r| r.added_in())
 }
 
 /// Whether `rule` existed as of the rule set `set` (an unknown set or rule: no).
 pub fn existed(rule: &str, set: &str) -> bool {
-    existed_in(RULE_SETS, rule, set)
-}
-
-fn existed_in(sets: &[RuleSet], rule: &str, set: &str) -> bool {
-    let added = sets.iter().position(|s| s.added.contains(&rule));
-    match (added, position(sets, set)) {
-        (Some(added), Some(pinned)) => added <= pinned,
-        _ => false,
-    }
+    set_ids().contains(&set) && added_in(rule).is_some_and(|added| added <= set)
 }
 
 /// The rules of one kind as of the rule set `set`, in registry order; `None` for an unknown set.
 pub fn of_kind_as_of(kind: RuleKind, set: &str) -> Option<Vec<&'static dyn Rule>> {
-    position(RULE_SETS, set)?;
+    if !set_ids().contains(&set) {
+        return None;
+    }
     Some(
         registry()
             .iter()
@@ -165,9 +47,9 @@ pub fn of_kind_as_of(kind: RuleKind, set: &str) -> Option<Vec<&'static dyn Rule>
     )
 }
 
-/// Ids of every rule set, for error messages.
+/// Ids of every rule set, oldest first, for error messages.
 pub fn ids() -> Vec<&'static str> {
-    RULE_SETS.iter().map(|set| set.id).collect()
+    set_ids().to_vec()
 }
 
 /// The rules a group in a gate's `rules` stands for, as of `rule_set`: `@payload` and `@diff`
@@ -193,25 +75,24 @@ pub fn group(id: &str, rule_set: &str) -> Option<Vec<&'static dyn Rule>> {
 mod tests {
     use super::*;
 
+    /// The sets that have shipped and how many rules each holds. A rule dated into one of them
+    /// would change what a study pinned to it runs: a new rule names a new date.
+    const SHIPPED: &[(&str, usize)] = &[("2026-11-30", 50), ("2026-12-03", 41)];
+
     #[test]
-    fn every_registered_rule_is_in_exactly_one_set() {
-        for rule in registry() {
-            let sets = RULE_SETS
+    fn a_shipped_set_never_changes() {
+        for (id, size) in SHIPPED {
+            let held: Vec<&str> = registry()
                 .iter()
-                .filter(|set| set.added.contains(&rule.id()))
-                .count();
+                .filter(|r| r.added_in() == *id)
+                .map(|r| r.id())
+                .collect();
             assert_eq!(
-                sets,
-                1,
-                "rule {:?} is in {sets} rule sets: add it to one, a new set dated the day it lands \
-                 (src/check/rules/sets.rs; see CONTRIBUTING.md)",
-                rule.id()
+                held.len(),
+                *size,
+                "rule set {id} holds {held:?}: a new rule joins a new set dated the day it lands \
+                 (its `added_in`; see CONTRIBUTING.md), never a shipped one"
             );
-        }
-        for set in RULE_SETS {
-            for id in set.added {
-                assert!(super::super::by_id(id).is_some(), "{id} is no rule");
-            }
         }
     }
 
@@ -221,11 +102,17 @@ mod tests {
         for id in &ids {
             let digits: Vec<&str> = id.split('-').collect();
             assert!(
-                digits.len() == 3 && digits.iter().all(|d| d.bytes().all(|b| b.is_ascii_digit())),
+                digits.len() == 3
+                    && [4, 2, 2]
+                        .iter()
+                        .zip(&digits)
+                        .all(|(n, d)| d.len() == *n && d.bytes().all(|b| b.is_ascii_digit())),
                 "{id} is not YYYY-MM-DD"
             );
         }
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        let shipped: Vec<&str> = SHIPPED.iter().map(|(id, _)| *id).collect();
+        assert_eq!(&ids[..shipped.len()], &shipped[..]);
     }
 
     #[test]
@@ -246,19 +133,12 @@ mod tests {
 
     #[test]
     fn a_rule_added_after_the_pin_is_left_out() {
-        let sets = [
-            RuleSet {
-                id: "2026-11-30",
-                added: &["structural"],
-            },
-            RuleSet {
-                id: "2027-01-15",
-                added: &["new-rule"],
-            },
-        ];
-        assert!(existed_in(&sets, "structural", "2026-11-30"));
-        assert!(existed_in(&sets, "structural", "2027-01-15"));
-        assert!(!existed_in(&sets, "new-rule", "2026-11-30"));
-        assert!(existed_in(&sets, "new-rule", "2027-01-15"));
+        assert!(existed("structural", "2026-11-30"));
+        assert!(existed("structural", "2026-12-03"));
+        assert!(!existed("value-now-rejected", "2026-11-30"));
+        assert!(existed("value-now-rejected", "2026-12-03"));
+        let pinned = of_kind_as_of(RuleKind::Diff, "2026-11-30").unwrap();
+        assert!(pinned.iter().any(|r| r.id() == "tool-removed"));
+        assert!(!pinned.iter().any(|r| r.id() == "value-now-rejected"));
     }
 }

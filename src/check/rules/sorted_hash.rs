@@ -70,6 +70,9 @@ impl Rule for SortedHash {
     fn id(&self) -> &'static str {
         "sorted-hash"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

@@ -13,6 +13,9 @@ impl Rule for Structural {
     fn id(&self) -> &'static str {
         "structural"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }

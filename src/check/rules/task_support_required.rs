@@ -17,6 +17,9 @@ impl Rule for TaskSupportRequired {
     fn id(&self) -> &'static str {
         "task-support-required"
     }
+    fn added_in(&self) -> &'static str {
+        "2026-12-03"
+    }
     fn severity(&self) -> Severity {
         Severity::Breaking
     }
