@@ -4,69 +4,9 @@
 //! stream, derived from `(seed, "mutate:<id>", surface index)`, so adding or reordering classes
 //! never changes another class's draws.
 
-mod annotation_became_dangerous;
-mod capability_flag_dropped;
-mod constraint_tightened;
-mod description_rewritten;
 mod edit;
-mod enum_value_added;
-mod enum_value_removed;
-mod identity;
-mod input_schema_array_root;
-mod input_schema_missing;
-mod input_schema_null;
-mod instructions_rewritten;
-mod name_space;
-mod optional_parameter_added;
-mod output_property_removed;
-mod output_property_type_changed;
-mod output_schema_added;
-mod parameter_became_required;
-mod parameter_renamed;
-mod parameter_type_narrowed;
-mod parameter_type_widened;
-mod payload_reformatted;
-mod prompt_argument_removed;
-mod prompt_required_argument_added;
-mod required_parameter_added;
-mod resource_removed;
-mod schema_key_order_changed;
-mod tool_added;
-mod tool_removed;
-mod tool_renamed;
-mod tools_reordered;
 
-pub use annotation_became_dangerous::AnnotationBecameDangerous;
-pub use capability_flag_dropped::CapabilityFlagDropped;
-pub use constraint_tightened::ConstraintTightened;
-pub use description_rewritten::DescriptionRewritten;
 pub use edit::Edit;
-pub use enum_value_added::EnumValueAdded;
-pub use enum_value_removed::EnumValueRemoved;
-pub use identity::Identity;
-pub use input_schema_array_root::InputSchemaArrayRoot;
-pub use input_schema_missing::InputSchemaMissing;
-pub use input_schema_null::InputSchemaNull;
-pub use instructions_rewritten::InstructionsRewritten;
-pub use name_space::NameSpace;
-pub use optional_parameter_added::OptionalParameterAdded;
-pub use output_property_removed::OutputPropertyRemoved;
-pub use output_property_type_changed::OutputPropertyTypeChanged;
-pub use output_schema_added::OutputSchemaAdded;
-pub use parameter_became_required::ParameterBecameRequired;
-pub use parameter_renamed::ParameterRenamed;
-pub use parameter_type_narrowed::ParameterTypeNarrowed;
-pub use parameter_type_widened::ParameterTypeWidened;
-pub use payload_reformatted::PayloadReformatted;
-pub use prompt_argument_removed::PromptArgumentRemoved;
-pub use prompt_required_argument_added::PromptRequiredArgumentAdded;
-pub use required_parameter_added::RequiredParameterAdded;
-pub use resource_removed::ResourceRemoved;
-pub use schema_key_order_changed::SchemaKeyOrderChanged;
-pub use tool_added::ToolAdded;
-pub use tool_removed::ToolRemoved;
-pub use tool_renamed::ToolRenamed;
-pub use tools_reordered::ToolsReordered;
 
 use serde_json::{Map, Value};
 
@@ -197,47 +137,70 @@ pub trait MutationClass: Sync {
 /// The control class, run on every surface to measure false positives.
 pub const CONTROL: &dyn MutationClass = &Identity;
 
-/// Every mutation class, in the order listings show them.
-pub const REGISTRY: &[&dyn MutationClass] = &[
-    &Identity,
-    &NameSpace,
-    &InputSchemaMissing,
-    &InputSchemaNull,
-    &InputSchemaArrayRoot,
-    &ToolsReordered,
+/// Declares each class's module, re-exports its type, and lists it in [`REGISTRY`]: a new class
+/// is one line here.
+macro_rules! classes {
+    ($($module:ident::{$class:ident}),* $(,)?) => {
+        $(mod $module; pub use $module::$class;)*
+        /// Every mutation class, in the order listings show them (and `@tools` in a spec's
+        /// `mutations` lists the tool classes, by label).
+        pub const REGISTRY: &[&dyn MutationClass] = &[$(&$class),*];
+    };
+}
+
+classes! {
+    identity::{Identity},
+    name_space::{NameSpace},
+    input_schema_missing::{InputSchemaMissing},
+    input_schema_null::{InputSchemaNull},
+    input_schema_array_root::{InputSchemaArrayRoot},
+    tools_reordered::{ToolsReordered},
     // Breaking
-    &ParameterRenamed,
-    &ParameterTypeNarrowed,
-    &RequiredParameterAdded,
-    &ParameterBecameRequired,
-    &EnumValueRemoved,
-    &ToolRemoved,
-    &ToolRenamed,
-    &OutputPropertyRemoved,
-    &OutputPropertyTypeChanged,
-    &ConstraintTightened,
+    parameter_renamed::{ParameterRenamed},
+    parameter_type_narrowed::{ParameterTypeNarrowed},
+    required_parameter_added::{RequiredParameterAdded},
+    parameter_became_required::{ParameterBecameRequired},
+    enum_value_removed::{EnumValueRemoved},
+    tool_removed::{ToolRemoved},
+    tool_renamed::{ToolRenamed},
+    output_property_removed::{OutputPropertyRemoved},
+    output_property_type_changed::{OutputPropertyTypeChanged},
+    constraint_tightened::{ConstraintTightened},
     // Dangerous
-    &AnnotationBecameDangerous,
-    &DescriptionRewritten,
+    annotation_became_dangerous::{AnnotationBecameDangerous},
+    description_rewritten::{DescriptionRewritten},
     // Compatible
-    &OptionalParameterAdded,
-    &EnumValueAdded,
-    &ToolAdded,
-    &ParameterTypeWidened,
-    &OutputSchemaAdded,
+    optional_parameter_added::{OptionalParameterAdded},
+    enum_value_added::{EnumValueAdded},
+    tool_added::{ToolAdded},
+    parameter_type_widened::{ParameterTypeWidened},
+    output_schema_added::{OutputSchemaAdded},
     // Benign
-    &SchemaKeyOrderChanged,
-    &PayloadReformatted,
+    schema_key_order_changed::{SchemaKeyOrderChanged},
+    payload_reformatted::{PayloadReformatted},
     // Beyond tools: prompts, resources and the server's announcement (whole-contract surfaces)
-    &PromptArgumentRemoved,
-    &PromptRequiredArgumentAdded,
-    &ResourceRemoved,
-    &InstructionsRewritten,
-    &CapabilityFlagDropped,
-];
+    prompt_argument_removed::{PromptArgumentRemoved},
+    prompt_required_argument_added::{PromptRequiredArgumentAdded},
+    resource_removed::{ResourceRemoved},
+    instructions_rewritten::{InstructionsRewritten},
+    capability_flag_dropped::{CapabilityFlagDropped},
+}
 
 pub fn by_id(id: &str) -> Option<&'static dyn MutationClass> {
     REGISTRY.iter().copied().find(|m| m.id() == id)
+}
+
+/// What `@tools` in a spec's `mutations` stands for: every registered class that changes tools
+/// (all but the control), grouped by label (breaking, dangerous, compatible, benign) and in
+/// registry order within a label.
+pub fn tool_classes() -> Vec<&'static dyn MutationClass> {
+    let mut classes: Vec<&'static dyn MutationClass> = REGISTRY
+        .iter()
+        .copied()
+        .filter(|c| c.part() == "tools" && c.label() != Label::Control)
+        .collect();
+    classes.sort_by_key(|c| c.label());
+    classes
 }
 
 pub fn ids() -> Vec<&'static str> {

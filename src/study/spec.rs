@@ -28,7 +28,9 @@ pub struct StudySpec {
     pub surfaces: u64,
     #[serde(default = "default_tools")]
     pub tools: usize,
-    /// Mutation class ids; the identity control always runs as well.
+    /// Mutation class ids; the identity control always runs as well. `@tools` stands for every
+    /// registered class that changes tools ([`mutate::tool_classes`]) and is spelled out on
+    /// parsing, so the manifest records the classes that ran.
     pub mutations: Vec<String>,
     pub gates: Vec<GateSpec>,
     /// Pins what `@payload` and `@diff` mean: the rules of that kind added up to this rule set
@@ -128,6 +130,9 @@ impl std::fmt::Debug for dyn crate::check::Rule {
     }
 }
 
+/// In `mutations`: every registered class that changes tools.
+pub const TOOL_CLASSES: &str = "@tools";
+
 impl StudySpec {
     /// Parses TOML text; `path` is used in error messages only.
     /// `{classes}` and `{gates}` in the title read as the spec's counts, so a class added to
@@ -142,6 +147,17 @@ impl StudySpec {
                 message,
             }
         })?;
+        spec.mutations = spec
+            .mutations
+            .iter()
+            .flat_map(|id| match id.as_str() {
+                TOOL_CLASSES => mutate::tool_classes()
+                    .iter()
+                    .map(|c| c.id().to_string())
+                    .collect(),
+                _ => vec![id.clone()],
+            })
+            .collect();
         spec.title = spec
             .title
             .replace("{classes}", &spec.mutations.len().to_string())
@@ -184,7 +200,8 @@ impl StudySpec {
                 invalid(
                     key.clone(),
                     format!(
-                        "unknown mutation class {id:?} (known: {})",
+                        "unknown mutation class {id:?} (known: {TOOL_CLASSES} for every class \
+                         that changes tools, {})",
                         mutate::ids().join(", ")
                     ),
                 )

@@ -172,3 +172,51 @@ fn the_version_names_the_code_it_was_built_from() {
     };
     assert!(named, "{line}");
 }
+
+/// Every repository path the contributor's recipes, the README and docs/ name in backticks
+/// exists (a `<placeholder>` path is left out), so a moved file cannot leave a recipe behind.
+#[test]
+fn the_docs_name_only_paths_that_exist() {
+    let mut pages = vec![repo().join("CONTRIBUTING.md"), repo().join("README.md")];
+    for entry in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let roots = [
+        "src/",
+        "tests/",
+        "research/",
+        "scripts/",
+        "benches/",
+        "docs/",
+        "results/",
+    ];
+    let (mut missing, mut checked) = (Vec::new(), 0);
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (i, quoted) in text.split('`').enumerate() {
+            let path = quoted.split([' ', ':', '#']).next().unwrap_or("");
+            if i % 2 == 0
+                || !roots.iter().any(|r| path.starts_with(r))
+                || path.contains(['<', '*', '{', '$'])
+            {
+                continue;
+            }
+            checked += 1;
+            if !repo().join(path.trim_end_matches(['.', ','])).exists() {
+                missing.push(format!("{}: `{path}`", page.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "only {checked} paths found: is the parse right?"
+    );
+    assert!(
+        missing.is_empty(),
+        "paths that do not exist:\n{}",
+        missing.join("\n")
+    );
+}

@@ -135,3 +135,30 @@ fn title_placeholders_read_as_the_counts() {
     let spec = StudySpec::parse(text, "t.toml").unwrap();
     assert_eq!(spec.title, "2 classes x 1 gates");
 }
+
+#[test]
+fn at_tools_spells_out_every_tool_class_by_label() {
+    let text = GOOD
+        .replace("[\"name-space\"]", "[\"@tools\"]")
+        .replace("id = \"x\"", "id = \"x\"\ntitle = \"{classes} classes\"");
+    let spec = StudySpec::parse(&text, "s.toml").unwrap();
+    let expected: Vec<&str> = mutate::REGISTRY
+        .iter()
+        .filter(|c| c.part() == "tools" && c.id() != "identity")
+        .map(|c| c.id())
+        .collect();
+    let mut got: Vec<&str> = spec.mutations.iter().map(String::as_str).collect();
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(spec.title, format!("{} classes", expected.len()));
+    let study = spec.clone().resolve("s.toml").unwrap();
+    let labels: Vec<_> = study.mutations.iter().map(|c| c.label()).collect();
+    assert!(labels.windows(2).all(|w| w[0] <= w[1]), "{labels:?}");
+    assert!(!got.contains(&"prompt-argument-removed"));
+    got.sort_unstable();
+    let mut expected = expected;
+    expected.sort_unstable();
+    assert_eq!(got, expected);
+    // A class named beside the group is listed twice.
+    let twice = GOOD.replace("[\"name-space\"]", "[\"@tools\", \"tool-removed\"]");
+    assert!(error(&twice).contains("\"tool-removed\" is listed twice"));
+}
