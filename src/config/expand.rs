@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use super::Unstartable;
+
 /// Which forms a client expands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Syntax {
@@ -29,7 +31,7 @@ pub(super) struct Context<'a> {
 }
 
 /// `text` with its variables expanded, or why the server cannot be started as written.
-pub(super) fn expand(text: &str, cx: &Context<'_>) -> Result<String, String> {
+pub(super) fn expand(text: &str, cx: &Context<'_>) -> Result<String, Unstartable> {
     if cx.syntax == Syntax::Literal {
         return Ok(text.to_string());
     }
@@ -63,15 +65,13 @@ pub(super) fn expand(text: &str, cx: &Context<'_>) -> Result<String, String> {
 }
 
 /// The value of `${inner}`.
-fn braced(inner: &str, cx: &Context<'_>) -> Result<String, String> {
+fn braced(inner: &str, cx: &Context<'_>) -> Result<String, Unstartable> {
     let shown = format!("${{{inner}}}");
     let editor = matches!(cx.syntax, Syntax::Editor | Syntax::Any);
     let shell = matches!(cx.syntax, Syntax::Shell | Syntax::ShellBare | Syntax::Any);
     if editor {
         if let Some(id) = inner.strip_prefix("input:") {
-            return Err(format!(
-                "it needs `${{input:{id}}}`, a value a person enters in the client"
-            ));
+            return Err(Unstartable::NeedsInput(id.to_string()));
         }
         if let Some(name) = inner.strip_prefix("env:") {
             return variable(name, &shown, cx);
@@ -100,15 +100,15 @@ fn braced(inner: &str, cx: &Context<'_>) -> Result<String, String> {
             return match (env_value(name, cx), default) {
                 (Some(value), _) => Ok(value),
                 (None, Some(default)) => Ok(default.to_string()),
-                (None, None) => Err(format!("`{shown}` is not set")),
+                (None, None) => Err(Unstartable::Unset(shown)),
             };
         }
     }
-    Err(format!("`{shown}` is not a variable driftlab expands"))
+    Err(Unstartable::NotExpanded(shown))
 }
 
-fn variable(name: &str, shown: &str, cx: &Context<'_>) -> Result<String, String> {
-    env_value(name, cx).ok_or_else(|| format!("`{shown}` is not set"))
+fn variable(name: &str, shown: &str, cx: &Context<'_>) -> Result<String, Unstartable> {
+    env_value(name, cx).ok_or_else(|| Unstartable::Unset(shown.to_string()))
 }
 
 /// A set, non-empty variable (an empty one counts as unset, as `${VAR:-default}` does).
@@ -135,7 +135,7 @@ fn name_len(text: &str) -> usize {
 mod tests {
     use super::*;
 
-    fn with(syntax: Syntax, text: &str) -> Result<String, String> {
+    fn with(syntax: Syntax, text: &str) -> Result<String, Unstartable> {
         let env = |name: &str| match name {
             "TOKEN" => Some("t0k".to_string()),
             "HOME" => Some("/home/u".to_string()),
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(with(Syntax::Shell, "${TOKEN:-d}").unwrap(), "t0k");
         assert_eq!(
             with(Syntax::Shell, "--key=${MISSING}").unwrap_err(),
-            "`${MISSING}` is not set"
+            Unstartable::Unset("${MISSING}".into())
         );
         // `$VAR` is Gemini's; Claude Code leaves it (and a lone `$`) alone.
         assert_eq!(with(Syntax::Shell, "$TOKEN $ 5$").unwrap(), "$TOKEN $ 5$");
@@ -189,13 +189,15 @@ mod tests {
             .unwrap(),
             "/home/u/x proj"
         );
-        let why = with(Syntax::Editor, "Bearer ${input:gh-token}").unwrap_err();
+        let why = with(Syntax::Editor, "Bearer ${input:gh-token}")
+            .unwrap_err()
+            .to_string();
         assert!(
             why.contains("${input:gh-token}") && why.contains("person"),
             "{why}"
         );
         assert_eq!(
-            with(Syntax::Editor, "${TOKEN}").unwrap_err(),
+            with(Syntax::Editor, "${TOKEN}").unwrap_err().to_string(),
             "`${TOKEN}` is not a variable driftlab expands"
         );
         assert!(with(Syntax::Editor, "${command:pick}").is_err());

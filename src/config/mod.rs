@@ -9,10 +9,12 @@ mod expand;
 pub mod jsonc;
 mod read;
 pub mod rewrite;
+mod unstartable;
 
 use std::path::{Path, PathBuf};
 
 pub use read::{parse, read};
+pub use unstartable::Unstartable;
 
 /// The client whose config a file is: it decides the layout and which variables expand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -113,7 +115,7 @@ pub struct ConfiguredServer {
     /// expanded variable may hold a secret, and must not make a lock differ between machines).
     pub written: Written,
     /// How to start it, variables expanded; or why it is skipped.
-    pub start: Result<Start, String>,
+    pub start: Result<Start, Unstartable>,
 }
 
 /// A server as the config writes it.

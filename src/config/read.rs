@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::expand::{env_value, expand, Context, Syntax};
-use super::{Client, ClientConfig, ConfigError, ConfiguredServer, Layout, Start, Written};
+use super::{
+    Client, ClientConfig, ConfigError, ConfiguredServer, Layout, Start, Unstartable, Written,
+};
 
 /// A config file of at most this many bytes is read (they are hand-written and small).
 const MAX_CONFIG_BYTES: usize = 4 * 1024 * 1024;
@@ -187,13 +189,13 @@ fn json_server(
     let sse = transport.as_deref() == Some("sse")
         || (client == Some(Client::Gemini) && url_key == Some("url"));
     let skip = if disabled {
-        Some("it is disabled in the config".to_string())
+        Some(Unstartable::Disabled)
     } else if sse && command.is_none() {
-        Some(SSE_SKIP.to_string())
+        Some(Unstartable::Sse)
     } else if entry.contains_key("envFile") {
-        Some("it reads `envFile`, which driftlab does not read".to_string())
+        Some(Unstartable::EnvFile)
     } else if entry.contains_key("oauth") || entry.contains_key("authProviderType") {
-        Some(OAUTH_SKIP.to_string())
+        Some(Unstartable::OAuth)
     } else {
         None
     };
@@ -214,10 +216,6 @@ fn json_server(
     })
 }
 
-const SSE_SKIP: &str = "it uses the SSE transport (2024-11-05), which driftlab does not speak \
-                        (stdio and Streamable HTTP only)";
-const OAUTH_SKIP: &str = "it authenticates with OAuth, which driftlab cannot do on a user's behalf";
-
 /// How the server starts, its variables expanded; or why it cannot be started as written.
 fn start_of(
     written: &Written,
@@ -225,8 +223,8 @@ fn start_of(
     cwd: Option<String>,
     headers: Vec<(String, String)>,
     cx: &Context<'_>,
-) -> Result<Start, String> {
-    let pairs = |pairs: Vec<(String, String)>| -> Result<Vec<(String, String)>, String> {
+) -> Result<Start, Unstartable> {
+    let pairs = |pairs: Vec<(String, String)>| -> Result<Vec<(String, String)>, Unstartable> {
         pairs
             .into_iter()
             .map(|(k, v)| Ok((k, expand(&v, cx)?)))
@@ -291,7 +289,12 @@ fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServ
                 Some(token) => {
                     headers.insert("Authorization".into(), format!("Bearer {token}").into());
                 }
-                None => skip = Some(format!("`{var}` (its bearer_token_env_var) is not set")),
+                None => {
+                    skip = Some(Unstartable::HeaderUnset {
+                        var: var.clone(),
+                        what: "its bearer_token_env_var".into(),
+                    })
+                }
             }
         }
         if let Some(Value::Object(from_env)) = json.get("env_http_headers") {
@@ -301,7 +304,12 @@ fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServ
                     Some(value) => {
                         headers.insert(header.clone(), value.into());
                     }
-                    None => skip = Some(format!("`{var}` (header {header}) is not set")),
+                    None => {
+                        skip = Some(Unstartable::HeaderUnset {
+                            var: var.to_string(),
+                            what: format!("header {header}"),
+                        })
+                    }
                 }
             }
         }

@@ -73,7 +73,12 @@ fn entry(
         Ok(start) => start,
         Err(why) => {
             note(&format!("{}: skipped: {why}", server.name));
-            return Ok(LockedServer::skipped(&server.name, launch, package, why));
+            return Ok(LockedServer::skipped(
+                &server.name,
+                launch,
+                package,
+                &why.to_string(),
+            ));
         }
     };
     let started = Instant::now();

@@ -40,7 +40,7 @@ pub fn plan<'c>(
             (None, _) => Plan::Unlocked(format!(
                 "the config has it and the lockfile does not (`driftlab lock --update {name}` records it)"
             )),
-            (Some(_), Err(why)) => Plan::Skipped(why.clone()),
+            (Some(_), Err(why)) => Plan::Skipped(why.to_string()),
             (Some(i), Ok(_)) => match &lock.servers[i].skipped {
                 Some(why) => Plan::Unlocked(format!(
                     "locked as skipped ({why}); it can start now: `driftlab lock --update {name}` records it"
