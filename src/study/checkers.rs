@@ -3,7 +3,7 @@
 
 use super::outcome::{Pending, RowsMode, SurfaceResult};
 use super::Study;
-use crate::check::external::{Answer, Checker, Request};
+use crate::check::external::{Answer, Checker, CheckerError, Fault, Request};
 
 /// One running checker per external gate (by gate position).
 pub(super) struct Checkers {
@@ -11,7 +11,7 @@ pub(super) struct Checkers {
 }
 
 impl Checkers {
-    pub fn start(study: &Study) -> Result<Checkers, String> {
+    pub fn start(study: &Study) -> Result<Checkers, CheckerError> {
         let by_gate = study
             .gates
             .iter()
@@ -22,7 +22,11 @@ impl Checkers {
 
     /// Asks each checker about its gate's pending comparisons, fills in the decisions and rows,
     /// and drops the rows `mode` does not keep.
-    pub fn judge(&mut self, chunk: &mut [SurfaceResult], mode: RowsMode) -> Result<(), String> {
+    pub fn judge(
+        &mut self,
+        chunk: &mut [SurfaceResult],
+        mode: RowsMode,
+    ) -> Result<(), CheckerError> {
         for (gate, checker) in self.by_gate.iter_mut().enumerate() {
             let Some(checker) = checker else {
                 continue;
@@ -50,7 +54,7 @@ impl Checkers {
                 for p in pending.iter().filter(|p| p.gate == gate) {
                     let answer = answers
                         .next()
-                        .ok_or("a checker gave fewer answers than requests")?;
+                        .ok_or_else(|| checker.fault(Fault::FewerAnswers))?;
                     apply(result, p, &answer);
                 }
                 result.pending = pending;

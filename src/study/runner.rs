@@ -41,8 +41,8 @@ pub enum RunFailure {
     Payload(#[from] PayloadError),
     #[error("{0}")]
     Live(String),
-    #[error("{0}")]
-    Checker(String),
+    #[error(transparent)]
+    Checker(#[from] crate::check::external::CheckerError),
 }
 
 impl RunError {

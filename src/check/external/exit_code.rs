@@ -7,7 +7,9 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{join_in_order, slices, Answer, CheckerSpec, Request};
+use super::{
+    join_in_order, slices, Answer, CheckerError, CheckerSpec, Fault, Request, RequestFault,
+};
 use crate::live::stdio::describe_status;
 
 /// Runs the command per comparison, in `processes` parallel workers, each with its own folder.
@@ -18,16 +20,11 @@ pub struct Runner {
 }
 
 impl Runner {
-    pub fn new(spec: &CheckerSpec) -> Result<Runner, String> {
+    pub fn new(spec: &CheckerSpec) -> Result<Runner, CheckerError> {
         let scratch = tempfile::Builder::new()
             .prefix("driftlab-checker-")
             .tempdir()
-            .map_err(|e| {
-                format!(
-                    "checker {:?}: cannot create a scratch folder: {e}",
-                    spec.gate
-                )
-            })?;
+            .map_err(|e| CheckerError::new(spec, Fault::Scratch(e)))?;
         let cleanup = crate::cleanup::remove_on_signal(scratch.path().to_path_buf());
         Ok(Runner {
             spec: spec.clone(),
@@ -36,7 +33,11 @@ impl Runner {
         })
     }
 
-    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, String> {
+    pub fn spec(&self) -> &CheckerSpec {
+        &self.spec
+    }
+
+    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, CheckerError> {
         let parts = slices(requests, self.spec.processes);
         let (spec, scratch) = (&self.spec, self.scratch.path());
         thread::scope(|scope| {
@@ -46,13 +47,21 @@ impl Runner {
                 .map(|(worker, part)| {
                     let folder = scratch.join(format!("worker-{worker}"));
                     scope.spawn(move || {
-                        std::fs::create_dir_all(&folder)
-                            .map_err(|e| format!("{}: {e}", folder.display()))?;
-                        part.iter().map(|r| run_one(spec, &folder, r)).collect()
+                        std::fs::create_dir_all(&folder).map_err(|source| {
+                            let path = folder.clone();
+                            CheckerError::new(spec, Fault::Folder { path, source })
+                        })?;
+                        part.iter()
+                            .map(|r| {
+                                run_one(spec, &folder, r).map_err(|why| {
+                                    CheckerError::new(spec, Fault::Request { id: r.id, why })
+                                })
+                            })
+                            .collect()
                     })
                 })
                 .collect();
-            join_in_order(handles, requests.len())
+            join_in_order(spec, handles, requests.len())
         })
     }
 }
@@ -60,19 +69,21 @@ impl Runner {
 /// Runs the command once. An exit code in the mapping is an answer; any other exit or a signal
 /// is a crash (an answer of its own). A command that cannot start or outlives the timeout
 /// stops the study: those are set-up errors, not properties of the checker's judgement.
-fn run_one(spec: &CheckerSpec, folder: &Path, request: &Request<'_>) -> Result<Answer, String> {
-    let fail = |why: String| {
-        format!(
-            "checker {:?} {:?}: request id {}: {why}",
-            spec.gate, spec.command, request.id
-        )
+fn run_one(
+    spec: &CheckerSpec,
+    folder: &Path,
+    request: &Request<'_>,
+) -> Result<Answer, RequestFault> {
+    let write = |path: &Path, bytes: &[u8]| {
+        std::fs::write(path, bytes).map_err(|source| RequestFault::Payload {
+            path: path.to_path_buf(),
+            source,
+        })
     };
     let approved = folder.join("approved.json");
     let candidate = folder.join("candidate.json");
-    std::fs::write(&approved, request.approved)
-        .map_err(|e| fail(format!("{}: {e}", approved.display())))?;
-    std::fs::write(&candidate, request.candidate)
-        .map_err(|e| fail(format!("{}: {e}", candidate.display())))?;
+    write(&approved, request.approved)?;
+    write(&candidate, request.candidate)?;
     let argv: Vec<String> = spec
         .command
         .iter()
@@ -89,7 +100,10 @@ fn run_one(spec: &CheckerSpec, folder: &Path, request: &Request<'_>) -> Result<A
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
-        .map_err(|e| fail(format!("cannot start {:?}: {e}", argv[0])))?;
+        .map_err(|source| RequestFault::CannotRun {
+            program: argv[0].clone(),
+            source,
+        })?;
     let _cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
     let until = Instant::now() + spec.timeout;
     let status = loop {
@@ -99,9 +113,9 @@ fn run_one(spec: &CheckerSpec, folder: &Path, request: &Request<'_>) -> Result<A
             Ok(None) => {
                 crate::live::stdio::ServerProcess::kill_group(child.id());
                 let _ = child.wait();
-                return Err(fail(format!("no exit within {:?}", spec.timeout)));
+                return Err(RequestFault::NoExit(spec.timeout));
             }
-            Err(e) => return Err(fail(e.to_string())),
+            Err(e) => return Err(RequestFault::Wait(e)),
         }
     };
     let answer = match status.code() {

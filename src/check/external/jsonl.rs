@@ -7,9 +7,10 @@ use std::thread;
 use std::time::Duration;
 
 use super::{
-    join_in_order, parse_answer, request_line, slices, Answer, CheckerSpec, Request,
-    MAX_ANSWER_LINE,
+    join_in_order, parse_answer, request_line, slices, Answer, CheckerError, CheckerSpec, Fault,
+    Request, RequestFault,
 };
+use crate::check::external::MAX_ANSWER_LINE;
 use crate::live::stdio::{describe_status, read_lines, Launch, ServerProcess, StdoutEvent};
 
 /// The checker's processes, each with the channel its stdout lines arrive on.
@@ -24,7 +25,7 @@ struct Process {
 }
 
 impl Pool {
-    pub fn start(spec: &CheckerSpec) -> Result<Pool, String> {
+    pub fn start(spec: &CheckerSpec) -> Result<Pool, CheckerError> {
         let launch = Launch {
             dir: Some(spec.dir.clone()),
             env: Vec::new(),
@@ -33,12 +34,8 @@ impl Pool {
         for _ in 0..spec.processes.max(1) {
             // The checker's stderr is the user's: a traceback shows up where they look.
             let (process, stdout, _) =
-                ServerProcess::spawn_in(&spec.command, Stdio::inherit(), &launch).map_err(|e| {
-                    format!(
-                        "checker {:?} {:?}: cannot start: {e}",
-                        spec.gate, spec.command
-                    )
-                })?;
+                ServerProcess::spawn_in(&spec.command, Stdio::inherit(), &launch)
+                    .map_err(|e| CheckerError::new(spec, Fault::CannotStart(e.to_string())))?;
             let (tx, lines) = mpsc::sync_channel(1024);
             thread::spawn(move || read_lines(stdout, MAX_ANSWER_LINE, false, tx));
             processes.push(Process { process, lines });
@@ -49,7 +46,11 @@ impl Pool {
         })
     }
 
-    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, String> {
+    pub fn spec(&self) -> &CheckerSpec {
+        &self.spec
+    }
+
+    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, CheckerError> {
         let parts = slices(requests, self.processes.len());
         let spec = &self.spec;
         thread::scope(|scope| {
@@ -59,7 +60,7 @@ impl Pool {
                 .zip(parts)
                 .map(|(process, part)| scope.spawn(move || judge_on(spec, process, part)))
                 .collect();
-            join_in_order(handles, requests.len())
+            join_in_order(spec, handles, requests.len())
         })
     }
 }
@@ -69,41 +70,43 @@ fn judge_on(
     spec: &CheckerSpec,
     process: &mut Process,
     requests: &[Request<'_>],
-) -> Result<Vec<Answer>, String> {
+) -> Result<Vec<Answer>, CheckerError> {
     let Process { process, lines } = process;
     let pid = process.id();
-    let (result, exited) = thread::scope(|scope| {
+    let result = thread::scope(|scope| {
         let sender = &mut *process;
-        let writer = scope.spawn(move || -> Result<(), String> {
+        let writer = scope.spawn(move || -> Result<(), Fault> {
             for request in requests {
                 sender
                     .write_line(&request_line(request))
-                    .map_err(|e| format!("cannot send request id {}: {e}", request.id))?;
+                    .map_err(|e| Fault::Request {
+                        id: request.id,
+                        why: RequestFault::Send(e),
+                    })?;
             }
             Ok(())
         });
         let mut answers = Vec::with_capacity(requests.len());
         let mut failure = None;
-        let mut exited = false;
         for request in requests {
             let answer = match lines.recv_timeout(spec.timeout) {
                 Ok(StdoutEvent::Line(line)) => parse_answer(&line, request.id),
-                Ok(StdoutEvent::TooLong) => {
-                    Err(format!("answer longer than {MAX_ANSWER_LINE} bytes"))
-                }
+                Ok(StdoutEvent::TooLong) => Err(RequestFault::TooLong),
                 Ok(StdoutEvent::Eof) | Err(RecvTimeoutError::Disconnected) => {
-                    exited = true;
-                    Err("exited".into())
+                    Err(RequestFault::Exited {
+                        status: String::new(),
+                    })
                 }
-                Ok(StdoutEvent::Failed(e)) => Err(format!("cannot read its stdout: {e}")),
-                Err(RecvTimeoutError::Timeout) => {
-                    Err(format!("no answer within {:?}", spec.timeout))
-                }
+                Ok(StdoutEvent::Failed(e)) => Err(RequestFault::Unreadable(e)),
+                Err(RecvTimeoutError::Timeout) => Err(RequestFault::NoAnswer(spec.timeout)),
             };
             match answer {
                 Ok(answer) => answers.push(answer),
                 Err(why) => {
-                    failure = Some(format!("request id {}: {why}", request.id));
+                    failure = Some(Fault::Request {
+                        id: request.id,
+                        why,
+                    });
                     break;
                 }
             }
@@ -112,22 +115,23 @@ fn judge_on(
             // The writer may be blocked on a full pipe the checker no longer reads: end it.
             ServerProcess::kill_group(pid);
         }
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err("writer panicked".into()));
-        let result = match (failure, written) {
+        let written = writer.join().unwrap_or(Err(Fault::Panicked));
+        match (failure, written) {
             (Some(why), _) | (None, Err(why)) => Err(why),
             (None, Ok(())) => Ok(answers),
-        };
-        (result, exited)
+        }
     });
-    result.map_err(|mut why| {
-        if exited {
-            let status = process
+    result.map_err(|mut fault| {
+        // The exit status is known only once the process is waited for, after the scope.
+        if let Fault::Request {
+            why: RequestFault::Exited { status },
+            ..
+        } = &mut fault
+        {
+            *status = process
                 .exit_status(Duration::from_secs(1))
                 .map_or("its stdout closed".into(), describe_status);
-            why = format!("{why} ({status})");
         }
-        format!("checker {:?} {:?}: {why}", spec.gate, spec.command)
+        CheckerError::new(spec, fault)
     })
 }

@@ -11,8 +11,11 @@
 //! Either way a study's results depend only on the checker's answers, in surface order, at any
 //! thread count and any number of checker processes.
 
+mod error;
 mod exit_code;
 mod jsonl;
+
+pub use error::{CheckerError, Fault, RequestFault};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -97,7 +100,7 @@ pub fn request_line(request: &Request<'_>) -> Vec<u8> {
 }
 
 /// Parses one answer line; `expected` is the id it must carry (answers come in order).
-fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, String> {
+fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, RequestFault> {
     #[derive(Deserialize)]
     struct Line {
         id: u64,
@@ -107,23 +110,21 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, String> {
         /// The checker failed on this comparison (e.g. an exception): a crash, not a verdict.
         error: Option<String>,
     }
-    let line: Line = serde_json::from_slice(line).map_err(|e| {
-        format!(
-            "not an answer ({e}): {}",
-            crate::text::shorten(&String::from_utf8_lossy(line), 80)
-        )
+    let line: Line = serde_json::from_slice(line).map_err(|error| RequestFault::NotAnAnswer {
+        error,
+        line: crate::text::shorten(&String::from_utf8_lossy(line), 80),
     })?;
     if line.id != expected {
-        return Err(format!(
-            "answered id {} where id {expected} was due (answers must come in request order)",
-            line.id
-        ));
+        return Err(RequestFault::OutOfOrder {
+            got: line.id,
+            due: expected,
+        });
     }
     if let Some(error) = line.error {
         return Ok(Answer::Crashed(crate::text::shorten(&error, 200)));
     }
     let Some(detected) = line.detected else {
-        return Err("an answer needs `detected` (or `error`)".into());
+        return Err(RequestFault::NoVerdict);
     };
     let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(String::from);
     let mut rules: Vec<String> = Vec::new();
@@ -152,15 +153,24 @@ pub enum Checker {
 
 impl Checker {
     /// Starts the checker (JSONL: its processes; exit code: a scratch folder).
-    pub fn start(spec: &CheckerSpec) -> Result<Checker, String> {
+    pub fn start(spec: &CheckerSpec) -> Result<Checker, CheckerError> {
         match spec.mode {
             Mode::Jsonl => jsonl::Pool::start(spec).map(Checker::Jsonl),
             Mode::ExitCode => exit_code::Runner::new(spec).map(Checker::ExitCode),
         }
     }
 
+    /// `fault` as an error of this checker.
+    pub fn fault(&self, fault: Fault) -> CheckerError {
+        let spec = match self {
+            Checker::Jsonl(pool) => pool.spec(),
+            Checker::ExitCode(runner) => runner.spec(),
+        };
+        CheckerError::new(spec, fault)
+    }
+
     /// One answer per request, in request order.
-    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, String> {
+    pub fn judge(&mut self, requests: &[Request<'_>]) -> Result<Vec<Answer>, CheckerError> {
         match self {
             Checker::Jsonl(pool) => pool.judge(requests),
             Checker::ExitCode(runner) => runner.judge(requests),
@@ -171,14 +181,15 @@ impl Checker {
 /// The answers of per-slice workers, joined in slice order (the first error wins; the scope
 /// joins the rest).
 fn join_in_order(
-    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<Vec<Answer>, String>>>,
+    spec: &CheckerSpec,
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<Vec<Answer>, CheckerError>>>,
     capacity: usize,
-) -> Result<Vec<Answer>, String> {
+) -> Result<Vec<Answer>, CheckerError> {
     let mut answers = Vec::with_capacity(capacity);
     for handle in handles {
         let part = handle
             .join()
-            .unwrap_or_else(|_| Err("a checker worker panicked".into()))?;
+            .unwrap_or_else(|_| Err(CheckerError::new(spec, Fault::Panicked)))?;
         answers.extend(part);
     }
     Ok(answers)
@@ -220,11 +231,20 @@ mod tests {
             }
         );
         let late = parse_answer(br#"{"id": 8, "detected": false}"#, 7).unwrap_err();
-        assert!(late.contains("id 7 was due"), "{late}");
+        assert!(
+            matches!(late, RequestFault::OutOfOrder { got: 8, due: 7 }),
+            "{late}"
+        );
         let garbage = parse_answer(b"Traceback (most recent call last):", 7).unwrap_err();
-        assert!(garbage.starts_with("not an answer"), "{garbage}");
+        assert!(
+            garbage.to_string().starts_with("not an answer"),
+            "{garbage}"
+        );
         let no_verdict = parse_answer(br#"{"id": 7}"#, 7).unwrap_err();
-        assert!(no_verdict.contains("detected"), "{no_verdict}");
+        assert!(
+            matches!(no_verdict, RequestFault::NoVerdict),
+            "{no_verdict}"
+        );
         let failed = parse_answer(br#"{"id": 7, "error": "KeyError: 'name'"}"#, 7).unwrap();
         assert_eq!(failed, Answer::Crashed("KeyError: 'name'".into()));
     }
