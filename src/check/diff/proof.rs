@@ -36,7 +36,7 @@ pub(super) fn prove(
         let search = match &search {
             Ok(search) => search,
             Err(why) => {
-                change.proof = Proof::Missing(why.clone());
+                change.proof = Proof::Missing(why.to_string());
                 continue;
             }
         };

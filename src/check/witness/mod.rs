@@ -22,6 +22,21 @@ use crate::pointer;
 use crate::rng::Stream;
 use samples::Sampler;
 
+/// Why a schema pair cannot be searched for a witness (said in the finding's proof).
+#[derive(Debug, thiserror::Error)]
+pub enum Unsearchable {
+    #[error("the {side} schema nests deeper than {MAX_SCHEMA_DEPTH} levels")]
+    TooDeep { side: String },
+    #[error(
+        "the {side} schema does not compile ({})",
+        crate::text::shorten(&source.to_string(), 120)
+    )]
+    DoesNotCompile {
+        side: String,
+        source: jsonschema::ValidationError<'static>,
+    },
+}
+
 /// The seed of every witness search (results depend on nothing else).
 const SEED: u64 = 20261203;
 /// Seeded draws added to the proposed instances.
@@ -65,19 +80,15 @@ impl Search {
         sides: (&str, &str),
         foreign: &[String],
         label: &str,
-    ) -> Result<Search, String> {
-        let valid = |schema: &Value, side: &str| -> Result<Validator, String> {
+    ) -> Result<Search, Unsearchable> {
+        let valid = |schema: &Value, side: &str| -> Result<Validator, Unsearchable> {
+            let side = side.to_string();
             if depth(schema) > MAX_SCHEMA_DEPTH {
-                return Err(format!(
-                    "the {side} schema nests deeper than {MAX_SCHEMA_DEPTH} levels"
-                ));
+                return Err(Unsearchable::TooDeep { side });
             }
-            jsonschema::options().build(schema).map_err(|e| {
-                format!(
-                    "the {side} schema does not compile ({})",
-                    crate::text::shorten(&e.to_string(), 120)
-                )
-            })
+            jsonschema::options()
+                .build(schema)
+                .map_err(|source| Unsearchable::DoesNotCompile { side, source })
         };
         let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
         let mut sampler = Sampler::new(from, foreign);
