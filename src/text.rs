@@ -109,6 +109,23 @@ pub fn rfc3339(unix_seconds: u64) -> String {
     )
 }
 
+/// An error and its causes on one line, `error: cause: cause`, as anyhow's `{:#}` prints a
+/// chain, except that a cause the line already says is not said again (a typed error that
+/// shows its source in its own message, as `{path}: cannot read: {source}` does).
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let text = e.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = e.source();
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +171,37 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_796_003_199), "2026-11-30T01:46:39Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn a_cause_is_said_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("{path}: cannot read: {source}")]
+        struct Shown {
+            path: String,
+            source: std::io::Error,
+        }
+        #[derive(Debug, thiserror::Error)]
+        #[error("{path}: cannot read")]
+        struct Chained {
+            path: String,
+            source: std::io::Error,
+        }
+        let gone = || std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let shown = Shown {
+            path: "a.json".into(),
+            source: gone(),
+        };
+        assert_eq!(with_causes(&shown), "a.json: cannot read: gone");
+        let chained = Chained {
+            path: "a.json".into(),
+            source: gone(),
+        };
+        assert_eq!(with_causes(&chained), "a.json: cannot read: gone");
+        let outer = anyhow::Error::new(shown).context("loading the lock");
+        assert_eq!(
+            with_causes(outer.as_ref()),
+            "loading the lock: a.json: cannot read: gone"
+        );
     }
 }

@@ -48,10 +48,10 @@ pub(super) fn run(
     let timeout = super::live::timeout(server.timeout)?;
     let lock_name = lock_path.display().to_string();
     let anchor_uri = match options.format.places_findings() || options.sarif.is_some() {
-        true => Some(
-            crate::fs::repository::relative_uri(lock_path)
-                .map_err(|e| anyhow!("SARIF and annotations are placed in the lockfile: {e:#}"))?,
-        ),
+        true => Some(crate::fs::repository::relative_uri(lock_path).map_err(|e| {
+            let why = crate::text::with_causes(&e);
+            anyhow!("SARIF and annotations are placed in the lockfile: {why}")
+        })?),
         false => None,
     };
     let settings = GateSettings {

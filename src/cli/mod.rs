@@ -171,7 +171,7 @@ where
             crate::cleanup::report_interruption(signal) as u8
         }
         Ok(Err(error)) => {
-            eprintln!("driftlab: {error:#}");
+            eprintln!("driftlab: {}", crate::text::with_causes(error.as_ref()));
             let internal = error.chain().any(|cause| {
                 cause.is::<Internal>()
                     || cause

@@ -45,7 +45,7 @@ pub fn capture(
         whole_contract: true,
         protocol: ProtocolMode::Auto,
     };
-    let failed = |e: &dyn std::error::Error| NotCaptured::Failed(with_causes(e));
+    let failed = |e: &dyn std::error::Error| NotCaptured::Failed(crate::text::with_causes(e));
     let (target, transport): (Target, Box<dyn Transport>) = match start {
         Start::Stdio { argv, env, cwd } => {
             let launch = Launch {
@@ -89,16 +89,4 @@ pub fn capture(
             era,
         },
     })
-}
-
-/// An error and each of its causes, on one line (as `{:#}` prints an anyhow chain).
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        cause = e.source();
-    }
-    text
 }

@@ -27,12 +27,13 @@ pub const CHUNK: u64 = 1024;
 /// A failure inside the runner: a defect when the generator or a mutation produced a payload
 /// the reader refuses; a property of the environment when a live server could not be captured.
 #[derive(Debug, thiserror::Error)]
-#[error("surface {surface}, mutation {mutation}: {source}")]
+#[error("surface {surface}, mutation {mutation}: {failure}")]
 pub struct RunError {
     pub surface: u64,
     pub mutation: &'static str,
-    /// Shown in the message above, so not chained as a `#[source]` (it would print twice).
-    pub source: RunFailure,
+    /// Shown in the message above, so not chained as a source (`{:#}` would print it twice):
+    /// a field named `source` would be one.
+    pub failure: RunFailure,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +49,7 @@ pub enum RunFailure {
 impl RunError {
     /// Whether this is a defect in driftlab (exit 70) rather than a server that failed (exit 2).
     pub fn is_defect(&self) -> bool {
-        matches!(self.source, RunFailure::Payload(_))
+        matches!(self.failure, RunFailure::Payload(_))
     }
 }
 
@@ -83,7 +84,7 @@ where
     let checker_failed = |surface, message| RunError {
         surface,
         mutation: "(checker)",
-        source: RunFailure::Checker(message),
+        failure: RunFailure::Checker(message),
     };
     let mut checkers = Checkers::start(study).map_err(|m| checker_failed(range.start, m))?;
     let shared = Shared::new(study);
@@ -149,12 +150,12 @@ fn evaluate_surface(
     let reject = |mutation, source: PayloadError| RunError {
         surface: index,
         mutation,
-        source: source.into(),
+        failure: source.into(),
     };
     let live_failure = |mutation, message: String| RunError {
         surface: index,
         mutation,
-        source: RunFailure::Live(message),
+        failure: RunFailure::Live(message),
     };
     let is_live = !study.spec.live.is_empty();
     // The base (for the classes) and the approved bytes a client receives: for a live server

@@ -117,6 +117,12 @@ fn no_figures_skips_figures_and_report() {
 #[test]
 fn missing_or_malformed_summary_exits_2_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
+    // A missing folder: the operating system's reason is said once, not once per cause.
+    let gone = dir.path().join("gone");
+    let output = run(&["figures", gone.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert_eq!(message.matches("(os error 2)").count(), 1, "{message}");
     let output = run(&["figures", dir.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
