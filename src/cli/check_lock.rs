@@ -28,7 +28,7 @@ pub(super) fn run(
              and each server is its own SARIF category (driftlab/<server>/)"
         );
     }
-    let (lock, lock_text) = Lockfile::read(lock_path).map_err(|e| anyhow!(e))?;
+    let (lock, lock_text) = Lockfile::read(lock_path)?;
     let config_path = match config_flag {
         Some(path) => path.to_path_buf(),
         None => lock::config_path_from_lock(&lock.config.path, lock_path),

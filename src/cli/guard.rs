@@ -151,7 +151,7 @@ pub fn run(args: Args) -> Result<u8> {
 
 /// The contract `lock` recorded for `server`, and a name for it in messages.
 fn locked_pin(lock: &std::path::Path, server: &str) -> Result<(crate::surface::Surface, String)> {
-    let (lock_file, _) = crate::lock::Lockfile::read(lock).map_err(|e| anyhow::anyhow!(e))?;
+    let (lock_file, _) = crate::lock::Lockfile::read(lock)?;
     let name = format!("{} [{server}]", lock.display());
     let entry = lock_file.server(server).ok_or_else(|| {
         anyhow::anyhow!("{}: no server {server:?} in the lockfile", lock.display())

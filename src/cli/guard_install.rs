@@ -77,7 +77,7 @@ fn install(args: InstallArgs) -> Result<u8> {
     }
     let env = |name: &str| std::env::var(name).ok();
     let config = config::read(&args.config, args.client, None, &env)?;
-    let (lock, _) = Lockfile::read(&args.lock).map_err(|e| anyhow!(e))?;
+    let (lock, _) = Lockfile::read(&args.lock)?;
     let lock_path = args
         .lock
         .canonicalize()

@@ -7,6 +7,7 @@
 pub mod build;
 pub mod capture;
 pub mod check;
+mod error;
 pub mod gate;
 pub mod install;
 pub mod package;
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 use crate::payload::{self, Limits};
 use crate::surface::Surface;
+pub use error::LockError;
 pub use package::Package;
 
 /// The lockfile format this driftlab writes and reads.
@@ -143,37 +145,34 @@ impl Lockfile {
     }
 
     /// Reads and checks a lockfile; every error is one line naming the file (and the place).
-    pub fn read(path: &Path) -> Result<(Lockfile, String), String> {
-        let shown = path.display().to_string();
+    pub fn read(path: &Path) -> Result<(Lockfile, String), LockError> {
+        let file = path.display().to_string();
         let bytes = crate::fs::read_limited(path, MAX_LOCK_BYTES)?;
         let unlimited = Limits {
             max_bytes: usize::MAX,
         };
-        let value = payload::parse_json(&bytes, &shown, unlimited).map_err(|e| e.to_string())?;
+        let value = payload::parse_json(&bytes, &file, unlimited)?;
         let version = value.get("lockfileVersion").and_then(Value::as_str);
         if version != Some(LOCKFILE_VERSION) {
-            return Err(format!(
-                "{shown}: not a driftlab lockfile of this version (lockfileVersion {}, expected \
-                 {LOCKFILE_VERSION}); make it with `driftlab lock --config FILE`",
-                version.map_or("missing".to_string(), |v| format!("{v:?}"))
-            ));
+            let found = version.map_or("missing".to_string(), |v| format!("{v:?}"));
+            return Err(LockError::Version { file, found });
         }
-        let lock: Lockfile = serde_json::from_value(value)
-            .map_err(|e| format!("{shown}: not a valid lockfile: {e}"))?;
+        let lock: Lockfile = serde_json::from_value(value).map_err(|error| LockError::Shape {
+            file: file.clone(),
+            error,
+        })?;
         let mut names = std::collections::HashSet::new();
         for server in &lock.servers {
+            let name = server.name.clone();
             if !names.insert(server.name.as_str()) {
-                return Err(format!("{shown}: server {:?} is locked twice", server.name));
+                return Err(LockError::LockedTwice { file, name });
             }
             let kind_ok = matches!(
                 (&server.contract, &server.skipped),
                 (Some(_), None) | (None, Some(_))
             );
             if !kind_ok {
-                return Err(format!(
-                    "{shown}: server {:?} needs exactly one of `contract` and `skipped`",
-                    server.name
-                ));
+                return Err(LockError::ContractOrSkipped { file, name });
             }
         }
         let text = String::from_utf8(bytes).unwrap_or_default();
