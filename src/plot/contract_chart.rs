@@ -7,6 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::error::Drawn;
 use super::style::{self, FONT};
 use super::{render_both, Figure, PlotError};
 
@@ -62,9 +63,8 @@ fn draw<DB: DrawingBackend>(
     segments: &[(&str, RGBColor)],
     rows: &[ContractRow],
     unit: Unit,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
+) -> Drawn {
+    root.fill(&WHITE)?;
     let (width, _) = root.dim_in_pixel();
     let text = |size: u32, bold: bool, h: HPos| {
         let style = if bold {
@@ -81,19 +81,16 @@ fn draw<DB: DrawingBackend>(
         title.to_string(),
         (width as i32 / 2, 30),
         text(28, true, HPos::Center),
-    ))
-    .map_err(err)?;
+    ))?;
     // Legend: one swatch and label per segment, in one row.
     let mut x = 40;
     for &(label, colour) in segments {
-        root.draw(&Rectangle::new([(x, 75), (x + 22, 97)], colour.filled()))
-            .map_err(err)?;
+        root.draw(&Rectangle::new([(x, 75), (x + 22, 97)], colour.filled()))?;
         root.draw(&Text::new(
             label.to_string(),
             (x + 30, 86),
             text(18, false, HPos::Left),
-        ))
-        .map_err(err)?;
+        ))?;
         x += 40 + 9 * label.chars().count() as i32 + 20;
     }
     let bar_width = width as i32 - LEFT - RIGHT_MARGIN;
@@ -104,8 +101,7 @@ fn draw<DB: DrawingBackend>(
             row.label.clone(),
             (LEFT - 12, y + ROW / 2),
             text(16, false, HPos::Right),
-        ))
-        .map_err(err)?;
+        ))?;
         let mut start = 0usize;
         for (count, &(_, colour)) in row.counts.iter().zip(segments) {
             if *count == 0 || total == 0 {
@@ -116,16 +112,14 @@ fn draw<DB: DrawingBackend>(
             root.draw(&Rectangle::new(
                 [(x0, y + 4), (x1, y + ROW - 4)],
                 colour.filled(),
-            ))
-            .map_err(err)?;
+            ))?;
             start += count;
         }
         root.draw(&Text::new(
             format!("{total} {}", if total == 1 { unit.0 } else { unit.1 }),
             (LEFT + bar_width + 10, y + ROW / 2),
             text(16, false, HPos::Left),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     // 0%, 50% and 100% guides under the bars.
     let bottom = TOP + ROW * rows.len() as i32 + 4;
@@ -134,14 +128,12 @@ fn draw<DB: DrawingBackend>(
         root.draw(&PathElement::new(
             vec![(x, TOP - 6), (x, bottom)],
             style::GRID,
-        ))
-        .map_err(err)?;
+        ))?;
         root.draw(&Text::new(
             label.to_string(),
             (x, bottom + 16),
             text(16, false, HPos::Center),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     Ok(())
 }

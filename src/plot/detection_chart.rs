@@ -9,6 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::error::Drawn;
 use super::style::{self, FONT};
 use super::{render_both, Figure, PlotError};
 use crate::record::Summary;
@@ -168,10 +169,9 @@ fn per_gate(summary: &Summary) -> Chart {
     }
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Drawn {
     let groups = &chart.groups;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
+    root.fill(&WHITE)?;
     let (width, _) = root.dim_in_pixel();
     root.draw(&Text::new(
         chart.title,
@@ -180,8 +180,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))
-    .map_err(err)?;
+    ))?;
     // A long study title wraps rather than running off the fixed canvas.
     let subtitle = style::wrap_words(&chart.subtitle, 22.0, false, width.saturating_sub(80));
     style::draw_muted_lines(
@@ -205,8 +204,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
         .margin_bottom(10)
         .x_label_area_size(110)
         .y_label_area_size(100)
-        .build_cartesian_2d(0f64..groups.len() as f64, 0f64..1.12)
-        .map_err(err)?;
+        .build_cartesian_2d(0f64..groups.len() as f64, 0f64..1.12)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -219,8 +217,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
         .label_style((FONT, 20))
         .light_line_style(TRANSPARENT)
         .bold_line_style(style::GRID)
-        .draw()
-        .map_err(err)?;
+        .draw()?;
 
     let slot = 0.76 / n_series as f64;
     let bar_px = (chart.backend_coord(&(slot, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0).max(1);
@@ -233,7 +230,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
                 colour.filled(),
             ))
         });
-        chart.draw_series(rects).map_err(err)?;
+        chart.draw_series(rects)?;
     }
     // Count labels above bars, sized to the bar width so neighbours never overlap.
     let longest = groups
@@ -256,8 +253,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
                 text,
                 (x, y - 4),
                 count_font.pos(Pos::new(HPos::Center, VPos::Bottom)),
-            ))
-            .map_err(err)?;
+            ))?;
         }
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
         let group_px = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
@@ -270,8 +266,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Res
                     .into_font()
                     .color(&BLACK)
                     .pos(Pos::new(HPos::Center, VPos::Top)),
-            ))
-            .map_err(err)?;
+            ))?;
         }
     }
     Ok(())
@@ -282,13 +277,12 @@ fn draw_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &[(String, RGBColor)],
     top: i32,
-) -> Result<u32, String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Drawn<u32> {
     let font = (FONT, 22).into_font().color(&BLACK);
     let (width, _) = root.dim_in_pixel();
     let (mut x, mut y) = (120, top);
     for (label, colour) in series {
-        let (w, _) = root.estimate_text_size(label, &font).map_err(err)?;
+        let (w, _) = root.estimate_text_size(label, &font)?;
         let entry = 30 + w as i32 + 40;
         if x + entry > width as i32 - 20 && x > 120 {
             x = 120;
@@ -297,14 +291,12 @@ fn draw_legend<DB: DrawingBackend>(
         root.draw(&Rectangle::new(
             [(x, y + 3), (x + 22, y + 25)],
             colour.filled(),
-        ))
-        .map_err(err)?;
+        ))?;
         root.draw(&Text::new(
             label.clone(),
             (x + 30, y + 2),
             font.pos(Pos::new(HPos::Left, VPos::Top)),
-        ))
-        .map_err(err)?;
+        ))?;
         x += entry;
     }
     Ok((y + 30) as u32)

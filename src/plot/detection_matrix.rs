@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::error::Drawn;
 use super::style::{self, FONT};
 use super::{render_both, Figure, PlotError};
 use crate::record::Summary;
@@ -51,9 +52,9 @@ const SUBTITLE_SIZE: f64 = 20.0;
 const SUBTITLE_LINE: u32 = 26;
 
 pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
-    style::register_fonts().map_err(|message| PlotError {
+    style::register_fonts().map_err(|fault| PlotError {
         figure: FILE_STEM,
-        message,
+        fault,
     })?;
     let layout = layout(summary);
     render_both(
@@ -133,9 +134,8 @@ fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     summary: &Summary,
     layout: &Layout,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
+) -> Drawn {
+    root.fill(&WHITE)?;
     root.draw(&Text::new(
         TITLE,
         (layout.width as i32 / 2, 18),
@@ -143,8 +143,7 @@ fn draw<DB: DrawingBackend>(
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))
-    .map_err(err)?;
+    ))?;
     style::draw_muted_lines(
         root,
         &layout.subtitle,
@@ -167,8 +166,7 @@ fn draw<DB: DrawingBackend>(
             label
                 .transform(FontTransform::Rotate270)
                 .pos(Pos::new(HPos::Left, VPos::Top)),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     for (r, gate) in summary.gates.iter().enumerate() {
         let y = top + r as i32 * ch;
@@ -176,19 +174,16 @@ fn draw<DB: DrawingBackend>(
             gate.id.clone(),
             (left - 10, y + ch / 2),
             label.pos(Pos::new(HPos::Right, VPos::Center)),
-        ))
-        .map_err(err)?;
+        ))?;
         for (c, class) in summary.mutations.iter().enumerate() {
             let x = left + c as i32 * cw;
             let rate = summary.cell(&gate.id, class).and_then(|cell| cell.rate);
             let fill = rate.map_or(style::NOT_APPLICABLE, style::viridis);
-            root.draw(&Rectangle::new([(x, y), (x + cw, y + ch)], fill.filled()))
-                .map_err(err)?;
+            root.draw(&Rectangle::new([(x, y), (x + cw, y + ch)], fill.filled()))?;
             root.draw(&Rectangle::new(
                 [(x, y), (x + cw, y + ch)],
                 WHITE.stroke_width(2),
-            ))
-            .map_err(err)?;
+            ))?;
             let ink = if style::is_light(fill) { BLACK } else { WHITE };
             root.draw(&Text::new(
                 style::percent(rate),
@@ -197,8 +192,7 @@ fn draw<DB: DrawingBackend>(
                     .into_font()
                     .color(&ink)
                     .pos(Pos::new(HPos::Center, VPos::Center)),
-            ))
-            .map_err(err)?;
+            ))?;
         }
     }
     for (label, first, end) in label_bands(summary) {
@@ -208,8 +202,7 @@ fn draw<DB: DrawingBackend>(
         root.draw(&Rectangle::new(
             [(x0 + 2, y0), (x1 - 2, y0 + BAND_H as i32)],
             colour.filled(),
-        ))
-        .map_err(err)?;
+        ))?;
         // The whole word, in a smaller size where one column is too narrow for it.
         let text = label.as_str();
         let room = (x1 - x0 - 8).max(0) as u32;
@@ -221,8 +214,7 @@ fn draw<DB: DrawingBackend>(
                 .into_font()
                 .color(&WHITE)
                 .pos(Pos::new(HPos::Center, VPos::Center)),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     draw_colour_bar(
         root,
@@ -246,8 +238,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
     x: i32,
     top: i32,
     height: i32,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Drawn {
     let steps = 50;
     let step = (height as f64 / steps as f64).ceil() as i32;
     for i in 0..steps {
@@ -256,8 +247,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
         root.draw(&Rectangle::new(
             [(x, y), (x + 28, y + step)],
             style::viridis(rate).filled(),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     for quarter in 0..=4 {
         let rate = f64::from(quarter) / 4.0;
@@ -269,8 +259,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
                 .into_font()
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(err)?;
+        ))?;
     }
     Ok(())
 }

@@ -6,27 +6,21 @@ mod bitmap_text;
 pub mod contract_chart;
 mod detection_chart;
 mod detection_matrix;
+mod error;
 mod font_subset;
 mod style;
 mod svg_font;
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use thiserror::Error;
-
 use crate::record::Summary;
 use bitmap_text::TextBackend;
+use error::Drawn;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 pub use detection_chart::FILE_STEM as DETECTION_CHART;
 pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
+pub use error::{DrawFault, PlotError};
 pub use style::percent;
-
-#[derive(Debug, Error)]
-#[error("cannot draw {figure}: {message}")]
-pub struct PlotError {
-    pub figure: &'static str,
-    pub message: String,
-}
 
 /// One figure in both formats.
 pub struct Figure {
@@ -46,8 +40,8 @@ pub fn all(summary: &Summary) -> Result<Vec<Figure>, PlotError> {
     ])
 }
 
-type Draw<'a> = dyn Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> + 'a;
-type DrawPng<'a> = dyn Fn(&DrawingArea<TextBackend<'_>, Shift>) -> Result<(), String> + 'a;
+type Draw<'a> = dyn Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Drawn + 'a;
+type DrawPng<'a> = dyn Fn(&DrawingArea<TextBackend<'_>, Shift>) -> Drawn + 'a;
 
 /// Renders the same drawing code to an SVG string and a PNG image.
 fn render_both(
@@ -56,16 +50,16 @@ fn render_both(
     svg_draw: &Draw<'_>,
     png_draw: &DrawPng<'_>,
 ) -> Result<Figure, PlotError> {
-    let fail = |message: String| PlotError {
+    let fail = |fault: DrawFault| PlotError {
         figure: stem,
-        message,
+        fault,
     };
     style::register_fonts().map_err(fail)?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         svg_draw(&root).map_err(fail)?;
-        root.present().map_err(|e| fail(e.to_string()))?;
+        root.present().map_err(|e| fail(e.into()))?;
     }
     // The PNG is drawn with the embedded DejaVu Sans; the SVG embeds the subset it uses and
     // names it, then metrically close fallbacks for viewers that refuse embedded fonts
@@ -82,7 +76,7 @@ fn render_both(
         let root = TextBackend(BitMapBackend::with_buffer(&mut pixels, (width, height)))
             .into_drawing_area();
         png_draw(&root).map_err(fail)?;
-        root.present().map_err(|e| fail(e.to_string()))?;
+        root.present().map_err(|e| fail(e.into()))?;
     }
     let png = encode_png(&pixels, width, height).map_err(fail)?;
     Ok(Figure {
@@ -94,14 +88,14 @@ fn render_both(
     })
 }
 
-fn encode_png(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+fn encode_png(rgb: &[u8], width: u32, height: u32) -> Drawn<Vec<u8>> {
     let mut out = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut out, width, height);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-        writer.write_image_data(rgb).map_err(|e| e.to_string())?;
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(rgb)?;
     }
     Ok(out)
 }

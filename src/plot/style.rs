@@ -8,6 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, RGBColor};
 
+use super::error::{DrawFault, Drawn};
+
 pub const FONT: &str = "sans-serif";
 
 pub(super) static REGULAR: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
@@ -82,7 +84,7 @@ pub fn draw_muted_lines<DB: DrawingBackend>(
     step: i32,
     size: f64,
     h_pos: HPos,
-) -> Result<(), String> {
+) -> Drawn {
     for (i, line) in lines.iter().enumerate() {
         root.draw(&Text::new(
             line.as_str(),
@@ -91,23 +93,23 @@ pub fn draw_muted_lines<DB: DrawingBackend>(
                 .into_font()
                 .color(&MUTED)
                 .pos(Pos::new(h_pos, VPos::Top)),
-        ))
-        .map_err(|e| e.to_string())?;
+        ))?;
     }
     Ok(())
 }
 
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
-pub fn register_fonts() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        for (style, bytes) in [(FontStyle::Normal, REGULAR), (FontStyle::Bold, BOLD)] {
-            plotters::style::register_font(FONT, style, bytes)
-                .map_err(|_| "the embedded DejaVu Sans font could not be loaded".to_string())?;
-        }
-        Ok(())
-    })
-    .clone()
+pub fn register_fonts() -> Drawn {
+    static LOADED: OnceLock<bool> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        [(FontStyle::Normal, REGULAR), (FontStyle::Bold, BOLD)]
+            .into_iter()
+            .all(|(style, bytes)| plotters::style::register_font(FONT, style, bytes).is_ok())
+    });
+    match loaded {
+        true => Ok(()),
+        false => Err(DrawFault::Font),
+    }
 }
 
 /// Okabe–Ito (distinguishable with the common forms of colour blindness), its yellow replaced by

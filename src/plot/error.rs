@@ -1,0 +1,31 @@
+//! Why a figure could not be drawn: the figure's name and the fault.
+
+use plotters::prelude::DrawingAreaErrorKind;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+#[error("cannot draw {figure}: {fault}")]
+pub struct PlotError {
+    pub figure: &'static str,
+    pub fault: DrawFault,
+}
+
+#[derive(Debug, Error)]
+pub enum DrawFault {
+    #[error("the embedded DejaVu Sans font could not be loaded")]
+    Font,
+    /// plotters' error is generic over the backend, so its text is kept, not the value.
+    #[error("{0}")]
+    Drawing(String),
+    #[error(transparent)]
+    Png(#[from] png::EncodingError),
+}
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawFault {
+    fn from(error: DrawingAreaErrorKind<E>) -> Self {
+        DrawFault::Drawing(error.to_string())
+    }
+}
+
+/// What a drawing step returns.
+pub type Drawn<T = ()> = Result<T, DrawFault>;
