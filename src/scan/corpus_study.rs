@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::study::{self, FILES};
+use super::study_error::ScanStudyError;
 use super::ScanReport;
 use crate::payload::Limits;
 use crate::study::results::staging::{self, FolderError, StagedFolder};
@@ -17,8 +18,8 @@ pub enum CorpusStudyError {
     #[error(transparent)]
     Folder(#[from] FolderError),
     /// A capture or live report that cannot be read, or a file that cannot be written.
-    #[error("{0}")]
-    Study(String),
+    #[error(transparent)]
+    Study(#[from] ScanStudyError),
 }
 
 /// What a corpus study reads, and where it writes.
@@ -53,13 +54,12 @@ impl CorpusStudy<'_> {
         // Its own files, and folders (the live reports), are never foreign.
         let owns = |name: &str| FILES.contains(&name) || out.join(name).is_dir();
         staging::refuse_foreign(out, owns, "a scan study", self.force)?;
-        let reports = study::scan_folder(self.corpus, self.seed, self.limits)
-            .map_err(CorpusStudyError::Study)?;
+        let reports = study::scan_folder(self.corpus, self.seed, self.limits)?;
         let id = out.file_name().map_or("output-contracts".into(), |n| {
             n.to_string_lossy().into_owned()
         });
         let live = match self.live {
-            Some(dir) => study::read_live(dir).map_err(CorpusStudyError::Study)?,
+            Some(dir) => study::read_live(dir)?,
             None => Vec::new(),
         };
         study::write(
@@ -69,8 +69,7 @@ impl CorpusStudy<'_> {
             &self.command(),
             &reports,
             &live,
-        )
-        .map_err(CorpusStudyError::Study)?;
+        )?;
         for name in staging::entry_names(out) {
             if !FILES.contains(&name.as_str()) {
                 let to: PathBuf = staged.path().join(&name);

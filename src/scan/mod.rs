@@ -11,6 +11,9 @@ pub mod output_contract;
 pub mod probes;
 pub mod render;
 pub mod study;
+mod study_error;
+
+pub use study_error::ScanStudyError;
 
 use serde::Serialize;
 use serde_json::Value;

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::output_contract::Class;
+use super::study_error::ScanStudyError;
 use super::{ratio, scan_surface, ScanReport};
 use crate::fs::write_atomic;
 use crate::payload::{self, Limits};
@@ -49,9 +50,12 @@ pub struct Published {
 }
 
 /// The `*.json` files of `dir`, sorted by name.
-fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ScanStudyError> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?
+        .map_err(|error| ScanStudyError::Folder {
+            folder: dir.display().to_string(),
+            error,
+        })?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -61,10 +65,14 @@ fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 }
 
 /// Scans every `*.json` capture in `dir`, in file-name order.
-pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanReport>, String> {
+pub fn scan_folder(
+    dir: &Path,
+    seed: u64,
+    limits: Limits,
+) -> Result<Vec<ScanReport>, ScanStudyError> {
     let files = json_files(dir)?;
     if files.is_empty() {
-        return Err(format!("{}: no *.json captures", dir.display()));
+        return Err(ScanStudyError::NoCaptures(dir.display().to_string()));
     }
     files
         .iter()
@@ -75,8 +83,7 @@ pub fn scan_folder(dir: &Path, seed: u64, limits: Limits) -> Result<Vec<ScanRepo
                 .to_string_lossy()
                 .into_owned();
             let bytes = crate::fs::read_limited(path, limits.max_bytes)?;
-            let surface = payload::read(&bytes, &path.display().to_string(), limits)
-                .map_err(|e| e.to_string())?;
+            let surface = payload::read(&bytes, &path.display().to_string(), limits)?;
             Ok(scan_surface(&surface, &name, seed))
         })
         .collect()
@@ -175,7 +182,7 @@ fn class_name(class: Option<Class>) -> &'static str {
 
 /// Live scans (JSON reports of `driftlab scan --format json -- …`), one per file in `dir`, in
 /// file-name order: (file stem, probes as `(probe, verdict, code)`).
-pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, String> {
+pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
     let files = json_files(dir)?;
     files
         .iter()
@@ -183,7 +190,7 @@ pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, String> {
             let report: serde_json::Value = crate::fs::read_json(path)?;
             let probes = report["probes"]
                 .as_array()
-                .ok_or_else(|| format!("{}: not a live scan report (no `probes`)", path.display()))?
+                .ok_or_else(|| ScanStudyError::NotALiveReport(path.display().to_string()))?
                 .iter()
                 .map(|p| {
                     let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
@@ -216,9 +223,12 @@ pub fn write(
     command: &str,
     reports: &[ScanReport],
     live: &LiveProbes,
-) -> Result<(), String> {
-    let io =
-        |file: &str, e: std::io::Error| format!("{}: cannot write: {e}", out.join(file).display());
+) -> Result<(), ScanStudyError> {
+    let io = |file: &str, error: std::io::Error| ScanStudyError::Write {
+        file: out.join(file).display().to_string(),
+        error,
+    };
+    let encode = |file: &'static str, why: String| ScanStudyError::Encode { file, why };
     std::fs::create_dir_all(out).map_err(|e| io("", e))?;
     let servers: Vec<ServerRow> = reports.iter().map(server_row).collect();
     let tools: Vec<ToolRow> = reports
@@ -265,20 +275,23 @@ pub fn write(
         published: PUBLISHED,
         per_server: servers,
     };
-    let mut summary_bytes = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    let mut summary_bytes =
+        serde_json::to_vec_pretty(&summary).map_err(|e| encode(SUMMARY_JSON, e.to_string()))?;
     summary_bytes.push(b'\n');
     let rows = chart_rows(reports);
     let figure = contract_chart::render(
         "What each server's outputSchema does with a corrupted answer (share of its tools)",
         &rows,
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let files: [(&str, Vec<u8>); 6] = [
         (
             SERVERS_CSV,
-            csv_bytes(&summary.per_server).map_err(|e| e.to_string())?,
+            csv_bytes(&summary.per_server).map_err(|e| encode(SERVERS_CSV, e.to_string()))?,
         ),
-        (TOOLS_CSV, csv_bytes(&tools).map_err(|e| e.to_string())?),
+        (
+            TOOLS_CSV,
+            csv_bytes(&tools).map_err(|e| encode(TOOLS_CSV, e.to_string()))?,
+        ),
         (SUMMARY_JSON, summary_bytes),
         (REPORT, report.into_bytes()),
         (FIGURE_SVG, figure.svg.into_bytes()),

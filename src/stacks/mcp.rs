@@ -134,7 +134,7 @@ impl McpCase<'_> {
 }
 
 fn fresh(work: &Path, name: &str) -> Result<PathBuf, StackStudyError> {
-    fresh_dir(work, name).map_err(StackStudyError::Command)
+    fresh_dir(work, name).map_err(|e| StackStudyError::Command(e.to_string()))
 }
 
 fn log_path(dir: &Path) -> PathBuf {

@@ -531,6 +531,41 @@ fn a_bad_guard_study_spec_is_a_usage_error_naming_the_file() {
     assert!(!dir.path().join("o").exists());
 }
 
+#[test]
+fn a_guard_study_server_that_fails_is_named_with_its_fault_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture_study(dir.path(), r#""tool-removed""#);
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let cases = [
+        (
+            format!("{text}tools = [\"no_such_tool\"]\n"),
+            "server fixture: no tool \"no_such_tool\" in its tools/list",
+        ),
+        (
+            format!(
+                "{}[[server]]\nname = \"gone\"\ncommand = [\"/no/such/server\"]\n",
+                &text[..text.find("[[server]]").unwrap()]
+            ),
+            "server gone: ",
+        ),
+    ];
+    for (i, (spec_text, expected)) in cases.iter().enumerate() {
+        let spec = dir.path().join(format!("bad{i}.toml"));
+        std::fs::write(&spec, spec_text).unwrap();
+        let out = dir.path().join(format!("o{i}"));
+        let output = run(&[
+            "guard-study",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = stderr(&output);
+        assert!(!output.status.success(), "{err}");
+        assert_eq!(err.matches(expected).count(), 1, "{err}");
+        assert!(!out.exists(), "a failed study leaves no folder");
+    }
+}
+
 /// A valid call through a guard (FLAGS) whose fixture lists its tools badly (FIXTURE_FLAGS):
 /// it must be refused as `live-list-failed`; returns the refusal's problems and the audit log.
 fn refused_for_the_listing(flags: &[&str], fixture_flags: &[&str]) -> (Vec<String>, Vec<Value>) {

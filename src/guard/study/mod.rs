@@ -11,6 +11,7 @@
 mod outcome;
 mod placement;
 pub mod session;
+mod session_error;
 mod write;
 
 use std::collections::BTreeMap;
@@ -27,6 +28,7 @@ use crate::rng::Stream;
 pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
 use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
+pub use session_error::{Leg, SessionError};
 pub use write::{file_names, write};
 
 /// Why a guard study stopped: its spec, a session with a server, or writing its folder.
@@ -34,8 +36,8 @@ pub use write::{file_names, write};
 pub enum GuardStudyError {
     #[error("{0}")]
     Spec(String),
-    #[error("{0}")]
-    Session(String),
+    #[error(transparent)]
+    Session(#[from] SessionError),
     #[error("{0}")]
     Write(String),
 }
@@ -179,7 +181,7 @@ pub fn run(
                 Err(reason) => skipped.push(Skipped {
                     server: server.name.clone(),
                     class: class.id(),
-                    reason,
+                    reason: reason.to_string(),
                 }),
             }
         }
@@ -193,9 +195,13 @@ pub fn run(
                 calls,
                 timeout,
             )
-            .map_err(|e| format!("server {}: {e}", server.name))
+            .map_err(|error| SessionError::Server {
+                server: server.name.clone(),
+                leg: Leg::Plain,
+                error: Box::new(error),
+            })
         };
-        let results: Vec<Result<Vec<CallRow>, String>> = cells
+        let results: Vec<Result<Vec<CallRow>, SessionError>> = cells
             .par_iter()
             .enumerate()
             .map(|(c, cell)| {
@@ -228,11 +234,15 @@ pub fn run(
                     &calls,
                     timeout,
                 )
-                .map_err(|e| {
-                    format!("server {} drifted by {}: {e}", server.name, cell.class.id())
+                .map_err(|error| SessionError::Server {
+                    server: server.name.clone(),
+                    leg: Leg::Drifted {
+                        class: cell.class.id(),
+                    },
+                    error: Box::new(error),
                 })?;
                 let straight_log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
-                check_drift(&wrap_log(&dir), cell).map_err(|e| e.to_string())?;
+                check_drift(&wrap_log(&dir), cell)?;
                 let mut guarded = Vec::new();
                 for (g, mode) in spec.guard_modes.iter().enumerate() {
                     let dir = fresh_dir(work, &format!("s{s}-c{c}-guard-{g}"))?;
@@ -253,12 +263,13 @@ pub fn run(
                     argv.extend(wrap_argv(&dir));
                     let run =
                         run_session(&argv, &study.dir, &env_of(server, &dir), &calls, timeout)
-                            .map_err(|e| {
-                                format!(
-                                    "server {} drifted by {} behind the guard ({mode}): {e}",
-                                    server.name,
-                                    cell.class.id()
-                                )
+                            .map_err(|error| SessionError::Server {
+                                server: server.name.clone(),
+                                leg: Leg::Guarded {
+                                    class: cell.class.id(),
+                                    mode: mode.clone(),
+                                },
+                                error: Box::new(error),
                             })?;
                     let refusals =
                         log_by_id(&audit, |e| e.get("event") == Some(&Value::from("refuse")));
@@ -303,7 +314,7 @@ pub fn run(
             })
             .collect();
         for cell_rows in results {
-            let cell_rows = cell_rows.map_err(GuardStudyError::Session)?;
+            let cell_rows = cell_rows?;
             control_failures += cell_rows.iter().filter(|r| r.control != "success").count();
             rows.extend(cell_rows);
         }
@@ -317,9 +328,8 @@ pub fn run(
 }
 
 /// The drifted server must have drawn the drift the study placed (same seed, class, index).
-fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), GuardStudyError> {
-    let text = std::fs::read_to_string(log)
-        .map_err(|e| GuardStudyError::Session(format!("{}: {e}", log.display())))?;
+fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), SessionError> {
+    let text = std::fs::read_to_string(log).map_err(|e| SessionError::file(log, e))?;
     let drawn: Vec<String> = text
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -327,12 +337,12 @@ fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), GuardStudyError> {
         .filter_map(|e| e.get("detail").and_then(Value::as_str).map(String::from))
         .collect();
     if drawn.is_empty() || drawn.iter().any(|d| *d != cell.drift) {
-        return Err(GuardStudyError::Session(format!(
-            "server {} drifted by {}: the proxy drew {drawn:?}, the study placed {:?}",
-            cell.server.name,
-            cell.class.id(),
-            cell.drift
-        )));
+        return Err(SessionError::WrongDrift {
+            server: cell.server.name.clone(),
+            class: cell.class.id(),
+            drawn,
+            placed: cell.drift.clone(),
+        });
     }
     Ok(())
 }
@@ -401,9 +411,8 @@ fn pin(
     s: usize,
     work: &Path,
     timeout: Duration,
-) -> Result<Pinned, GuardStudyError> {
-    let failed = GuardStudyError::Session;
-    let dir = fresh_dir(work, &format!("s{s}-pin")).map_err(failed)?;
+) -> Result<Pinned, SessionError> {
+    let dir = fresh_dir(work, &format!("s{s}-pin"))?;
     let run = run_session(
         &argv_of(server, &dir),
         &study.dir,
@@ -411,12 +420,18 @@ fn pin(
         &[],
         timeout,
     )
-    .map_err(|e| failed(format!("server {}: {e}", server.name)))?;
-    let list: Value = serde_json::from_slice(&run.tools_list)
-        .map_err(|e| failed(format!("server {}: tools/list: {e}", server.name)))?;
+    .map_err(|error| SessionError::Server {
+        server: server.name.clone(),
+        leg: Leg::Plain,
+        error: Box::new(error),
+    })?;
+    let list: Value =
+        serde_json::from_slice(&run.tools_list).map_err(|error| SessionError::ToolsList {
+            server: server.name.clone(),
+            error,
+        })?;
     let pin_file = dir.join("pin.json");
-    std::fs::write(&pin_file, &run.tools_list)
-        .map_err(|e| failed(format!("{}: {e}", pin_file.display())))?;
+    std::fs::write(&pin_file, &run.tools_list).map_err(|e| SessionError::file(&pin_file, e))?;
     let tools = list
         .get("tools")
         .and_then(Value::as_array)
@@ -451,10 +466,10 @@ fn pin(
     if let Some(allowed) = &server.tools {
         for name in allowed {
             if !calls.iter().any(|(n, _)| n == name) {
-                return Err(failed(format!(
-                    "server {}: no tool {name:?} in its tools/list",
-                    server.name
-                )));
+                return Err(SessionError::NoSuchTool {
+                    server: server.name.clone(),
+                    tool: name.clone(),
+                });
             }
         }
     }

@@ -12,13 +12,23 @@ use crate::mutate::{self, MutationClass};
 /// Surface indices tried for a drift that lands on a callable tool.
 const MAX_DRIFT_INDEX: u64 = 256;
 
+/// Why a class has no cell on a server; the reason the study's report gives.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum NotPlaced {
+    #[error("no callable tool")]
+    NoCallableTool,
+    /// `last` says why the last draw missed.
+    #[error("not applicable in {MAX_DRIFT_INDEX} draws: {last}")]
+    NeverLands { last: String },
+}
+
 /// The first surface index whose drift of `class` lands on a callable tool.
 pub(super) fn place<'a>(
     study: &GuardStudy,
     server: &'a StudyServer,
     class: &'static dyn MutationClass,
     pinned: &Pinned,
-) -> Result<Cell<'a>, String> {
+) -> Result<Cell<'a>, NotPlaced> {
     let callable: HashMap<&str, usize> = pinned
         .calls
         .iter()
@@ -66,7 +76,7 @@ pub(super) fn place<'a>(
                         .collect(),
                 };
                 if targets.is_empty() {
-                    return Err("no callable tool".into());
+                    return Err(NotPlaced::NoCallableTool);
                 }
                 return Ok(Cell {
                     server,
@@ -78,7 +88,7 @@ pub(super) fn place<'a>(
             }
         }
     }
-    Err(format!("not applicable in {MAX_DRIFT_INDEX} draws: {last}"))
+    Err(NotPlaced::NeverLands { last })
 }
 
 /// The calls aimed at `targets`, tool by tool in list order.

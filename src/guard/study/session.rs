@@ -11,6 +11,8 @@ use crate::live::stdio::{Launch, StdioTransport};
 use crate::live::{capture_on, CaptureOptions, LiveError, Session, DEFAULT_PROTOCOL_VERSION};
 use crate::payload::DEFAULT_MAX_BYTES;
 
+use super::SessionError;
+
 /// How one call ended, as the client saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -64,13 +66,12 @@ pub fn run_session(
     env: &[(String, String)],
     calls: &[Call],
     timeout: Duration,
-) -> Result<SessionRun, String> {
+) -> Result<SessionRun, LiveError> {
     let launch = Launch {
         dir: Some(cwd.to_path_buf()),
         env: env.to_vec(),
     };
-    let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)
-        .map_err(|e| e.to_string())?;
+    let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)?;
     let mut session = Session::new(transport);
     let options = CaptureOptions {
         protocol_version: DEFAULT_PROTOCOL_VERSION.into(),
@@ -86,7 +87,7 @@ pub fn run_session(
         Ok(capture) => capture,
         Err(e) => {
             session.close();
-            return Err(e.to_string());
+            return Err(e);
         }
     };
     let mut outcomes = Vec::with_capacity(calls.len());
@@ -148,9 +149,9 @@ pub fn log_by_id(path: &Path, filter: impl Fn(&Value) -> bool) -> HashMap<u64, V
 }
 
 /// A fresh, empty folder for one session under `root`.
-pub fn fresh_dir(root: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn fresh_dir(root: &Path, name: &str) -> Result<PathBuf, SessionError> {
     let dir = root.join(name);
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| SessionError::file(&dir, e))?;
     Ok(dir)
 }
