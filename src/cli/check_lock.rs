@@ -34,7 +34,7 @@ pub(super) fn run(
         None => lock::config_path_from_lock(&lock.config.path, lock_path),
     };
     let config = select.read(&config_path)?;
-    let plans = plan(&lock, &config, &select.servers).map_err(|e| anyhow!(e))?;
+    let plans = plan(&lock, &config, &select.servers)?;
     let to_run: Vec<&ConfiguredServer> = plans
         .iter()
         .filter_map(|(_, p)| match p {

@@ -9,5 +9,6 @@ pub use atomic::{
     hash_file, replace_if_unchanged, write_atomic, write_files_atomic, AtomicFile, TEMP_PREFIX,
 };
 pub use read::{
-    read_json, read_limited, read_text, regular_file, ReadError, MAX_JSON_FILE, MAX_SMALL_FILE,
+    json_files, read_json, read_limited, read_text, regular_file, ReadError, MAX_JSON_FILE,
+    MAX_SMALL_FILE,
 };

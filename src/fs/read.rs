@@ -116,6 +116,16 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReadE
     })
 }
 
+/// The `*.json` files of `dir`, sorted by name; entries that vanish while listed are left out.
+pub fn json_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -73,7 +73,7 @@ pub fn open<T: Transport>(
                         ..opened
                     })
                 }
-                Ok(Err(why)) => why,
+                Ok(Err(why)) => why.to_string(),
                 Err(LiveError::Rpc { code, message, .. }) => {
                     format!("server/discover refused with JSON-RPC error {code} ({message})")
                 }
@@ -116,13 +116,21 @@ fn initialize<T: Transport>(
     })
 }
 
+/// A server that answered `server/discover` without listing 2026-07-28 (`listed` is what it
+/// listed instead).
+#[derive(Debug, thiserror::Error)]
+#[error("server/discover answered with {listed}, without {MODERN}")]
+struct NotModern {
+    listed: String,
+}
+
 /// `server/discover` at 2026-07-28, with the session's request meta set. `Ok(Err(why))` when the
 /// server answered but does not speak 2026-07-28.
 fn discover<T: Transport>(
     session: &mut Session<T>,
     options: &CaptureOptions,
     phase: &str,
-) -> Result<Result<Opened, String>, LiveError> {
+) -> Result<Result<Opened, NotModern>, LiveError> {
     let mut meta = Map::new();
     meta.insert(
         "io.modelcontextprotocol/protocolVersion".into(),
@@ -154,9 +162,7 @@ fn discover<T: Transport>(
             .map_or("no supportedVersions".to_string(), |v| {
                 format!("supportedVersions {}", crate::payload::short(&v))
             });
-        return Ok(Err(format!(
-            "server/discover answered with {listed}, without {MODERN}"
-        )));
+        return Ok(Err(NotModern { listed }));
     }
     Ok(Ok(Opened {
         era: Era::Modern,

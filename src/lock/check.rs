@@ -17,18 +17,21 @@ pub enum Plan<'c> {
     Removed,
 }
 
+/// A `--server` that names a server neither file has.
+#[derive(Debug, thiserror::Error)]
+#[error("--server {0}: neither the config nor the lockfile has such a server")]
+pub struct NoSuchServer(pub String);
+
 /// Which servers run and what happens to the others: the config's servers in its order, then
 /// those only the lock has (`--server` narrows both).
 pub fn plan<'c>(
     lock: &Lockfile,
     config: &'c ClientConfig,
     only: &[String],
-) -> Result<Vec<(String, Plan<'c>)>, String> {
+) -> Result<Vec<(String, Plan<'c>)>, NoSuchServer> {
     for name in only {
         if config.server(name).is_none() && lock.server(name).is_none() {
-            return Err(format!(
-                "--server {name}: neither the config nor the lockfile has such a server"
-            ));
+            return Err(NoSuchServer(name.clone()));
         }
     }
     let wanted = |name: &str| only.is_empty() || only.iter().any(|n| n == name);

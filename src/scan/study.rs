@@ -51,17 +51,10 @@ pub struct Published {
 
 /// The `*.json` files of `dir`, sorted by name.
 fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ScanStudyError> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|error| ScanStudyError::Folder {
-            folder: dir.display().to_string(),
-            error,
-        })?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    Ok(files)
+    crate::fs::json_files(dir).map_err(|error| ScanStudyError::Folder {
+        folder: dir.display().to_string(),
+        error,
+    })
 }
 
 /// Scans every `*.json` capture in `dir`, in file-name order.

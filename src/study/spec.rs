@@ -364,7 +364,7 @@ impl StudySpec {
         let live_dir = spec_dir(path);
         let bases = match &self.bases {
             Some(folder) => {
-                load_bases(path, folder).map_err(|message| invalid("bases".into(), message))?
+                bases::load(path, folder).map_err(|e| invalid("bases".into(), e.to_string()))?
             }
             None => Vec::new(),
         };
@@ -401,35 +401,6 @@ impl Study {
     }
 }
 
-/// Reads every `*.json` payload in `folder` (relative to the spec file), sorted by file name.
-fn load_bases(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::Value)>, String> {
-    let dir = std::path::Path::new(spec_path)
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join(folder);
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("{} holds no *.json payloads", dir.display()));
-    }
-    files
-        .into_iter()
-        .map(|file| {
-            let bytes = crate::fs::read_limited(&file, crate::payload::DEFAULT_MAX_BYTES)?;
-            let name = file.display().to_string();
-            let surface = crate::payload::read(&bytes, &name, crate::payload::Limits::default())
-                .map_err(|e| e.to_string())?;
-            let stem = file
-                .file_stem()
-                .map_or(name.clone(), |s| s.to_string_lossy().into_owned());
-            Ok((stem, surface.to_value()))
-        })
-        .collect()
-}
-
+mod bases;
 #[cfg(test)]
 mod tests;
