@@ -4,12 +4,41 @@
 //! would see, drawn from the same stream the synthetic runner uses for surface `i`.
 
 use serde_json::Value;
+use thiserror::Error;
 
 use super::spec::{LiveServerSpec, Study};
 use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{self, CaptureOptions, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT};
+use crate::live::{self, CaptureOptions, LiveError, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT};
 use crate::mutate::MutationClass;
 use crate::payload::DEFAULT_MAX_BYTES;
+
+/// Why a live surface could not be captured or does not match its mutation. LiveErrors are
+/// boxed: they are large and travel up through the runner's every `?`.
+#[derive(Debug, Error)]
+pub enum LiveStudyError {
+    #[error("live server {server}: {error}")]
+    Start {
+        server: String,
+        error: Box<LiveError>,
+    },
+    #[error(
+        "live server {server}: {error} (a live study needs servers that list their tools in one \
+         page)"
+    )]
+    Capture {
+        server: String,
+        error: Box<LiveError>,
+    },
+    #[error("live server {server}: {error}")]
+    NotJson {
+        server: String,
+        error: serde_json::Error,
+    },
+    #[error("cannot find the driftlab binary: {0}")]
+    NoBinary(std::io::Error),
+    #[error("the bytes through `driftlab wrap` differ from the mutation's bytes")]
+    WrapDiffers,
+}
 
 /// A live server's approved surface: its name, its exact tools/list bytes, and their value.
 pub struct LiveBase<'a> {
@@ -27,7 +56,11 @@ fn resolve(study: &Study, argv: &[String]) -> Vec<String> {
     crate::live::stdio::resolve_argv(&study.live_dir, argv)
 }
 
-fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Vec<u8>, String> {
+fn capture(
+    study: &Study,
+    server: &LiveServerSpec,
+    argv: &[String],
+) -> Result<Vec<u8>, LiveStudyError> {
     let launch = Launch {
         dir: Some(study.live_dir.clone()),
         env: server
@@ -46,23 +79,28 @@ fn capture(study: &Study, server: &LiveServerSpec, argv: &[String]) -> Result<Ve
         // The committed results were captured with the handshake; keep them reproducible.
         protocol: crate::live::ProtocolMode::Legacy,
     };
-    let transport = StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch)
-        .map_err(|e| format!("live server {}: {e}", server.name))?;
-    let capture = live::capture(transport, &options).map_err(|e| {
-        format!(
-            "live server {}: {e} (a live study needs servers that list their tools in one page)",
-            server.name
-        )
+    let transport =
+        StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch).map_err(|error| {
+            LiveStudyError::Start {
+                server: server.name.clone(),
+                error: Box::new(error),
+            }
+        })?;
+    let capture = live::capture(transport, &options).map_err(|error| LiveStudyError::Capture {
+        server: server.name.clone(),
+        error: Box::new(error),
     })?;
     Ok(capture.tools_list_bytes())
 }
 
 /// The approved surface of surface `index`: a direct capture of its server.
-pub fn approved(study: &Study, index: u64) -> Result<LiveBase<'_>, String> {
+pub fn approved(study: &Study, index: u64) -> Result<LiveBase<'_>, LiveStudyError> {
     let server = server(study, index);
     let bytes = capture(study, server, &resolve(study, &server.command))?;
-    let value =
-        serde_json::from_slice(&bytes).map_err(|e| format!("live server {}: {e}", server.name))?;
+    let value = serde_json::from_slice(&bytes).map_err(|error| LiveStudyError::NotJson {
+        server: server.name.clone(),
+        error,
+    })?;
     Ok(LiveBase {
         name: &server.name,
         bytes,
@@ -76,10 +114,9 @@ pub fn through_wrap(
     study: &Study,
     index: u64,
     class: Option<&dyn MutationClass>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LiveStudyError> {
     let server = server(study, index);
-    let driftlab =
-        std::env::current_exe().map_err(|e| format!("cannot find the driftlab binary: {e}"))?;
+    let driftlab = std::env::current_exe().map_err(LiveStudyError::NoBinary)?;
     let mut argv = vec![
         driftlab.display().to_string(),
         "wrap".into(),

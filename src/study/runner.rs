@@ -40,8 +40,8 @@ pub struct RunError {
 pub enum RunFailure {
     #[error("generated payload was rejected: {0}")]
     Payload(#[from] PayloadError),
-    #[error("{0}")]
-    Live(String),
+    #[error(transparent)]
+    Live(crate::study::live::LiveStudyError),
     #[error(transparent)]
     Checker(#[from] crate::check::external::CheckerError),
 }
@@ -152,10 +152,10 @@ fn evaluate_surface(
         mutation,
         failure: source.into(),
     };
-    let live_failure = |mutation, message: String| RunError {
+    let live_failure = |mutation, failure| RunError {
         surface: index,
         mutation,
-        failure: RunFailure::Live(message),
+        failure: RunFailure::Live(failure),
     };
     let is_live = !study.spec.live.is_empty();
     // The base (for the classes) and the approved bytes a client receives: for a live server
@@ -249,10 +249,7 @@ fn evaluate_surface(
                 &spliced
             };
             if through_wrap != expected {
-                return Err(live_failure(
-                    class.id(),
-                    "the bytes through `driftlab wrap` differ from the mutation's bytes".into(),
-                ));
+                return Err(live_failure(class.id(), live::LiveStudyError::WrapDiffers));
             }
             &through_wrap
         } else {

@@ -454,3 +454,25 @@ fn flags_name_themselves_in_errors_and_threads_do_not_change_bytes() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_live_server_that_cannot_start_is_named_once_and_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("study.toml"),
+        "id = \"gone\"\ntitle = \"Gone\"\nseed = 1\nsurfaces = 1\nmutations = [\"tool-removed\"]\n\
+         [[live]]\nname = \"gone\"\ncommand = [\"/no/such/server\"]\n\
+         [[gates]]\nid = \"structural\"\nrules = [\"structural\"]\n",
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &["study", "--quiet", "study.toml", "--out", "out"],
+        None,
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("live server gone: ").count(), 1, "{err}");
+    assert!(err.contains("/no/such/server"), "{err}");
+    assert!(!dir.path().join("out").exists());
+}
