@@ -88,7 +88,7 @@ impl Policy {
         })?;
         let mut resolved = ResolvedPolicy {
             fail_on_existing: policy.fail_on_existing,
-            today: today().map_err(error)?,
+            today: today().map_err(|e| error(e.to_string()))?,
             ..ResolvedPolicy::default()
         };
         for (rule, severity) in policy.severity {
@@ -157,15 +157,18 @@ fn is_date(text: &str) -> bool {
         && (1..=31).contains(&text[8..10].parse::<u32>().unwrap_or(0))
 }
 
+/// A `DRIFTLAB_TODAY` that is not a date.
+#[derive(Debug, thiserror::Error)]
+#[error("DRIFTLAB_TODAY: expected a date as YYYY-MM-DD, got {0:?}")]
+struct BadToday(String);
+
 /// Today in UTC as `YYYY-MM-DD`; `DRIFTLAB_TODAY` sets it (for tests and reproducible reruns).
-fn today() -> Result<String, String> {
+fn today() -> Result<String, BadToday> {
     if let Ok(day) = std::env::var("DRIFTLAB_TODAY") {
         return if is_date(&day) {
             Ok(day)
         } else {
-            Err(format!(
-                "DRIFTLAB_TODAY: expected a date as YYYY-MM-DD, got {day:?}"
-            ))
+            Err(BadToday(day))
         };
     }
     let seconds = std::time::SystemTime::now()

@@ -21,10 +21,7 @@ pub fn run(args: Args) -> Result<u8> {
     let _lock = results::staging::lock(&args.dir)?;
     // Figures drawn from an edited summary would launder it: refuse one the manifest disowns.
     if Manifest::load(&args.dir).is_ok() {
-        if let Some(m) = results::verify(&args.dir, Some(&[results::SUMMARY_JSON]))
-            .map_err(|e| anyhow!(e))?
-            .first()
-        {
+        if let Some(m) = results::verify(&args.dir, Some(&[results::SUMMARY_JSON]))?.first() {
             anyhow::bail!(
                 "{}: does not match manifest.json (sha256 {}, found {}): the folder was edited (see `driftlab verify`)",
                 args.dir.join(&m.file).display(),

@@ -21,7 +21,8 @@ pub fn read(
     workspace: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ClientConfig, ConfigError> {
-    let text = crate::fs::read_text(path, MAX_CONFIG_BYTES).map_err(|e| ConfigError(e.into()))?;
+    let text =
+        crate::fs::read_text(path, MAX_CONFIG_BYTES).map_err(|e| ConfigError(e.to_string()))?;
     parse(path, text, client, workspace, env)
 }
 

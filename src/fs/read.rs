@@ -29,13 +29,6 @@ pub enum ReadError {
     },
 }
 
-/// Most of the crate still reports errors as one-line strings.
-impl From<ReadError> for String {
-    fn from(e: ReadError) -> String {
-        e.to_string()
-    }
-}
-
 /// The size limit of every file driftlab reads that is not a payload (specs, policies, logs):
 /// far above any real one.
 pub const MAX_SMALL_FILE: usize = 16 * 1024 * 1024;

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{MANIFEST, RUN_JSON};
-use crate::fs::{hash_file, read_json, regular_file, write_atomic};
+use crate::fs::{hash_file, read_json, regular_file, write_atomic, ReadError};
 use crate::record::Shard;
 use crate::study::StudySpec;
 
@@ -154,7 +154,7 @@ pub struct Mismatch {
 
 /// Re-hashes `names` of a results folder (every file its manifest pins, for `None`) against the
 /// manifest; the files that do not match.
-pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, String> {
+pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadError> {
     let manifest = Manifest::load(dir)?;
     let mut out = Vec::new();
     for (file, expected) in &manifest.files {

@@ -41,7 +41,7 @@ pub fn merge(
     for dir in shard_dirs {
         // A shard is evidence: its files must be the bytes its manifest pinned.
         let pinned = [ROWS, SUMMARY_JSON];
-        if let Some(m) = verify(dir, Some(&pinned)).map_err(|e| anyhow!(e))?.first() {
+        if let Some(m) = verify(dir, Some(&pinned))?.first() {
             bail!(
                 "{}: does not match its manifest.json (sha256 {}, found {}): the shard was edited or damaged",
                 dir.join(&m.file).display(),
