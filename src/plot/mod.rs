@@ -11,11 +11,12 @@ mod font_subset;
 mod style;
 mod svg_font;
 
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
 use crate::record::Summary;
 use bitmap_text::TextBackend;
 use error::Drawn;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 
 pub use detection_chart::FILE_STEM as DETECTION_CHART;
 pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
