@@ -137,7 +137,7 @@ pub fn run(args: Args) -> Result<u8> {
     }
     let end = proxy::run(&args.command, &mut guard, args.max_bytes)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
-    if !end.client_hung_up {
+    if end.server_ended() {
         eprintln!("driftlab guard: the server ended ({})", end.server);
     }
     if let Some(why) = end.failure {

@@ -129,7 +129,7 @@ pub fn run(args: Args) -> Result<u8> {
     );
     let end = proxy::run(&args.command, &mut hooks, args.max_bytes)
         .with_context(|| format!("live:{}", args.command.join(" ")))?;
-    if !end.client_hung_up {
+    if end.server_ended() {
         eprintln!("driftlab wrap: the server ended ({})", end.server);
     }
     if let Some(why) = end.failure {

@@ -100,9 +100,20 @@ pub struct ProxyEnd {
     pub server: String,
     /// Whether the client closed its side first.
     pub client_hung_up: bool,
+    /// Whether the proxy killed the server (a crash fault). The client may then hang up before
+    /// the server's end is read, so this, not `client_hung_up`, says the server ended.
+    pub crashed: bool,
     /// Why the session could not go on, when something broke it (a line over the limit, a read
     /// that failed); the client was told.
     pub failure: Option<String>,
+}
+
+impl ProxyEnd {
+    /// Whether the server's end is news for the user: it ended while the client was still
+    /// there, or the proxy killed it.
+    pub fn server_ended(&self) -> bool {
+        !self.client_hung_up || self.crashed
+    }
 }
 
 enum Event {
@@ -145,6 +156,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
     let mut pending: HashMap<String, String> = HashMap::new();
     let mut delayed: Vec<(Instant, Vec<u8>, Credit)> = Vec::new();
     let mut client_hung_up = false;
+    let mut crashed = false;
     let mut failure: Option<String> = None;
     // After the client hangs up the server has the grace period to finish and exit.
     let mut grace_until: Option<Instant> = None;
@@ -205,7 +217,10 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                         }
                         to_client.send(bytes, credit);
                     }
-                    Action::CrashServer => server.kill(),
+                    Action::CrashServer => {
+                        server.kill();
+                        crashed = true;
+                    }
                     Action::Drop | Action::Delay(..) => {}
                 }
                 deliver(hooks.injections(), &to_server, &to_client);
@@ -238,7 +253,10 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                         ));
                     }
                     Action::Drop => {}
-                    Action::CrashServer => server.kill(),
+                    Action::CrashServer => {
+                        server.kill();
+                        crashed = true;
+                    }
                 }
                 deliver(hooks.injections(), &to_server, &to_client);
             }
@@ -274,6 +292,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
     Ok(ProxyEnd {
         server: status,
         client_hung_up,
+        crashed,
         failure,
     })
 }
