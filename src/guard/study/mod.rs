@@ -195,11 +195,7 @@ pub fn run(
                 calls,
                 timeout,
             )
-            .map_err(|error| SessionError::Server {
-                server: server.name.clone(),
-                leg: Leg::Plain,
-                error: Box::new(error),
-            })
+            .map_err(SessionError::server(&server.name, Leg::Plain))
         };
         let results: Vec<Result<Vec<CallRow>, SessionError>> = cells
             .par_iter()
@@ -234,13 +230,12 @@ pub fn run(
                     &calls,
                     timeout,
                 )
-                .map_err(|error| SessionError::Server {
-                    server: server.name.clone(),
-                    leg: Leg::Drifted {
+                .map_err(SessionError::server(
+                    &server.name,
+                    Leg::Drifted {
                         class: cell.class.id(),
                     },
-                    error: Box::new(error),
-                })?;
+                ))?;
                 let straight_log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
                 check_drift(&wrap_log(&dir), cell)?;
                 let mut guarded = Vec::new();
@@ -263,14 +258,13 @@ pub fn run(
                     argv.extend(wrap_argv(&dir));
                     let run =
                         run_session(&argv, &study.dir, &env_of(server, &dir), &calls, timeout)
-                            .map_err(|error| SessionError::Server {
-                                server: server.name.clone(),
-                                leg: Leg::Guarded {
+                            .map_err(SessionError::server(
+                                &server.name,
+                                Leg::Guarded {
                                     class: cell.class.id(),
                                     mode: mode.clone(),
                                 },
-                                error: Box::new(error),
-                            })?;
+                            ))?;
                     let refusals =
                         log_by_id(&audit, |e| e.get("event") == Some(&Value::from("refuse")));
                     guarded.push((
@@ -420,11 +414,7 @@ fn pin(
         &[],
         timeout,
     )
-    .map_err(|error| SessionError::Server {
-        server: server.name.clone(),
-        leg: Leg::Plain,
-        error: Box::new(error),
-    })?;
+    .map_err(SessionError::server(&server.name, Leg::Plain))?;
     let list: Value =
         serde_json::from_slice(&run.tools_list).map_err(|error| SessionError::ToolsList {
             server: server.name.clone(),

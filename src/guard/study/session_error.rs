@@ -38,6 +38,16 @@ pub enum SessionError {
 }
 
 impl SessionError {
+    /// `server` failed on `leg` of a cell.
+    pub fn server(server: &str, leg: Leg) -> impl FnOnce(LiveError) -> Self {
+        let server = server.to_string();
+        move |error| SessionError::Server {
+            server,
+            leg,
+            error: Box::new(error),
+        }
+    }
+
     pub fn file(path: &std::path::Path, error: io::Error) -> Self {
         SessionError::File {
             path: path.display().to_string(),
