@@ -64,8 +64,7 @@ pub(super) fn run(
         anchor_uri,
     };
     let note = |line: &str| eprintln!("driftlab: {line}");
-    let gate = LockGate::run(&lock, &lock_text, &lock_name, plans, &settings, &note)
-        .map_err(|e| anyhow!(e))?;
+    let gate = LockGate::run(&lock, &lock_text, &lock_name, plans, &settings, &note)?;
     let report = gate.report();
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = options.format.servers(&report, colour);

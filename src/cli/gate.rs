@@ -277,7 +277,7 @@ pub(super) fn policy(options: &GateOptions) -> Result<ResolvedPolicy> {
         Some(path) => {
             let text = crate::fs::read_text(std::path::Path::new(path), crate::fs::MAX_SMALL_FILE)
                 .map_err(|e| anyhow!("policy {e}"))?;
-            Policy::parse(&text, path).map_err(|e| anyhow!(e))?
+            Policy::parse(&text, path)?
         }
         None => ResolvedPolicy::default(),
     };

@@ -29,8 +29,7 @@ pub(super) fn prepare(
     threads: usize,
 ) -> Result<Prepared> {
     let staged = StagedFolder::begin(out)?;
-    results::staging::refuse_foreign(out, |name| ours.iter().any(|o| o == name), writer, force)
-        .map_err(|e| anyhow!(e))?;
+    results::staging::refuse_foreign(out, |name| ours.iter().any(|o| o == name), writer, force)?;
     let work = std::env::temp_dir().join(format!("driftlab-{command}-{}", std::process::id()));
     let remove = crate::cleanup::remove_on_signal(work.clone());
     let pool = rayon::ThreadPoolBuilder::new()

@@ -163,16 +163,16 @@ impl Lockfile {
         })?;
         let mut names = std::collections::HashSet::new();
         for server in &lock.servers {
-            let name = server.name.clone();
+            let name = || server.name.clone();
             if !names.insert(server.name.as_str()) {
-                return Err(LockError::LockedTwice { file, name });
+                return Err(LockError::LockedTwice { file, name: name() });
             }
             let kind_ok = matches!(
                 (&server.contract, &server.skipped),
                 (Some(_), None) | (None, Some(_))
             );
             if !kind_ok {
-                return Err(LockError::ContractOrSkipped { file, name });
+                return Err(LockError::ContractOrSkipped { file, name: name() });
             }
         }
         let text = String::from_utf8(bytes).unwrap_or_default();

@@ -49,9 +49,8 @@ pub fn merge(
                 m.found
             );
         }
-        let manifest = Manifest::load(dir).map_err(|e| anyhow!(e))?;
-        let summary: Summary =
-            crate::fs::read_json(&dir.join(SUMMARY_JSON)).map_err(|e| anyhow!(e))?;
+        let manifest = Manifest::load(dir)?;
+        let summary: Summary = crate::fs::read_json(&dir.join(SUMMARY_JSON))?;
         shards.push(ShardResult {
             dir: dir.clone(),
             manifest,
@@ -146,7 +145,7 @@ fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
     let mut header_written = false;
     for s in shards {
         let path = s.dir.join(ROWS);
-        crate::fs::regular_file(&path).map_err(|e| anyhow::anyhow!(e))?;
+        crate::fs::regular_file(&path)?;
         let file = File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut header = Vec::new();
