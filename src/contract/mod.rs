@@ -2,23 +2,34 @@
 //! contract compiled once, and the values single schema leaves accept or refuse.
 
 mod pinned;
+mod ref_depth;
 pub mod values;
 
 use serde_json::Value;
 
 pub use pinned::Contract;
+pub use ref_depth::{ref_depth, MAX_REF_DEPTH};
 
 /// A validator for `schema`: its `$schema` dialect (2020-12 when absent), format assertions on,
-/// local `$ref`s only (the crate is built without network or file resolution).
+/// local `$ref`s only (the crate is built without network or file resolution). A schema whose
+/// `$ref`s nest deeper than [`MAX_REF_DEPTH`] is refused: the compiler would overflow the stack.
 pub fn validator(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    let links = ref_depth(schema, MAX_REF_DEPTH);
+    if links > MAX_REF_DEPTH {
+        return Err(SchemaError::RefChain { links });
+    }
     jsonschema::options()
         .should_validate_formats(true)
         .build(schema)
-        .map_err(SchemaError)
+        .map_err(SchemaError::Invalid)
 }
 
-/// A schema no validator can be built from; its text is the compiler's, cut to one short line
+/// A schema no validator is built from; its text is the compiler's, cut to one short line
 /// (it is quoted in findings and reports).
 #[derive(Debug, thiserror::Error)]
-#[error("{}", crate::text::shorten(&.0.to_string(), 200))]
-pub struct SchemaError(pub jsonschema::ValidationError<'static>);
+pub enum SchemaError {
+    #[error("{}", crate::text::shorten(&.0.to_string(), 200))]
+    Invalid(jsonschema::ValidationError<'static>),
+    #[error("its $ref links nest more than {MAX_REF_DEPTH} deep (at least {links}); not compiled")]
+    RefChain { links: usize },
+}

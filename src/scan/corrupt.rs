@@ -20,6 +20,9 @@ pub const EXTRA_PROPERTY: &str = "driftlab_unexpected";
 const MAX_DEPTH: usize = 32;
 /// At most this many leaves per instance and variants per schema.
 const MAX_LEAVES: usize = 2000;
+/// At most this many schema nodes are walked per instance (past it: `null`). Depth alone does
+/// not bound the work: three `$ref: "#"` properties make 3^16 nodes within 32 levels.
+const MAX_NODES: usize = 20_000;
 pub const MAX_VARIANTS: usize = 64;
 
 /// One corrupted leaf: where it is in the instance, how it was corrupted, and a value that its
@@ -54,6 +57,7 @@ pub fn corruptions(schema: &Value, rng: &mut Stream) -> Vec<Corruption> {
             choices: &choices,
             leaves: Vec::new(),
             sites: Vec::new(),
+            nodes: 0,
             rng,
         };
         let instance = walk.value(schema, "", "", 0);
@@ -83,6 +87,8 @@ struct Walk<'a, 'r> {
     leaves: Vec<Leaf>,
     /// Unions met: (schema pointer, number of branches).
     sites: Vec<(String, usize)>,
+    /// Schema nodes walked so far (bounded by `MAX_NODES`).
+    nodes: usize,
     rng: &'r mut Stream,
 }
 
@@ -107,7 +113,8 @@ impl Walk<'_, '_> {
     }
 
     fn value(&mut self, schema: &Value, path: &str, at: &str, depth: usize) -> Value {
-        if depth > MAX_DEPTH {
+        self.nodes += 1;
+        if depth > MAX_DEPTH || self.nodes > MAX_NODES {
             return Value::Null;
         }
         let object = match schema {

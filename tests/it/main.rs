@@ -38,5 +38,6 @@ mod study;
 mod sweep;
 mod taxonomy;
 mod tool_schema;
+mod witness_shapes;
 mod witnesses;
 mod wrap;

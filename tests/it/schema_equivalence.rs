@@ -234,9 +234,13 @@ fn a_relaxed_pattern_quantifier_is_a_loosening() {
     );
     assert_eq!(code, Some(1));
     assert_eq!(report["findings"][0]["rule"], "constraint-tightened");
-    // Any other pattern change is still not judged.
+    // Any other pattern change is judged by a witness: a string the old pattern matches and
+    // the new one refuses ("z") proves a narrowing; without one the change stays unjudged.
+    let (_, report) = diff_json(&tool(pattern("^[a-z]+$")), &tool(pattern("^[a-y]+$")));
+    assert_eq!(report["findings"][0]["rule"], "constraint-tightened");
+    assert_eq!(report["findings"][0]["witness"]["s"], "z", "{report}");
     assert_eq!(
-        rules(pattern("^[a-z]+$"), pattern("^[a-y]+$")),
+        rules(pattern("^[a-y]+$"), pattern("^[a-z]+$")),
         (Some(1), vec!["schema-change-unjudged".to_string()])
     );
 }

@@ -128,7 +128,14 @@ fn check_report(
         let (old_name, new_name) = tool.split_once(" -> ").unwrap_or((tool, tool));
         let old_schema = schema_of(old, tool_pointer(any), old_name, field);
         let new_schema = schema_of(new, tool_pointer(any), new_name, field);
-        let valid = |schema: &Value| jsonschema::validator_for(schema).unwrap().is_valid(witness);
+        // As the search builds validators: `format` asserted on both sides, whatever the dialect.
+        let valid = |schema: &Value| {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(schema)
+                .unwrap()
+                .is_valid(witness)
+        };
         let (accepting, rejecting) = if output {
             (new_schema, old_schema)
         } else {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::tool_diff::{Direction, ToolDiff};
 use super::{ChangeKind, Proof};
-use crate::check::witness::{self, Search};
+use crate::check::witness::{self, Search, Target};
 
 pub(super) fn prove(
     diff: &mut ToolDiff<'_, '_>,
@@ -27,12 +27,14 @@ pub(super) fn prove(
         Direction::Response => property_names(old),
     };
     let label = format!("{}:{side}", diff.label);
-    let search = Search::run((from, to), sides, &foreign, &label);
+    let targets: Vec<Target> = diff.out[first..]
+        .iter()
+        .filter(|c| provable(c))
+        .filter_map(|c| target(c, (old_base, new_base), direction))
+        .collect();
+    let search = Search::run((from, to), sides, &foreign, &targets, &label);
     let mut proven = false;
-    for change in diff.out[first..]
-        .iter_mut()
-        .filter(|c| c.kind.needs_witness())
-    {
+    for change in diff.out[first..].iter_mut().filter(|c| provable(c)) {
         let search = match &search {
             Ok(search) => search,
             Err(why) => {
@@ -40,12 +42,23 @@ pub(super) fn prove(
                 continue;
             }
         };
-        change.proof = match search.witness(&places(change, old_base, new_base)) {
+        let witness = search.witness(&places(change, old_base, new_base));
+        if change.kind == ChangeKind::SchemaChangeUnjudged {
+            // A changed pattern: a string the one side matches and the other refuses orders
+            // the two after all. Without one it stays unjudged, as its message says.
+            if let Some(w) = witness {
+                proven = true;
+                narrowed_pattern(change, direction);
+                change.proof = Proof::Witness(w);
+            }
+            continue;
+        }
+        change.proof = match witness {
             Some(w) => {
                 proven = true;
                 Proof::Witness(w)
             }
-            None => Proof::Missing(missing(direction, search.tried)),
+            None => Proof::Missing(missing(direction, search)),
         };
     }
     let Ok(search) = search else {
@@ -101,13 +114,95 @@ fn places(change: &super::Change, old_base: &str, new_base: &str) -> Vec<String>
     places
 }
 
-fn missing(direction: Direction, tried: usize) -> String {
-    match direction {
-        Direction::Request => {
+/// A change to prove: one about which values a schema accepts, or a changed pattern (two
+/// patterns do not order by their text, but a witness orders them).
+fn provable(change: &super::Change) -> bool {
+    change.kind.needs_witness()
+        || (change.kind == ChangeKind::SchemaChangeUnjudged
+            && [&change.old_pointer, &change.new_pointer]
+                .iter()
+                .all(|p| p.as_deref().is_some_and(|p| p.ends_with("/pattern"))))
+}
+
+/// A changed pattern with a witness is a narrowing of the input (or a widening of the output).
+fn narrowed_pattern(change: &mut super::Change, direction: Direction) {
+    let (kind, now) = match direction {
+        Direction::Request => (
+            ChangeKind::ConstraintTightened,
+            "a string the approved pattern matches is refused now",
+        ),
+        Direction::Response => (
+            ChangeKind::OutputConstraintLoosened,
+            "the candidate's pattern allows a string the approved one refuses",
+        ),
+    };
+    change.kind = kind;
+    change.message = change.message.replace("the two cannot be ordered", now);
+}
+
+/// The schema node a change is about, on each side (relative to the schema's root): the node
+/// whose keyword changed, or the object whose property did.
+fn target(
+    change: &super::Change,
+    (old_base, new_base): (&str, &str),
+    direction: Direction,
+) -> Option<Target> {
+    let relative = |pointer: &Option<String>, base: &str| {
+        pointer
+            .as_deref()
+            .and_then(|p| p.strip_prefix(base))
+            .map(node_of)
+    };
+    let old = relative(&change.old_pointer, old_base);
+    let new = relative(&change.new_pointer, new_base);
+    let (old, new) = match (old, new) {
+        (Some(o), Some(n)) => (o, n),
+        (Some(o), None) => (o.clone(), o),
+        (None, Some(n)) => (n.clone(), n),
+        (None, None) => return None,
+    };
+    Some(match direction {
+        Direction::Request => Target { from: old, to: new },
+        Direction::Response => Target { from: new, to: old },
+    })
+}
+
+/// The node holding the keyword or property a schema pointer ends at.
+fn node_of(pointer: &str) -> String {
+    let tokens: Vec<&str> = pointer.split('/').collect();
+    let keep = match tokens.as_slice() {
+        [.., holder, _] if matches!(*holder, "properties" | "patternProperties") => {
+            tokens.len() - 2
+        }
+        [.., "anyOf" | "oneOf" | "allOf" | "prefixItems", index]
+            if index.parse::<usize>().is_ok() =>
+        {
+            tokens.len() - 2
+        }
+        [_, ..] if tokens.len() > 1 => tokens.len() - 1,
+        _ => tokens.len(),
+    };
+    tokens[..keep].join("/")
+}
+
+/// Why no witness proves a change: none of the values tried breaks, or those that break are
+/// refused elsewhere (another finding's place), not where this change is.
+fn missing(direction: Direction, search: &Search) -> String {
+    let (tried, breaking) = (search.tried, search.breaking());
+    match (direction, breaking) {
+        (Direction::Request, 0) => {
             format!("of {tried} values the approved schema accepts, the candidate's rejects none")
         }
-        Direction::Response => format!(
+        (Direction::Request, n) => format!(
+            "of {tried} values the approved schema accepts, the candidate's rejects {n}, each at \
+             another finding's place, none here"
+        ),
+        (Direction::Response, 0) => format!(
             "of {tried} values the candidate's schema allows, the approved one rejects none"
+        ),
+        (Direction::Response, n) => format!(
+            "of {tried} values the candidate's schema allows, the approved one rejects {n}, each \
+             at another finding's place, none here"
         ),
     }
 }

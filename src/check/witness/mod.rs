@@ -9,6 +9,9 @@
 //! keeps those the other schema rejects, with where it rejects them. A finding's witness is one
 //! rejected at or around the finding's place.
 
+mod construct;
+mod leaves;
+pub mod regex;
 mod samples;
 
 use std::collections::HashSet;
@@ -33,7 +36,7 @@ pub enum Unsearchable {
     )]
     DoesNotCompile {
         side: String,
-        source: jsonschema::ValidationError<'static>,
+        source: crate::contract::SchemaError,
     },
 }
 
@@ -53,6 +56,16 @@ pub struct Witness {
     /// Its compact JSON length, so reports can leave out huge ones without serializing them.
     pub json_len: usize,
 }
+
+/// A changed place to build witnesses at: the node's pointer in the accepting schema and in the
+/// rejecting one (each relative to its schema's root).
+pub struct Target {
+    pub from: String,
+    pub to: String,
+}
+
+/// At most this many constructed instances are tried per schema pair.
+const MAX_CONSTRUCTED: usize = 400;
 
 /// One instance the search found breaking, and where the rejecting schema rejects it.
 struct Breaker {
@@ -79,6 +92,7 @@ impl Search {
         (from, to): (&Value, &Value),
         sides: (&str, &str),
         foreign: &[String],
+        targets: &[Target],
         label: &str,
     ) -> Result<Search, Unsearchable> {
         let valid = |schema: &Value, side: &str| -> Result<Validator, Unsearchable> {
@@ -86,13 +100,16 @@ impl Search {
             if depth(schema) > MAX_SCHEMA_DEPTH {
                 return Err(Unsearchable::TooDeep { side });
             }
-            jsonschema::options()
-                .build(schema)
+            // One validator for both sides, whatever their dialects: `format` asserted on both
+            // (a draft-07 validator asserts it by default and a 2020-12 one does not, which made
+            // a `$schema` change alone look like a break).
+            crate::contract::validator(schema)
                 .map_err(|source| Unsearchable::DoesNotCompile { side, source })
         };
         let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
         let mut sampler = Sampler::new(from, foreign);
-        let mut candidates = sampler.candidates();
+        let mut candidates = constructed(&mut sampler, (from, to), targets);
+        candidates.extend(sampler.candidates());
         let mut rng = Stream::derive_parts(SEED, &["witness:", label], 0);
         for _ in 0..DRAWS {
             candidates.push(sampler.random(&mut rng));
@@ -153,10 +170,49 @@ impl Search {
             .map(|b| Arc::clone(&b.witness))
     }
 
+    /// How many distinct breaking values were found (at most `MAX_BREAKERS`).
+    pub fn breaking(&self) -> usize {
+        self.breakers.len()
+    }
+
     /// Any breaking value.
     pub fn any(&self) -> Option<Arc<Witness>> {
         self.breakers.first().map(|b| Arc::clone(&b.witness))
     }
+}
+
+/// Instances built at each target from the keywords that changed there (`construct.rs`).
+fn constructed(
+    sampler: &mut Sampler<'_>,
+    (from, to): (&Value, &Value),
+    targets: &[Target],
+) -> Vec<Value> {
+    let mut rejecting = Sampler::new(to, &[]);
+    let mut out = Vec::new();
+    for target in targets {
+        let (Some(from_node), Some(to_node)) = (from.pointer(&target.from), to.pointer(&target.to))
+        else {
+            continue;
+        };
+        let Some(place) = instance_place(&target.to).or_else(|| instance_place(&target.from))
+        else {
+            continue;
+        };
+        let tokens: Vec<String> = place
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let values = construct::values(sampler, &mut rejecting, (from_node, to_node), (from, to));
+        for value in values {
+            out.extend(sampler.plant(&tokens, &value));
+            if out.len() >= MAX_CONSTRUCTED {
+                out.truncate(MAX_CONSTRUCTED);
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// Where `validator` rejects `value`: instance pointers, a missing required property or an

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
+use super::leaves::{numbers, strings};
 use crate::rng::Stream;
 
 /// Nesting deeper than this is filled with `null` (the validator judges the result).
@@ -17,6 +18,9 @@ pub(super) const MAX_CANDIDATES: usize = 400;
 /// Generation stops once this many JSON values have been built for one schema (a schema whose
 /// `required` lists 100,000 names makes each instance that large).
 const MAX_BUILT: usize = 2_000_000;
+
+/// At most this many instances are built around one planted value.
+const PLANTED: usize = 4;
 
 /// The name an instance gives a property the schema allows but does not list.
 pub(super) const EXTRA_PROPERTY: &str = "driftlab_extra";
@@ -49,12 +53,79 @@ impl<'a> Sampler<'a> {
         self.draw(self.root, 0, rng)
     }
 
+    /// Instances of the root holding `value` at the instance place `place` (tokens of an
+    /// instance pointer), the rest as small as the schema allows: one per way to reach it.
+    pub fn plant(&mut self, place: &[String], value: &Value) -> Vec<Value> {
+        self.plant_in(self.root, place, value, 0)
+    }
+
+    fn plant_in(
+        &mut self,
+        node: &Value,
+        place: &[String],
+        value: &Value,
+        depth: usize,
+    ) -> Vec<Value> {
+        let Some((token, rest)) = place.split_first() else {
+            return vec![value.clone()];
+        };
+        if depth > MAX_DEPTH || self.over_budget() {
+            return Vec::new();
+        }
+        let map = effective(self.root, node);
+        let mut out = Vec::new();
+        if let Some(branches) = self.branches(&map) {
+            for branch in &branches {
+                out.extend(self.plant_in(branch, place, value, depth + 1));
+            }
+            out.truncate(PLANTED);
+            return out;
+        }
+        let kinds = types(&map);
+        if kinds.contains(&"object") {
+            let listed = map
+                .get("properties")
+                .and_then(|p| p.get(token.as_str()))
+                .cloned();
+            let child = listed.unwrap_or_else(|| match map.get("additionalProperties") {
+                Some(extra @ Value::Object(_)) => extra.clone(),
+                _ => Value::Bool(true),
+            });
+            let (least, _) = self.objects(&map, depth);
+            for inner in self.plant_in(&child, rest, value, depth + 1) {
+                let mut object = least.clone();
+                object.insert(token.clone(), inner);
+                out.push(Value::Object(object));
+            }
+        }
+        if let (true, Ok(index)) = (kinds.contains(&"array"), token.parse::<usize>()) {
+            let child = map
+                .get("prefixItems")
+                .and_then(|p| p.get(index))
+                .or_else(|| map.get("items").filter(|i| i.is_object() || i.is_boolean()))
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            let filler = self.samples(&child, depth + 1).into_iter().next();
+            let least = map.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            let length = (index as u64 + 1).max(least).min(64) as usize;
+            if index < length {
+                for inner in self.plant_in(&child, rest, value, depth + 1) {
+                    let mut items = vec![filler.clone().unwrap_or(Value::Null); length];
+                    items[index] = inner;
+                    out.push(Value::Array(items));
+                }
+            }
+        }
+        out.truncate(PLANTED);
+        out
+    }
+
     fn over_budget(&self) -> bool {
         self.built > MAX_BUILT
     }
 
     /// The branches of a union node, each with the node's other keywords (they apply to all).
-    fn branches(&self, map: &Map<String, Value>) -> Option<Vec<Value>> {
+    pub(super) fn branches(&self, map: &Map<String, Value>) -> Option<Vec<Value>> {
         let (keyword, branches) = ["anyOf", "oneOf"]
             .into_iter()
             .find_map(|k| Some((k, map.get(k)?.as_array()?)))?;
@@ -78,7 +149,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// A few values the node is meant to accept, its simplest first.
-    fn samples(&mut self, node: &Value, depth: usize) -> Vec<Value> {
+    pub(super) fn samples(&mut self, node: &Value, depth: usize) -> Vec<Value> {
         if depth > MAX_DEPTH || self.over_budget() {
             return vec![Value::Null];
         }
@@ -147,7 +218,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// The smallest object (required properties only) and the fullest (every listed one).
-    fn objects(
+    pub(super) fn objects(
         &mut self,
         map: &Map<String, Value>,
         depth: usize,
@@ -281,7 +352,7 @@ impl<'a> Sampler<'a> {
 }
 
 /// The JSON types a node admits: its `type`, else what its keywords imply, else every type.
-fn types(map: &Map<String, Value>) -> Vec<&'static str> {
+pub(super) fn types(map: &Map<String, Value>) -> Vec<&'static str> {
     const ALL: [&str; 7] = [
         "object", "array", "string", "integer", "number", "boolean", "null",
     ];
@@ -330,87 +401,8 @@ fn has_type(value: &Value, kind: &str) -> bool {
     }
 }
 
-/// Each bound and the values beside it, zero and one, and a fraction for numbers.
-fn numbers(map: &Map<String, Value>, integer: bool, out: &mut Vec<Value>) {
-    let bound = |key: &str| map.get(key).and_then(Value::as_f64);
-    let step = if integer { 1.0 } else { 0.5 };
-    let mut xs = vec![0.0, 1.0, -1.0, 1e6, -1e6];
-    if let Some(m) = bound("minimum") {
-        xs.extend([m.ceil(), m]);
-    }
-    if let Some(m) = bound("maximum") {
-        xs.extend([m.floor(), m]);
-    }
-    if let Some(m) = bound("exclusiveMinimum") {
-        xs.extend([m.floor() + step, m + step / 8.0]);
-    }
-    if let Some(m) = bound("exclusiveMaximum") {
-        xs.extend([m.ceil() - step, m - step / 8.0]);
-    }
-    if let Some(q) = bound("multipleOf").filter(|q| *q > 0.0) {
-        let low = bound("minimum").unwrap_or(0.0);
-        xs.extend([q, (low / q).ceil() * q]);
-    }
-    if !integer {
-        xs.push(0.5);
-    }
-    let mut seen = Vec::new();
-    for x in xs.into_iter().filter(|x| x.is_finite()) {
-        let value = if integer {
-            if x.fract() != 0.0 || x.abs() > 9.0e15 {
-                continue;
-            }
-            json!(x as i64)
-        } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
-            json!(x as i64)
-        } else {
-            json!(x)
-        };
-        if !seen.contains(&value) {
-            seen.push(value);
-        }
-    }
-    out.extend(seen);
-}
-
-/// Strings at the length bounds, a sample of the format, and a few common shapes for patterns.
-fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
-    let length = |key: &str| {
-        map.get(key)
-            .and_then(Value::as_u64)
-            .map(|n| n.min(4096) as usize)
-    };
-    let least = length("minLength").unwrap_or(0);
-    out.push(json!("x".repeat(least.max(1))));
-    if least == 0 {
-        out.push(json!(""));
-    }
-    match length("maxLength") {
-        Some(most) => out.push(json!("x".repeat(most))),
-        None => out.push(json!("x".repeat(least.max(256)))),
-    }
-    if let Some(format) = map.get("format").and_then(Value::as_str) {
-        let sample = crate::contract::values::format_sample(format).unwrap_or("example.com");
-        out.push(json!(sample));
-    }
-    if map.contains_key("pattern") {
-        for sample in [
-            "a",
-            "abc",
-            "A",
-            "0",
-            "a1",
-            "abcdefghijkl",
-            "https://example.com/",
-            "2026-01-01",
-        ] {
-            out.push(json!(sample));
-        }
-    }
-}
-
 /// The node behind local `$ref`s, with `allOf` members merged in (shallowly).
-fn effective<'n>(root: &'n Value, node: &'n Value) -> Cow<'n, Map<String, Value>> {
+pub(super) fn effective<'n>(root: &'n Value, node: &'n Value) -> Cow<'n, Map<String, Value>> {
     let node = resolve(root, node);
     let Some(map) = node.as_object() else {
         return Cow::Owned(Map::new());

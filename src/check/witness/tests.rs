@@ -3,7 +3,7 @@ use serde_json::{json, Value};
 use super::*;
 
 fn search(from: Value, to: Value) -> Search {
-    Search::run((&from, &to), ("approved", "candidate"), &[], "test").unwrap()
+    Search::run((&from, &to), ("approved", "candidate"), &[], &[], "test").unwrap()
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -104,7 +104,14 @@ fn outputs_are_tried_with_the_approved_names() {
     let approved = object(json!({"p": {"type": "string"}}), &[]);
     let candidate = object(json!({}), &[]);
     let sides = ("candidate", "approved");
-    let s = Search::run((&candidate, &approved), sides, &["p".to_string()], "test").unwrap();
+    let s = Search::run(
+        (&candidate, &approved),
+        sides,
+        &["p".to_string()],
+        &[],
+        "test",
+    )
+    .unwrap();
     let w = s.witness(&["/p".to_string()]).unwrap();
     assert!(!w.value["p"].is_string(), "{:?}", w.value);
 }
@@ -144,9 +151,15 @@ fn unusable_schemas_say_why() {
     for _ in 0..200 {
         deep = json!({"type": "object", "properties": {"x": deep}});
     }
-    let err = Search::run((&deep, &json!({})), ("approved", "candidate"), &[], "t")
-        .err()
-        .unwrap();
+    let err = Search::run(
+        (&deep, &json!({})),
+        ("approved", "candidate"),
+        &[],
+        &[],
+        "t",
+    )
+    .err()
+    .unwrap();
     assert!(matches!(&err, Unsearchable::TooDeep { side } if side == "approved"));
     assert_eq!(
         err.to_string(),
@@ -155,6 +168,7 @@ fn unusable_schemas_say_why() {
     let err = Search::run(
         (&json!({"type": 12}), &json!({})),
         ("approved", "candidate"),
+        &[],
         &[],
         "t",
     )

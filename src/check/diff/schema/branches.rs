@@ -231,10 +231,17 @@ impl<'a> Walker<'_, 'a, '_> {
         for keyword in ["anyOf", "oneOf"] {
             let (wrapped, plain, plain_map, union, branches) =
                 match (union_of(o, keyword), union_of(n, keyword)) {
-                    (None, Some(b)) if !is_union(o) => (true, old, o, n, b),
-                    (Some(b), None) if !is_union(n) => (false, new, n, o, b),
+                    (None, Some(b)) if !is_union(o) || self.holds(b, old, &at.new, false) => {
+                        (true, old, o, n, b)
+                    }
+                    (Some(b), None) if !is_union(n) || self.holds(b, new, &at.old, true) => {
+                        (false, new, n, o, b)
+                    }
                     _ => continue,
                 };
+            if self.type_union(wrapped, o, n, keyword, at) {
+                return true;
+            }
             // Branches are judged by what they accept: a `$ref` branch by its target.
             let union_side = if wrapped { &at.new } else { &at.old };
             let resolved: Vec<&Value> = branches
@@ -244,7 +251,10 @@ impl<'a> Walker<'_, 'a, '_> {
                         .map_or(b, |(target, _)| target)
                 })
                 .collect();
-            let best = best_branch(plain_map, union, keyword, &resolved);
+            let best = resolved
+                .iter()
+                .position(|r| *r == plain)
+                .unwrap_or_else(|| best_branch(plain_map, union, keyword, &resolved));
             let others = branches.len() - 1;
             let subject = self.subject(at);
             let raw = if wrapped {
@@ -362,7 +372,10 @@ fn disjoint(a: &Value, b: &Value) -> bool {
         })
 }
 
-fn union_of<'v>(schema: &'v Map<String, Value>, keyword: &str) -> Option<&'v Vec<Value>> {
+pub(super) fn union_of<'v>(
+    schema: &'v Map<String, Value>,
+    keyword: &str,
+) -> Option<&'v Vec<Value>> {
     schema
         .get(keyword)
         .and_then(Value::as_array)

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::{At, Direction, Walker, ANNOTATIONS, HANDLED};
+use super::{At, Direction, Walker};
 use crate::check::diff::canonical;
 use crate::check::diff::property_renames::list_values;
 use crate::check::diff::ChangeKind as K;
@@ -215,13 +215,19 @@ impl<'a> Walker<'_, 'a, '_> {
         }
     }
 
+    /// An input's new `minLength` that its approved `pattern` already implied.
+    fn narrowing_implied(&self, o: &Map<String, Value>, min_length: Option<&Value>) -> bool {
+        matches!(self.direction, Direction::Request)
+            && super::pattern::implied_by_pattern(o, min_length)
+    }
+
     pub(super) fn bounds(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
         self.numeric_bounds(o, n, at);
         let subject = self.subject(at);
         for (keywords, lower) in [(LOWER_BOUNDS, true), (UPPER_BOUNDS, false)] {
             for &keyword in keywords {
                 let raw = (o.get(keyword), n.get(keyword));
-                if raw.0 == raw.1 {
+                if raw.0 == raw.1 || (keyword == "minLength" && self.narrowing_implied(o, raw.1)) {
                     continue;
                 }
                 let number = |v: Option<&Value>| v.map(|v| v.as_f64());
@@ -338,32 +344,6 @@ impl<'a> Walker<'_, 'a, '_> {
                 raw.1,
                 format!("{subject}: description changed"),
             );
-        }
-    }
-
-    pub(super) fn others(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
-        let mut seen: HashSet<&String> = HashSet::new();
-        for key in o.keys().chain(n.keys()) {
-            if HANDLED.contains(&key.as_str()) || !seen.insert(key) {
-                continue;
-            }
-            let raw = (o.get(key), n.get(key));
-            if raw.0 == raw.1 {
-                continue;
-            }
-            let subject = self.subject(at);
-            if ANNOTATIONS.contains(&key.as_str()) {
-                self.push(
-                    K::SchemaAnnotationChanged,
-                    at.keyword(key),
-                    raw.0,
-                    raw.1,
-                    format!("{subject}: {key} changed"),
-                );
-            } else {
-                let why = format!("{subject}: keyword {key} changed; driftlab does not judge it");
-                self.unjudged(at.keyword(key), raw.0, raw.1, why);
-            }
         }
     }
 }

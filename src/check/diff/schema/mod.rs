@@ -14,7 +14,9 @@
 mod branches;
 mod keywords;
 mod nested;
+mod others;
 mod pattern;
+mod type_union;
 
 use std::collections::HashSet;
 

@@ -78,6 +78,21 @@ fn repeat(text: &str) -> Option<(Piece<'_>, usize)> {
     Some((piece, end + 1))
 }
 
+/// A new `minLength` the approved node's `pattern` already implied (every string it matches is
+/// at least that long), so no value it accepted is refused by it.
+pub(super) fn implied_by_pattern(
+    old: &serde_json::Map<String, serde_json::Value>,
+    min_length: Option<&serde_json::Value>,
+) -> bool {
+    let (Some(pattern), Some(least)) = (
+        old.get("pattern").and_then(serde_json::Value::as_str),
+        min_length.and_then(serde_json::Value::as_u64),
+    ) else {
+        return false;
+    };
+    crate::check::witness::regex::min_chars(pattern).is_some_and(|implied| implied >= least)
+}
+
 #[cfg(test)]
 mod tests {
     use super::repeats_within;

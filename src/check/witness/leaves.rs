@@ -1,0 +1,83 @@
+//! Values of single leaves for the witness search: numbers at and beside a node's bounds,
+//! strings at its length bounds, of its format, and of common shapes under a pattern.
+
+use serde_json::{json, Map, Value};
+
+/// Each bound and the values beside it, zero and one, and a fraction for numbers.
+pub(super) fn numbers(map: &Map<String, Value>, integer: bool, out: &mut Vec<Value>) {
+    let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+    let step = if integer { 1.0 } else { 0.5 };
+    let mut xs = vec![0.0, 1.0, -1.0, 1e6, -1e6];
+    if let Some(m) = bound("minimum") {
+        xs.extend([m.ceil(), m]);
+    }
+    if let Some(m) = bound("maximum") {
+        xs.extend([m.floor(), m]);
+    }
+    if let Some(m) = bound("exclusiveMinimum") {
+        xs.extend([m.floor() + step, m + step / 8.0]);
+    }
+    if let Some(m) = bound("exclusiveMaximum") {
+        xs.extend([m.ceil() - step, m - step / 8.0]);
+    }
+    if let Some(q) = bound("multipleOf").filter(|q| *q > 0.0) {
+        let low = bound("minimum").unwrap_or(0.0);
+        xs.extend([q, (low / q).ceil() * q]);
+    }
+    if !integer {
+        xs.push(0.5);
+    }
+    let mut seen = Vec::new();
+    for x in xs.into_iter().filter(|x| x.is_finite()) {
+        let value = if integer {
+            if x.fract() != 0.0 || x.abs() > 9.0e15 {
+                continue;
+            }
+            json!(x as i64)
+        } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            json!(x as i64)
+        } else {
+            json!(x)
+        };
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    out.extend(seen);
+}
+
+/// Strings at the length bounds, a sample of the format, and a few common shapes for patterns.
+pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
+    let length = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_u64)
+            .map(|n| n.min(4096) as usize)
+    };
+    let least = length("minLength").unwrap_or(0);
+    out.push(json!("x".repeat(least.max(1))));
+    if least == 0 {
+        out.push(json!(""));
+    }
+    match length("maxLength") {
+        Some(most) => out.push(json!("x".repeat(most))),
+        None => out.push(json!("x".repeat(least.max(256)))),
+    }
+    if let Some(format) = map.get("format").and_then(Value::as_str) {
+        let sample = crate::contract::values::format_sample(format).unwrap_or("example.com");
+        out.push(json!(sample));
+    }
+    if map.contains_key("pattern") {
+        for sample in [
+            "a",
+            "abc",
+            "A",
+            "0",
+            "a1",
+            "abcdefghijkl",
+            "https://example.com/",
+            "2026-01-01",
+        ] {
+            out.push(json!(sample));
+        }
+    }
+}

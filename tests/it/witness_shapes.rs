@@ -1,0 +1,299 @@
+//! The shapes of issue 49, each a one-tool payload `{"tools":[{"name":"t","inputSchema":OLD}]}`
+//! diffed against the same with NEW: true breaks that only came out `unknown` now come out
+//! breaking with a constructed witness that an independent validator confirms at the finding's
+//! own schema place (G1–G6); false alarms are gone (F1–F7); and schemas built to exhaust a
+//! validator (a 5,000-link `$ref` chain, a recursive outputSchema) get an answer, not a crash.
+
+use crate::common;
+
+use common::{diff_json, run, stderr, stdout};
+use serde_json::{json, Value};
+
+fn payload(schema: &Value) -> Value {
+    json!({"tools": [{"name": "t", "inputSchema": schema}]})
+}
+
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+/// A validator as the witness search builds one (formats asserted on both sides alike).
+fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap()
+}
+
+/// Diffs `old` → `new` and returns the one breaking finding, checked: its witness is valid
+/// under `old`, and `new` rejects it with an error whose schema place lies under the node the
+/// finding points at (its keyword, or the object whose property it names).
+fn proven(old: &Value, new: &Value) -> Value {
+    let (_, report) = diff_json(&payload(old), &payload(new));
+    let findings = report["findings"].as_array().unwrap();
+    let breaking: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["severity"] != "compatible" && f["severity"] != "info")
+        .collect();
+    assert_eq!(breaking.len(), 1, "{report:#}");
+    let finding = breaking[0].clone();
+    assert_eq!(finding["severity"], "breaking", "{finding:#}");
+    let witness = &finding["witness"];
+    assert!(validator(old).is_valid(witness), "{finding:#}");
+    let pointer = finding["pointer"].as_str().unwrap();
+    let relative = pointer.strip_prefix("/tools/0/inputSchema").unwrap();
+    let node = match relative.rsplit_once('/') {
+        Some((parent, _)) if parent.ends_with("/properties") => {
+            parent.strip_suffix("/properties").unwrap()
+        }
+        Some((parent, _)) => parent,
+        None => "",
+    };
+    let places: Vec<String> = validator(new)
+        .iter_errors(witness)
+        .map(|e| e.schema_path().as_str().to_string())
+        .collect();
+    assert!(
+        places.iter().any(|p| p.starts_with(node)),
+        "rejected at {places:?}, not under {node}: {finding:#}"
+    );
+    finding
+}
+
+#[test]
+fn g1_a_closed_root_is_proven_by_an_unlisted_key() {
+    let old = object(json!({"a": {"type": "string"}}));
+    let mut new = old.clone();
+    new["additionalProperties"] = json!(false);
+    let f = proven(&old, &new);
+    assert_eq!(f["rule"], "constraint-tightened");
+}
+
+#[test]
+fn g2_closed_array_items_are_proven_by_an_unlisted_key_inside_an_item() {
+    let item = object(json!({"a": {"type": "string"}}));
+    let old = object(json!({"l": {"type": "array", "items": item}}));
+    let mut new = old.clone();
+    new["properties"]["l"]["items"]["additionalProperties"] = json!(false);
+    let f = proven(&old, &new);
+    assert!(f["witness"]["l"][0].as_object().unwrap().len() == 1, "{f}");
+}
+
+#[test]
+fn g3_a_new_max_length_is_proven_by_a_string_one_longer() {
+    let old = object(json!({"u": {"type": "string", "minLength": 1}}));
+    let mut new = old.clone();
+    new["properties"]["u"]["maxLength"] = json!(2048);
+    let f = proven(&old, &new);
+    assert_eq!(f["witness"]["u"].as_str().unwrap().chars().count(), 2049);
+}
+
+#[test]
+fn g4_a_tightened_pattern_is_proven_by_a_string_of_the_old_pattern() {
+    let old = object(json!({"r": {"type": "string", "pattern": "^[a-zA-Z0-9._-]+$"}}));
+    let new = object(json!({"r": {"type": "string",
+        "pattern": "^[a-zA-Z0-9._]+(?:[-._a-zA-Z0-9]*)$"}}));
+    let f = proven(&old, &new);
+    assert_eq!(f["rule"], "constraint-tightened");
+    assert!(f["witness"]["r"].as_str().unwrap().starts_with('-'), "{f}");
+    // The same change read as an output: the mirror, a string the candidate's pattern allows
+    // and the approved one refuses, is searched for; here there is none (the new pattern
+    // matches less), so the change stays unjudged.
+    let output = |s: &Value| {
+        json!({"tools": [{"name": "t", "inputSchema": {"type": "object"},
+        "outputSchema": s}]})
+    };
+    let (_, report) = diff_json(&output(&old), &output(&new));
+    let finding = &report["findings"][0];
+    assert_eq!(finding["rule"], "schema-change-unjudged", "{report:#}");
+    assert!(finding["message"]
+        .as_str()
+        .unwrap()
+        .contains("cannot be ordered"));
+}
+
+#[test]
+fn g5_a_required_property_under_a_closed_root_is_proven_by_an_old_call() {
+    let old = json!({"type": "object", "properties": {"p": {"type": "string"}},
+        "required": ["p"], "additionalProperties": false});
+    let mut new = old.clone();
+    new["properties"]["action"] = json!({"type": "string", "enum": ["get", "list"]});
+    new["required"] = json!(["p", "action"]);
+    let f = proven(&old, &new);
+    assert_eq!(f["rule"], "required-parameter-added");
+}
+
+#[test]
+fn g6_overlapping_one_of_branches_are_proven_by_a_value_matching_two() {
+    let page = json!({"type": "object", "properties": {"page_id": {"type": "string"}},
+        "required": ["page_id"]});
+    let database = json!({"type": "object", "properties": {"database_id": {"type": "string"}},
+        "required": ["database_id"]});
+    let old = object(json!({"parent": page}));
+    let new = object(json!({"parent": {"oneOf": [page, database]}}));
+    let f = proven(&old, &new);
+    let parent = f["witness"]["parent"].as_object().unwrap();
+    assert!(parent.contains_key("page_id") && parent.contains_key("database_id"));
+}
+
+/// Diffs both ways and expects no finding that fails the default gate.
+fn harmless(old: &Value, new: &Value, what: &str) {
+    for (a, b) in [(old, new), (new, old)] {
+        let (_, report) = diff_json(&payload(a), &payload(b));
+        let failing: Vec<&Value> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| matches!(f["severity"].as_str(), Some("breaking" | "unknown")))
+            .collect();
+        assert!(failing.is_empty(), "{what}: {failing:#?}");
+    }
+}
+
+#[test]
+fn f1_a_union_of_types_is_a_type_list() {
+    harmless(
+        &object(json!({"s": {"anyOf": [{"type": "string"}, {"type": "null"}]}})),
+        &object(json!({"s": {"type": ["string", "null"]}})),
+        "F1",
+    );
+    // Still a narrowing when a type goes.
+    let (_, report) = diff_json(
+        &payload(&object(
+            json!({"s": {"anyOf": [{"type": "string"}, {"type": "null"}]}}),
+        )),
+        &payload(&object(json!({"s": {"type": "string"}}))),
+    );
+    assert_eq!(report["findings"][0]["severity"], "breaking", "{report:#}");
+}
+
+#[test]
+fn f2_property_names_of_type_string_refuses_nothing() {
+    let old = object(json!({"o": {"type": "object", "additionalProperties": {}}}));
+    let mut new = old.clone();
+    new["properties"]["o"]["propertyNames"] = json!({"type": "string"});
+    harmless(&old, &new, "F2");
+}
+
+#[test]
+fn f3_a_min_length_the_old_pattern_implied_refuses_no_old_value() {
+    let (_, report) = diff_json(
+        &payload(&object(
+            json!({"e": {"type": "string", "pattern": "^[a-z]+@[a-z]+$"}}),
+        )),
+        &payload(&object(json!({"e": {"type": "string", "minLength": 1}}))),
+    );
+    assert_eq!(
+        common::finding_rules(&report),
+        ["constraint-loosened"],
+        "{report:#}"
+    );
+    // A longer minimum than the pattern implied still narrows.
+    let (_, report) = diff_json(
+        &payload(&object(
+            json!({"e": {"type": "string", "pattern": "^[a-z]+@[a-z]+$"}}),
+        )),
+        &payload(&object(
+            json!({"e": {"type": "string", "pattern": "^[a-z]+@[a-z]+$", "minLength": 4}}),
+        )),
+    );
+    assert_eq!(report["findings"][0]["severity"], "breaking", "{report:#}");
+}
+
+#[test]
+fn f5_a_dialect_change_alone_does_not_make_format_assert_on_one_side() {
+    let old = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"u": {"type": "string", "format": "uri"}}, "required": ["u"]});
+    let mut new = old.clone();
+    new["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+    harmless(&old, &new, "F5");
+}
+
+#[test]
+fn f7_a_ref_to_a_one_of_wrapped_in_any_of_beside_a_new_branch_only_widens() {
+    let p = json!({"oneOf": [
+        {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]},
+        {"type": "object", "properties": {"y": {"type": "integer"}}, "required": ["y"]}]});
+    let mut old = object(json!({"p": {"$ref": "#/$defs/P"}}));
+    old["$defs"] = json!({"P": p});
+    let mut new = object(json!({"p": {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "string"}]}}));
+    new["$defs"] = old["$defs"].clone();
+    let (_, report) = diff_json(&payload(&old), &payload(&new));
+    assert_eq!(
+        common::finding_rules(&report),
+        ["type-widened"],
+        "{report:#}"
+    );
+    // Unwrapping narrows, and is proven.
+    let (_, report) = diff_json(&payload(&new), &payload(&old));
+    assert_eq!(report["findings"][0]["severity"], "breaking", "{report:#}");
+    assert!(report["findings"][0].get("witness").is_some(), "{report:#}");
+}
+
+/// 5,000 local `$ref`s, each to the next (160 KB).
+fn chain() -> Value {
+    let n = 5000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        defs.insert(
+            format!("d{i}"),
+            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{n}"), json!({"type": "string"}));
+    let mut schema = object(json!({"q": {"$ref": "#/$defs/d0"}}));
+    schema["$defs"] = Value::Object(defs);
+    payload(&schema)
+}
+
+#[test]
+fn a_five_thousand_link_ref_chain_gets_an_answer_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let chain_file = dir.path().join("chain.json");
+    std::fs::write(&chain_file, chain().to_string()).unwrap();
+    let plain = dir.path().join("plain.json");
+    std::fs::write(
+        &plain,
+        payload(&object(json!({"q": {"type": "string"}}))).to_string(),
+    )
+    .unwrap();
+    let (c, p) = (chain_file.to_str().unwrap(), plain.to_str().unwrap());
+    for args in [
+        vec!["check", c],
+        vec!["check", "--approved", p, c],
+        vec!["check", "--approved", c, p],
+        vec!["diff", p, c],
+        vec!["diff", c, p],
+        vec!["snapshot", c],
+        vec!["scan", c],
+    ] {
+        let output = run(&args);
+        let code = output.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "{args:?}: {code:?} {}",
+            stderr(&output)
+        );
+        assert!(!stdout(&output).is_empty() || !stderr(&output).is_empty());
+    }
+    let output = run(&["check", c]);
+    assert!(
+        stdout(&output).contains("$ref links nest more than 128 deep"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_recursive_output_schema_is_scanned_within_a_node_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.json");
+    let tool = json!({"tools": [{"name": "t", "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {
+            "a": {"$ref": "#"}, "b": {"$ref": "#"}, "c": {"$ref": "#"}}}}]});
+    std::fs::write(&file, tool.to_string()).unwrap();
+    // Before the budget this grew past 3 GB; a test cannot time it, but it must end.
+    let output = run(&["scan", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("t "), "{}", stdout(&output));
+}
