@@ -297,3 +297,35 @@ fn a_recursive_output_schema_is_scanned_within_a_node_budget() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).contains("t "), "{}", stdout(&output));
 }
+
+#[test]
+fn f9_a_capability_the_approved_server_did_not_declare_can_only_add() {
+    let approved =
+        common::read_json(&common::repo().join("tests/data/corpus/mcp-server-time@2025.7.1.json"));
+    assert!(approved["initializeResult"]["capabilities"]
+        .get("resources")
+        .is_none());
+    let mut candidate = approved.clone();
+    let capabilities = &mut candidate["initializeResult"]["capabilities"];
+    capabilities["resources"] = json!({});
+    capabilities["prompts"] = json!({});
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    std::fs::write(&a, approved.to_string()).unwrap();
+    std::fs::write(&b, candidate.to_string()).unwrap();
+    let output = run(&[
+        "check",
+        "--format",
+        "json",
+        "--approved",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        common::finding_rules(&report),
+        ["capability-added", "capability-added"],
+        "{report:#}"
+    );
+}

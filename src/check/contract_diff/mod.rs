@@ -118,6 +118,9 @@ pub fn compare(
     for kind in ListKind::ALL {
         match (approved.list(kind), candidate.list(kind)) {
             (Some(old), Some(new)) => lists::compare(kind, old, new, &mut out),
+            // The approved server did not declare the capability: its empty list is implied,
+            // not recorded, and whatever the candidate now offers there can only add.
+            (Some(old), None) if old.is_empty() && approved.declares(kind) == Some(false) => {}
             (Some(_), None) => out.push(unrecorded(
                 kind.plural(),
                 &format!("its {} was not captured, or failed", kind.method()),

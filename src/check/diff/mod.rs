@@ -62,6 +62,7 @@ pub enum ChangeKind {
     OutputEnumValueAdded,
     OutputConstraintLoosened,
     OutputCompatibleChange,
+    OutputPropertyAddedToClosed,
     SchemaChangeUnjudged,
     /// An object's listed parameters replaced by an open object.
     ParametersUndocumented,

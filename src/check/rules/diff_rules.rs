@@ -132,4 +132,5 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("2026-12-03", "unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
     diff_rule!("2026-12-03", "branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
     diff_rule!("2026-12-03", "value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
+    diff_rule!("2026-12-04", "output-property-added-closed", Warning, OutputPropertyAddedToClosed, "an output property was added where the approved outputSchema allows no unlisted one (additionalProperties: false): only a client that validates answers against a cached approved listing refuses them; the witness is such an answer"),
 ];

@@ -77,7 +77,7 @@ mod tests {
 
     /// The sets that have shipped and how many rules each holds. A rule dated into one of them
     /// would change what a study pinned to it runs: a new rule names a new date.
-    const SHIPPED: &[(&str, usize)] = &[("2026-11-30", 50), ("2026-12-03", 41)];
+    const SHIPPED: &[(&str, usize)] = &[("2026-11-30", 50), ("2026-12-03", 41), ("2026-12-04", 1)];
 
     #[test]
     fn a_shipped_set_never_changes() {

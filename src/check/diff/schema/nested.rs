@@ -185,6 +185,21 @@ impl<'a> Walker<'_, 'a, '_> {
                     K::OptionalParameterAdded,
                     format!("optional parameter {:?} was added", name(key)),
                 ),
+                // A closed approved output: an answer carrying the new property breaks a
+                // client that validates answers against its cached approved listing.
+                (Direction::Response, _)
+                    if o.get("additionalProperties") == Some(&Value::Bool(false)) =>
+                {
+                    (
+                        K::OutputPropertyAddedToClosed,
+                        format!(
+                        "output property {:?} was added where the approved outputSchema allows no \
+                         unlisted property: an answer carrying it is refused by a client that \
+                         validates answers against a cached approved listing",
+                        name(key)
+                    ),
+                    )
+                }
                 (Direction::Response, _) => (
                     K::OutputCompatibleChange,
                     format!("output property {:?} was added", name(key)),
