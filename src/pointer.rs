@@ -15,6 +15,15 @@ pub fn push(pointer: &str, token: &str) -> String {
     out
 }
 
+/// The reference tokens of a pointer, unescaped (`~1` is `/`, `~0` is `~`, in that order).
+pub fn tokens(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
 /// Appends an array index to a pointer.
 pub fn push_index(pointer: &str, index: usize) -> String {
     format!("{pointer}/{index}")
@@ -28,6 +37,8 @@ mod tests {
     fn escapes_per_rfc_6901() {
         assert_eq!(push("/tools/0", "a/b~c"), "/tools/0/a~1b~0c");
         assert_eq!(push("", "tools"), "/tools");
+        assert_eq!(tokens("/tools/0/a~1b~0c"), ["tools", "0", "a/b~c"]);
+        assert!(tokens("").is_empty());
         assert_eq!(push_index("/tools", 3), "/tools/3");
     }
 }

@@ -2,7 +2,7 @@
 //! once per link, so a 5,000-link chain (160 KB of JSON) overflows any stack. Measured here
 //! without recursion of our own, in time linear in the schema, before anything compiles it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -13,36 +13,35 @@ pub const MAX_REF_DEPTH: usize = 128;
 /// as the next link; a cycle counts once, as compilers stop there), stopping once it passes
 /// `limit`.
 pub fn ref_depth(root: &Value, limit: usize) -> usize {
-    // Depth-first over nodes, each node's result kept by address. A frame is a node and the
-    // deepest chain found below it so far; `Enter` frames expand, `Leave` frames combine.
+    // Depth-first over nodes, each node's result kept by address: `Enter` expands a node (its
+    // nested values and its `$ref`'s target), `Leave` combines what was found below it. A node
+    // still open when met again closes a cycle and counts as no further link.
     enum Step<'v> {
         Enter(&'v Value),
-        Leave(&'v Value),
+        Leave(&'v Value, Option<&'v Value>),
     }
     let key = |v: &Value| v as *const Value as usize;
     let mut done: HashMap<usize, usize> = HashMap::new();
-    let mut open: HashMap<usize, ()> = HashMap::new();
+    let mut open: HashSet<usize> = HashSet::new();
     let mut stack = vec![Step::Enter(root)];
     while let Some(step) = stack.pop() {
         match step {
             Step::Enter(node) => {
-                if done.contains_key(&key(node)) || open.contains_key(&key(node)) {
+                if done.contains_key(&key(node)) || !open.insert(key(node)) {
                     continue;
                 }
-                open.insert(key(node), ());
-                stack.push(Step::Leave(node));
-                for child in children(root, node) {
-                    stack.push(Step::Enter(child));
-                }
+                let target = target(root, node);
+                stack.push(Step::Leave(node, target));
+                stack.extend(nested(node).chain(target).map(Step::Enter));
             }
-            Step::Leave(node) => {
+            Step::Leave(node, target) => {
                 open.remove(&key(node));
-                let mut deepest = 0;
-                for child in children(root, node) {
-                    let below = done.get(&key(child)).copied().unwrap_or(0);
-                    let link = usize::from(is_ref_target(root, node, child));
-                    deepest = deepest.max(below + link);
-                }
+                let below = |v: &Value| done.get(&key(v)).copied().unwrap_or(0);
+                let deepest = nested(node)
+                    .map(below)
+                    .chain(target.map(|t| below(t) + 1))
+                    .max()
+                    .unwrap_or(0);
                 if deepest > limit {
                     return deepest;
                 }
@@ -53,24 +52,19 @@ pub fn ref_depth(root: &Value, limit: usize) -> usize {
     done.get(&key(root)).copied().unwrap_or(0)
 }
 
-/// A node's nested values and, for a local `$ref`, its target.
-fn children<'v>(root: &'v Value, node: &'v Value) -> impl Iterator<Item = &'v Value> {
-    let nested: Box<dyn Iterator<Item = &'v Value>> = match node {
+/// A node's nested values.
+fn nested(node: &Value) -> Box<dyn Iterator<Item = &Value> + '_> {
+    match node {
         Value::Object(map) => Box::new(map.values()),
         Value::Array(items) => Box::new(items.iter()),
         _ => Box::new(std::iter::empty()),
-    };
-    nested.chain(target(root, node))
+    }
 }
 
+/// The target of a node's local `$ref`.
 fn target<'v>(root: &'v Value, node: &'v Value) -> Option<&'v Value> {
     let reference = node.get("$ref")?.as_str()?;
     super::values::resolve(root, reference)
-}
-
-/// `child` is reached from `node` through its `$ref` (a link of the chain).
-fn is_ref_target(root: &Value, node: &Value, child: &Value) -> bool {
-    target(root, node).is_some_and(|t| std::ptr::eq(t, child))
 }
 
 #[cfg(test)]

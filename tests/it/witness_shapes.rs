@@ -309,20 +309,8 @@ fn f9_a_capability_the_approved_server_did_not_declare_can_only_add() {
     let capabilities = &mut candidate["initializeResult"]["capabilities"];
     capabilities["resources"] = json!({});
     capabilities["prompts"] = json!({});
-    let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
-    std::fs::write(&a, approved.to_string()).unwrap();
-    std::fs::write(&b, candidate.to_string()).unwrap();
-    let output = run(&[
-        "check",
-        "--format",
-        "json",
-        "--approved",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (code, report) = common::check_json(&approved, &candidate);
+    assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(
         common::finding_rules(&report),
         ["capability-added", "capability-added"],

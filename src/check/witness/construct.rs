@@ -6,6 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::leaves::number;
 use super::regex;
 use super::samples::{effective, types, Sampler, EXTRA_PROPERTY};
 
@@ -96,13 +97,7 @@ fn numbers(f: &Map<String, Value>, t: &Map<String, Value>, out: &mut Vec<Value>)
     {
         xs.extend([1.0, q / 2.0, q * 1.5, q + 1.0]);
     }
-    for x in xs.into_iter().filter(|x| x.is_finite()) {
-        out.push(if x.fract() == 0.0 && x.abs() < 9.0e15 {
-            json!(x as i64)
-        } else {
-            json!(x)
-        });
-    }
+    out.extend(xs.into_iter().filter(|x| x.is_finite()).map(number));
 }
 
 /// One item more than `maxItems`, one fewer than `minItems`, and a repeated item.

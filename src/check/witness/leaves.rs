@@ -34,16 +34,23 @@ pub(super) fn numbers(map: &Map<String, Value>, integer: bool, out: &mut Vec<Val
                 continue;
             }
             json!(x as i64)
-        } else if x.fract() == 0.0 && x.abs() < 9.0e15 {
-            json!(x as i64)
         } else {
-            json!(x)
+            number(x)
         };
         if !seen.contains(&value) {
             seen.push(value);
         }
     }
     out.extend(seen);
+}
+
+/// A number as JSON: an integer when it is whole and exactly representable, else a float.
+pub(super) fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
 }
 
 /// Strings at the length bounds, a sample of the format, and a few common shapes for patterns.

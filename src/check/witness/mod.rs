@@ -198,11 +198,7 @@ fn constructed(
         else {
             continue;
         };
-        let tokens: Vec<String> = place
-            .split('/')
-            .skip(1)
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
-            .collect();
+        let tokens = pointer::tokens(&place);
         let values = construct::values(sampler, &mut rejecting, (from_node, to_node), (from, to));
         for value in values {
             out.extend(sampler.plant(&tokens, &value));
@@ -253,11 +249,7 @@ fn is_within(inner: &str, outer: &str) -> bool {
 /// `properties`, `items`, `prefixItems`, `additionalProperties` and union branches; `None` for
 /// a place in `$defs` (reached from wherever it is referenced).
 pub fn instance_place(schema_pointer: &str) -> Option<String> {
-    let tokens: Vec<String> = schema_pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect();
+    let tokens = pointer::tokens(schema_pointer);
     let mut place = String::new();
     let mut i = 0;
     while i < tokens.len() {

@@ -151,29 +151,18 @@ fn unusable_schemas_say_why() {
     for _ in 0..200 {
         deep = json!({"type": "object", "properties": {"x": deep}});
     }
-    let err = Search::run(
-        (&deep, &json!({})),
-        ("approved", "candidate"),
-        &[],
-        &[],
-        "t",
-    )
-    .err()
-    .unwrap();
+    let unsearchable = |from: &Value| {
+        Search::run((from, &json!({})), ("approved", "candidate"), &[], &[], "t")
+            .err()
+            .unwrap()
+    };
+    let err = unsearchable(&deep);
     assert!(matches!(&err, Unsearchable::TooDeep { side } if side == "approved"));
     assert_eq!(
         err.to_string(),
         "the approved schema nests deeper than 128 levels"
     );
-    let err = Search::run(
-        (&json!({"type": 12}), &json!({})),
-        ("approved", "candidate"),
-        &[],
-        &[],
-        "t",
-    )
-    .err()
-    .unwrap();
+    let err = unsearchable(&json!({"type": 12}));
     assert!(
         matches!(&err, Unsearchable::DoesNotCompile { side, .. } if side == "approved"),
         "{err}"

@@ -63,17 +63,32 @@ pub fn diff_json(
     old: &serde_json::Value,
     new: &serde_json::Value,
 ) -> (Option<i32>, serde_json::Value) {
+    compare_json(false, old, new)
+}
+
+/// `driftlab check --format json --approved OLD NEW` of two payloads: exit code and report.
+pub fn check_json(
+    old: &serde_json::Value,
+    new: &serde_json::Value,
+) -> (Option<i32>, serde_json::Value) {
+    compare_json(true, old, new)
+}
+
+fn compare_json(
+    check: bool,
+    old: &serde_json::Value,
+    new: &serde_json::Value,
+) -> (Option<i32>, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     std::fs::write(&a, old.to_string()).unwrap();
     std::fs::write(&b, new.to_string()).unwrap();
-    let output = run(&[
-        "diff",
-        "--format",
-        "json",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ]);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let output = if check {
+        run(&["check", "--format", "json", "--approved", a, b])
+    } else {
+        run(&["diff", "--format", "json", a, b])
+    };
     let report = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("not a JSON report ({e}): {}", stderr(&output)));
     (output.status.code(), report)

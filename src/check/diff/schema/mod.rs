@@ -418,12 +418,13 @@ fn single_all_of(node: &Value) -> Option<&Value> {
     let [member] = map.get("allOf")?.as_array()?.as_slice() else {
         return None;
     };
-    let annotating = map.keys().all(|k| {
-        k == "allOf"
-            || ANNOTATIONS.contains(&k.as_str())
-            || matches!(k.as_str(), "description" | "default")
-    });
+    let annotating = map.keys().all(|k| k == "allOf" || annotates(k));
     annotating.then_some(member)
+}
+
+/// A keyword that says something about a schema but does not change the values it accepts.
+pub(super) fn annotates(keyword: &str) -> bool {
+    ANNOTATIONS.contains(&keyword) || matches!(keyword, "description" | "default")
 }
 
 /// Every local `$ref` reachable from the schema's root outside its definitions, following

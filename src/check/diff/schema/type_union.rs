@@ -22,11 +22,7 @@ impl<'a> Walker<'_, 'a, '_> {
     ) -> bool {
         let (union, plain) = if wrapped { (n, o) } else { (o, n) };
         let only = |map: &Map<String, Value>, allowed: &str| {
-            map.keys().all(|k| {
-                k == allowed
-                    || super::ANNOTATIONS.contains(&k.as_str())
-                    || matches!(k.as_str(), "description" | "default")
-            })
+            map.keys().all(|k| k == allowed || super::annotates(k))
         };
         let Some(branches) = union_of(union, keyword) else {
             return false;
