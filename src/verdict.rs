@@ -246,9 +246,17 @@ pub fn evaluate_with(
     policy: &ResolvedPolicy,
     fail_on: FailOn,
 ) -> Outcome {
+    let found = run_rules(rules, approved, candidate);
     let existing: HashSet<String> = baseline
         .map(|b| {
-            run_rules(rules, b, b)
+            // A finding can pre-exist only if its rule finds something in the candidate too:
+            // the baseline runs just those rules (none, for a clean candidate).
+            let found_by: Vec<&dyn Rule> = rules
+                .iter()
+                .copied()
+                .filter(|rule| found.iter().any(|f| f.rule == rule.id()))
+                .collect();
+            run_rules(&found_by, b, b)
                 .iter()
                 .map(Finding::fingerprint)
                 .collect()
@@ -257,10 +265,7 @@ pub fn evaluate_with(
     let mut findings = Vec::new();
     let mut accepted = Vec::new();
     let mut used = HashSet::new();
-    for mut finding in run_rules(rules, approved, candidate)
-        .into_iter()
-        .chain(extra)
-    {
+    for mut finding in found.into_iter().chain(extra) {
         if let Some(&severity) = policy.severity.get(finding.rule) {
             finding.severity = severity;
         }

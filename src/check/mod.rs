@@ -326,14 +326,25 @@ pub trait Rule: Sync {
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
 }
 
-/// Runs every rule once and returns all findings, in rule order then report order.
+/// Surfaces with at least this many tools have their rules run on all cores: each rule then
+/// walks tens of thousands of tools, and a thread's start costs less than one such walk.
+const PARALLEL_TOOLS: usize = 10_000;
+
+/// Runs every rule once and returns all findings, in rule order then report order (the same
+/// whether the rules ran one after another or side by side).
 pub fn run_rules(rules: &[&dyn Rule], approved: &Surface, candidate: &Surface) -> Vec<Finding> {
+    use rayon::prelude::*;
     let comparison = Comparison::new(approved, candidate);
-    let mut out = Vec::new();
-    for rule in rules {
+    let run = |rule: &&dyn Rule| {
+        let mut out = Vec::new();
         rule.check(&comparison, &mut out);
+        out
+    };
+    if approved.len().max(candidate.len()) < PARALLEL_TOOLS {
+        return rules.iter().flat_map(run).collect();
     }
-    out
+    let per_rule: Vec<Vec<Finding>> = rules.par_iter().map(run).collect();
+    per_rule.concat()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::live::{scoped, surface_from, Scope, ServerArgs};
 use crate::check::rules::of_kind;
 use crate::check::rules::profiles::{ClientProfile, PROFILES};
 use crate::check::{Rule, RuleKind};
-use crate::payload::input::read_surface;
+use crate::payload::input::{read_surface, read_surface_beside};
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::report::{self, Format, GateReport};
 use crate::surface::Surface;
@@ -138,19 +138,22 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let limits = Limits {
         max_bytes: args.options.max_bytes,
     };
+    // The snapshot first: the candidate's unchanged tools then share what it parsed.
+    let snapshot = match &args.approved {
+        Some(path) => Some(scoped(read_surface(path, limits)?, args.options.scope)),
+        None => None,
+    };
     let (candidate, candidate_name) = surface_from(
         args.candidate.as_deref(),
         &args.server,
         limits,
         "candidate",
         args.options.scope,
+        snapshot.as_ref(),
     )?;
     let rules = check_rules(&args.options, args.approved.is_some());
-    let approved = match &args.approved {
-        Some(path) => scoped(read_surface(path, limits)?, args.options.scope),
-        // With no snapshot the candidate is compared with itself: diff rules would find nothing.
-        None => candidate.clone(),
-    };
+    // With no snapshot the candidate is compared with itself: diff rules would find nothing.
+    let approved = snapshot.unwrap_or_else(|| candidate.clone());
     let compared = Compared {
         approved: args.approved.as_deref(),
         candidate: args.candidate.as_deref(),
@@ -174,7 +177,8 @@ pub fn diff(args: DiffArgs) -> Result<u8> {
         bail!("diff - -: stdin can be read once; give at most one of the payloads as `-`");
     }
     let old = scoped(read_surface(&args.old, limits)?, args.options.scope);
-    let new = scoped(read_surface(&args.new, limits)?, args.options.scope);
+    let new = read_surface_beside(&args.new, limits, Some(&old))?;
+    let new = scoped(new, args.options.scope);
     let mut rules = of_kind(RuleKind::Diff);
     rules.extend(profiles(&args.options).map(|p| p.rule(true)));
     let compared = Compared {

@@ -176,19 +176,21 @@ pub fn live_surface(
 
 /// A surface from a payload path or a live server: exactly one of them must be given. With
 /// [`Scope::Tools`] it carries no contract beyond tools.
+/// A payload file is read beside `approved` when given (see `read_surface_beside`).
 pub fn surface_from(
     path: Option<&str>,
     server: &ServerArgs,
     limits: Limits,
     what: &str,
     scope: Scope,
+    approved: Option<&Surface>,
 ) -> Result<(Surface, String)> {
     match (path, server.target()?) {
         (Some(_), Some(_)) => bail!(
             "give either a {what} payload file or a live server (`-- CMD…` or --url), not both"
         ),
         (Some(path), None) => {
-            let surface = crate::payload::input::read_surface(path, limits)?;
+            let surface = crate::payload::input::read_surface_beside(path, limits, approved)?;
             Ok((scoped(surface, scope), path.to_string()))
         }
         (None, Some(target)) => Ok((

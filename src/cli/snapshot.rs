@@ -50,6 +50,7 @@ pub fn run(args: Args) -> Result<u8> {
         limits,
         "payload",
         args.scope,
+        None,
     )?;
     let value = surface.to_snapshot_value();
     let mut bytes = serde_json::to_vec_pretty(&value)?;

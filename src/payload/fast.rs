@@ -239,6 +239,7 @@ impl<'de> Visitor<'de> for ToolSeed<'de> {
         let after = span(doc, last_value).end;
         let end = after + (doc[after..].len() - doc[after..].trim_start().len()) + 1;
         debug_assert!(doc[start..end].starts_with('{') && doc[start..end].ends_with('}'));
+        fields.shrink_to_fit();
         Ok(RawTool::new(start..end, fields))
     }
 }

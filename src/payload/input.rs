@@ -28,11 +28,25 @@ pub enum InputError {
 
 /// Reads a payload from `arg`, refusing more than `limits.max_bytes`.
 pub fn read_surface(arg: &str, limits: Limits) -> Result<Surface, InputError> {
+    read_surface_beside(arg, limits, None)
+}
+
+/// [`read_surface`] of a candidate read beside the `approved` surface already read: each tool
+/// with the bytes of an approved tool shares what that one parsed (see
+/// [`super::read_candidate`]), so an unchanged release costs its text and little more.
+pub fn read_surface_beside(
+    arg: &str,
+    limits: Limits,
+    approved: Option<&Surface>,
+) -> Result<Surface, InputError> {
     let (bytes, name) = read_bytes(arg, limits)?;
     // Read before the tools take the bytes; an unreadable document is reported by the tools
     // reader, whose messages name the line and column.
     let contract = super::contract::read(&bytes, &name, limits);
-    let surface = super::read_owned(bytes, &name, limits)?;
+    let surface = match approved {
+        Some(approved) => super::read_candidate(bytes, &name, limits, approved)?,
+        None => super::read_owned(bytes, &name, limits)?,
+    };
     Ok(surface.with_contract(contract?))
 }
 

@@ -1,13 +1,15 @@
 //! Where each tool of a surface sat in the document it was read from, as JSON pointers.
 //!
 //! Nearly every surface is a `{"tools":[…]}` object whose tools sit at `/tools/<i>`; those
-//! pointers come from one shared table rather than a new string per tool on every read.
+//! pointers are not kept per tool: the first ones come from one shared table, the rest are
+//! written when asked for.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use crate::pointer;
 
-/// Tools at `/tools/<i>` up to this index share the table's pointers.
+/// Tools at `/tools/<i>` below this index share the table's pointers.
 const SHARED: usize = 256;
 
 /// The pointer of each tool, in order.
@@ -18,13 +20,18 @@ pub(crate) enum Locations {
     Listed(Vec<String>),
 }
 
-fn under_tools() -> &'static [String] {
+/// `/tools/<index>`.
+fn under_tools(index: usize) -> Cow<'static, str> {
     static TABLE: OnceLock<Vec<String>> = OnceLock::new();
-    TABLE.get_or_init(|| {
+    let table = TABLE.get_or_init(|| {
         (0..SHARED)
             .map(|i| pointer::push_index("/tools", i))
             .collect()
-    })
+    });
+    match table.get(index) {
+        Some(shared) => Cow::Borrowed(shared),
+        None => Cow::Owned(pointer::push_index("/tools", index)),
+    }
 }
 
 impl Locations {
@@ -35,7 +42,7 @@ impl Locations {
     /// Adds the pointers of `count` tools listed in the array at pointer `at`.
     pub(crate) fn push_array(&mut self, at: &str, count: usize) {
         if let Locations::UnderTools(0) = self {
-            if at == "/tools" && count <= SHARED {
+            if at == "/tools" {
                 *self = Locations::UnderTools(count);
                 return;
             }
@@ -46,7 +53,7 @@ impl Locations {
 
     fn make_listed(&mut self) -> &mut Vec<String> {
         if let Locations::UnderTools(n) = *self {
-            *self = Locations::Listed(under_tools()[..n].to_vec());
+            *self = Locations::Listed((0..n).map(|i| under_tools(i).into_owned()).collect());
         }
         match self {
             Locations::Listed(listed) => listed,
@@ -62,13 +69,13 @@ impl Locations {
     }
 
     /// The pointer of tool `index` (which must be below [`Locations::len`]).
-    pub(crate) fn get(&self, index: usize) -> &str {
+    pub(crate) fn get(&self, index: usize) -> Cow<'_, str> {
         match self {
             Locations::UnderTools(n) => {
                 debug_assert!(index < *n);
-                &under_tools()[index]
+                under_tools(index)
             }
-            Locations::Listed(listed) => &listed[index],
+            Locations::Listed(listed) => Cow::Borrowed(&listed[index]),
         }
     }
 }
@@ -89,7 +96,7 @@ impl PartialEq for Locations {
 mod tests {
     use super::*;
 
-    fn listed(locations: &Locations) -> Vec<&str> {
+    fn listed(locations: &Locations) -> Vec<Cow<'_, str>> {
         (0..locations.len()).map(|i| locations.get(i)).collect()
     }
 
@@ -109,7 +116,7 @@ mod tests {
     }
 
     #[test]
-    fn pages_and_long_lists_are_spelled_out() {
+    fn pages_are_spelled_out_and_long_lists_written_when_asked() {
         let mut pages = Locations::new();
         pages.push_array("/tools", 2);
         pages.push_array("/1/tools", 1);
@@ -119,7 +126,12 @@ mod tests {
         assert_eq!(listed(&wrapped), ["/result/tools/0"]);
         let mut long = Locations::new();
         long.push_array("/tools", SHARED + 1);
-        assert!(matches!(long, Locations::Listed(_)));
+        assert!(matches!(long, Locations::UnderTools(_)));
         assert_eq!(long.get(SHARED), format!("/tools/{SHARED}"));
+        assert!(matches!(long.get(SHARED - 1), Cow::Borrowed("/tools/255")));
+        long.push_array("/1/tools", 1);
+        assert_eq!(long.len(), SHARED + 2);
+        assert_eq!(long.get(SHARED), format!("/tools/{SHARED}"));
+        assert_eq!(long.get(SHARED + 1), "/1/tools/0");
     }
 }

@@ -57,8 +57,9 @@ pub(crate) struct RawTool {
 #[derive(Debug)]
 pub(crate) struct Parsed {
     fields: Vec<RawField>,
-    /// The whole object, parsed on first use (given up front when built from values).
-    map: OnceLock<Map<String, Value>>,
+    /// The whole object, parsed on first use (given up front when built from values). Boxed:
+    /// most tools are never parsed whole, and an empty map would cost more than their fields.
+    map: OnceLock<Box<Map<String, Value>>>,
     /// Whether the tool passed `structural`'s check, once a check has run: a fact about its
     /// bytes alone, so every surface sharing this tool's parsing shares the answer.
     /// (A relaxed atomic rather than a `OnceLock`: filling one costs a synchronized write.)
@@ -72,17 +73,43 @@ pub(crate) struct RawField {
     value: Range<usize>,
     /// Boxed: an unparsed field then costs a pointer, not a whole `Value`.
     parsed: OnceLock<Box<Value>>,
-    /// Where the value's `type` member is (relative to the tool), when the value is an object
-    /// the scanner reads.
+    /// Where the value's `type` member is, when the value is an object the scanner reads.
     type_member: TypeMember,
 }
+
+// A large payload's memory is mostly field records, three or four per tool.
+const _: () = assert!(std::mem::size_of::<RawField>() <= 80);
 
 /// The place of a field value's `type` member: recorded by the reader, or found on first use.
 /// (Recorded is not a filled `OnceLock`: filling one costs a synchronized write per field.)
 #[derive(Debug, Clone)]
 enum TypeMember {
-    Recorded(Option<Range<usize>>),
-    Lazy(OnceLock<Option<Range<usize>>>),
+    Recorded(Option<Inner>),
+    Lazy(OnceLock<Option<Inner>>),
+}
+
+/// A place inside a field's value, relative to the value's first byte. Four-byte offsets keep a
+/// field at 80 bytes (a tool of a large payload has three or four); a member further in than
+/// 4 GiB is not kept, and its callers read the parsed value instead, as for no member.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Inner {
+    start: u32,
+    end: u32,
+}
+
+impl Inner {
+    /// `member`, a place in the same text as `value`, relative to `value`'s start.
+    fn within(value: &Range<usize>, member: Range<usize>) -> Option<Inner> {
+        Some(Inner {
+            start: u32::try_from(member.start - value.start).ok()?,
+            end: u32::try_from(member.end - value.start).ok()?,
+        })
+    }
+
+    /// This place in the text `value` is in.
+    fn in_text(self, value: &Range<usize>) -> Range<usize> {
+        value.start + self.start as usize..value.start + self.end as usize
+    }
 }
 
 /// A field's key: its place in the text when written without escapes, otherwise decoded.
@@ -149,11 +176,13 @@ impl Surface {
     /// `scanned` when the scanner of `{"tools":[…]}` documents read it.
     pub(crate) fn from_text(
         text: String,
-        tools: Vec<RawTool>,
+        mut tools: Vec<RawTool>,
         locations: Locations,
         scanned: bool,
     ) -> Surface {
         debug_assert_eq!(tools.len(), locations.len());
+        // Kept as long as the surface: the slack a growing list left would be up to half of it.
+        tools.shrink_to_fit();
         Surface {
             text,
             tools,
@@ -360,7 +389,7 @@ impl RawTool {
     pub(super) fn with_map(
         span: Range<usize>,
         mut fields: Vec<RawField>,
-        map: OnceLock<Map<String, Value>>,
+        map: OnceLock<Box<Map<String, Value>>>,
     ) -> RawTool {
         let shift =
             |range: &mut Range<usize>| *range = range.start - span.start..range.end - span.start;
@@ -368,9 +397,6 @@ impl RawTool {
             shift(&mut field.value);
             if let Key::Span(key) = &mut field.key {
                 shift(key);
-            }
-            if let TypeMember::Recorded(Some(member)) = &mut field.type_member {
-                shift(member);
             }
         }
         RawTool {
@@ -412,7 +438,7 @@ impl RawField {
             value: moved(&self.value),
             parsed: OnceLock::new(),
             type_member: match &self.type_member {
-                TypeMember::Recorded(member) => TypeMember::Recorded(member.as_ref().map(moved)),
+                TypeMember::Recorded(member) => TypeMember::Recorded(*member),
                 TypeMember::Lazy(_) => TypeMember::Lazy(OnceLock::new()),
             },
         }
@@ -425,6 +451,7 @@ impl RawField {
         value: Range<usize>,
         type_member: Option<Range<usize>>,
     ) -> RawField {
+        let type_member = type_member.and_then(|member| Inner::within(&value, member));
         RawField {
             type_member: TypeMember::Recorded(type_member),
             ..RawField::new(key, value)

@@ -31,7 +31,7 @@ pub(super) fn write_tool(text: &mut String, map: Map<String, Value>) -> RawTool 
         fields.push(RawField::new(key, value_start..text.len()));
     }
     text.push('}');
-    RawTool::with_map(start..text.len(), fields, OnceLock::from(map))
+    RawTool::with_map(start..text.len(), fields, OnceLock::from(Box::new(map)))
 }
 
 fn push_json(text: &mut String, value: &Value) {

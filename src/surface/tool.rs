@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::{text, Key, RawField, Tool, TypeMember};
+use super::{text, Inner, Key, RawField, Tool, TypeMember};
 use crate::pointer;
 
 /// Where a field sits in its tool's text (see [`Tool::field_place`]).
@@ -41,10 +41,10 @@ impl<'a> Tool<'a> {
             TypeMember::Recorded(member) => member,
             TypeMember::Lazy(member) => member.get_or_init(|| {
                 let inner = crate::json_scan::object_member(&self.text[value.clone()], "type")?;
-                Some(value.start + inner.start..value.start + inner.end)
+                Inner::within(&(0..value.len()), inner)
             }),
         };
-        member.clone().map(|range| &self.text[range])
+        member.map(|inner| &self.text[inner.in_text(&value)])
     }
 
     /// Field `key`'s value, parsed on first use; `None` when the field is absent.
@@ -91,7 +91,8 @@ impl<'a> Tool<'a> {
                         text::parse(&self.text[f.value.clone()]),
                     )
                 })
-                .collect()
+                .collect::<Map<String, Value>>()
+                .into()
         })
     }
 
@@ -181,12 +182,12 @@ impl<'a> Tool<'a> {
     }
 
     /// JSON pointer of the tool in the document it was read from (e.g. `/result/tools/2`).
-    pub fn location(&self) -> &'a str {
+    pub fn location(&self) -> std::borrow::Cow<'a, str> {
         self.locations.get(self.index)
     }
 
     /// Pointer to a field of this tool.
     pub fn pointer(&self, field: &str) -> String {
-        pointer::push(self.location(), field)
+        pointer::push(&self.location(), field)
     }
 }

@@ -41,6 +41,10 @@ pub struct Pairing {
 pub const MAX_RENAME_COMPARISONS: usize = 1_000_000;
 
 pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
+    in_place(approved, candidate).unwrap_or_else(|| by_names(approved, candidate))
+}
+
+fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
     // Same-name pairs through a map from name to the candidate's tools, in order: linear in the
     // number of tools. A name listed as often on both sides pairs copy by copy (so an unchanged
     // payload has no change); otherwise the last copies pair, as a client that maps names to
@@ -134,6 +138,26 @@ pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
         duplicates,
         capped,
     }
+}
+
+/// The pairing of two surfaces that list the same names in the same order (most releases): each
+/// tool with the one at its place, as the maps below would pair them, without building them.
+fn in_place(approved: &Surface, candidate: &Surface) -> Option<Pairing> {
+    let same_names = approved.len() == candidate.len()
+        && approved
+            .tools()
+            .zip(candidate.tools())
+            .all(|(old, new)| old.raw() == new.raw() || old.get("name") == new.get("name"));
+    same_names.then(|| Pairing {
+        pairs: (0..approved.len())
+            .map(|i| Pair {
+                old: i,
+                new: i,
+                confidence: None,
+            })
+            .collect(),
+        ..Pairing::default()
+    })
 }
 
 /// What a tool is known by: its name, or for a tool whose `name` is not a string (or missing) that
@@ -361,5 +385,29 @@ mod tests {
             &surface(json!([{"name": "42"}])),
         );
         assert!(p.pairs.iter().all(|x| x.confidence.is_some()), "{p:?}");
+    }
+
+    #[test]
+    fn names_in_the_same_order_pair_in_place_as_the_name_maps_would() {
+        let old = json!([
+            {"name": "a", "description": "x"}, {"name": "a"}, {"name": 42},
+            {"description": "nameless"}, {"name": "b", "inputSchema": {"type": "object"}}
+        ]);
+        let new = json!([
+            {"name": "a"}, {"name": "a", "description": "y"}, {"name": 42, "title": "t"},
+            {"description": "other"}, {"name": "b", "inputSchema": {"type": "array"}}
+        ]);
+        let (old, new) = (surface(old), surface(new));
+        let fast = in_place(&old, &new).expect("same names in the same order");
+        assert_eq!(fast, by_names(&old, &new));
+        assert_eq!(fast.pairs.len(), 5);
+        // Another order, count or name is left to the maps.
+        let swapped = surface(json!([{"name": "b"}, {"name": "a"}]));
+        let one = surface(json!([{"name": "a"}]));
+        assert_eq!(
+            in_place(&swapped, &surface(json!([{"name": "a"}, {"name": "b"}]))),
+            None
+        );
+        assert_eq!(in_place(&one, &swapped), None);
     }
 }

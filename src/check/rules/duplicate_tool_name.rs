@@ -1,6 +1,8 @@
 //! `duplicate-tool-name`: two tools share a name, so a call cannot say which one it means.
 
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
+
+use foldhash::fast::RandomState;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
@@ -26,20 +28,22 @@ impl Rule for DuplicateToolName {
         "MCP 2025-11-25 server/tools: tool names SHOULD be unique within a server"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let mut first: HashMap<&str, usize> = HashMap::new();
-        for tool in comparison.candidate.tools() {
+        let candidate = comparison.candidate;
+        let mut first: HashMap<&str, usize, RandomState> =
+            HashMap::with_capacity_and_hasher(candidate.len(), RandomState::default());
+        for tool in candidate.tools() {
             let Some(name) = tool.name_str() else {
                 continue;
             };
-            match first.get(name) {
-                Some(&earlier) => out.push(Finding::at(
+            match first.entry(name) {
+                Entry::Occupied(earlier) => out.push(Finding::at(
                     self,
                     Some(ToolRef::of(&tool)),
                     tool.pointer("name"),
-                    format!("tool name {name:?} is also used by tool {earlier}"),
+                    format!("tool name {name:?} is also used by tool {}", earlier.get()),
                 )),
-                None => {
-                    first.insert(name, tool.index);
+                Entry::Vacant(slot) => {
+                    slot.insert(tool.index);
                 }
             }
         }

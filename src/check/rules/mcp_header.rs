@@ -120,15 +120,15 @@ impl Rule for McpHeaderNewlyInvalid {
         ERA
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let approved = super::approved_by_name(comparison);
+        let approved = super::ApprovedByName::new(comparison);
         for tool in comparison.candidate.tools() {
+            let Some((at, problem)) = first_problem(&tool) else {
+                continue;
+            };
             let Some(old) = tool.name_str().and_then(|n| approved.get(n)) else {
                 continue;
             };
-            if first_problem(old).is_some() {
-                continue;
-            }
-            if let Some((at, problem)) = first_problem(&tool) {
+            if first_problem(old).is_none() {
                 out.push(comparison.finding(self, || {
                     let message = format!(
                         "{problem}: Streamable HTTP clients now drop tool {:?}",

@@ -69,17 +69,33 @@ pub fn of_kind(kind: RuleKind) -> Vec<&'static dyn Rule> {
 }
 
 /// The approved surface's tools by name (the first of each name), for rules that compare a
-/// candidate tool with its namesake.
-pub(crate) fn approved_by_name<'a>(
-    comparison: &super::Comparison<'a>,
-) -> std::collections::HashMap<&'a str, crate::surface::Tool<'a>> {
-    let mut out = std::collections::HashMap::new();
-    for tool in comparison.approved.tools() {
-        if let Some(name) = tool.name_str() {
-            out.entry(name).or_insert(tool);
+/// candidate tool with its namesake. Built on the first lookup: those rules look up only the few
+/// tools that have what they look for, so most comparisons never build it.
+pub(crate) struct ApprovedByName<'a> {
+    approved: &'a crate::surface::Surface,
+    map: std::cell::OnceCell<std::collections::HashMap<&'a str, crate::surface::Tool<'a>>>,
+}
+
+impl<'a> ApprovedByName<'a> {
+    pub(crate) fn new(comparison: &super::Comparison<'a>) -> ApprovedByName<'a> {
+        ApprovedByName {
+            approved: comparison.approved,
+            map: std::cell::OnceCell::new(),
         }
     }
-    out
+
+    pub(crate) fn get(&self, name: &str) -> Option<&crate::surface::Tool<'a>> {
+        let map = self.map.get_or_init(|| {
+            let mut out = std::collections::HashMap::new();
+            for tool in self.approved.tools() {
+                if let Some(name) = tool.name_str() {
+                    out.entry(name).or_insert(tool);
+                }
+            }
+            out
+        });
+        map.get(name)
+    }
 }
 
 /// Looks a rule up by id.

@@ -37,7 +37,7 @@ impl Rule for TaskSupportRequired {
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         let required = Value::from("required");
-        let approved = super::approved_by_name(comparison);
+        let approved = super::ApprovedByName::new(comparison);
         for tool in comparison.candidate.tools() {
             // Most tools have no execution field: the text says so without parsing.
             if tool.raw_field("execution").is_none() || task_support(&tool) != Some(&required) {

@@ -74,7 +74,12 @@ impl Scanner<'_> {
                 fields.clear();
                 RawTool::shared(span, parsed)
             }
-            None => RawTool::new(span, std::mem::replace(fields, Vec::with_capacity(8))),
+            None => {
+                // Moved out at its length: the spare's capacity would cost most of a small tool.
+                let mut own = Vec::with_capacity(fields.len());
+                own.append(fields);
+                RawTool::new(span, own)
+            }
         });
         Some(())
     }
