@@ -218,6 +218,45 @@ fn a_narrowing_an_open_sibling_branch_still_accepts_is_information() {
     assert_eq!(report["findings"][0]["severity"], "breaking", "{report}");
 }
 
+/// Issue 49: the pipeline-stage shape. The stages are array items, the catch-all stage is
+/// written `{"type":"object","properties":{},"additionalProperties":{}}`, and a stage may sit
+/// behind a `$ref` whose definition changed while the branch text did not: each is masked.
+#[test]
+fn a_narrowing_in_a_stage_beside_a_catch_all_stage_is_masked_wherever_it_sits() {
+    let catch_all = json!({"type": "object", "properties": {}, "additionalProperties": {}});
+    let stage = |x: &str| {
+        json!({"type": "object", "properties": {"$match": {"type": "object",
+            "properties": {"x": {"type": x}}}}, "required": ["$match"]})
+    };
+    let pipeline = |branches: Value, defs: Option<Value>| {
+        let mut schema = json!({"type": "object", "properties": {"pipeline": {"type": "array",
+            "items": {"anyOf": branches}}}, "required": ["pipeline"]});
+        if let Some(defs) = defs {
+            schema["$defs"] = defs;
+        }
+        schema
+    };
+    let inline = |x: &str| pipeline(json!([stage(x), catch_all]), None);
+    assert_eq!(
+        rules(inline("string"), inline("integer")),
+        (Some(0), vec!["branch-change-masked".to_string()])
+    );
+    let by_ref = |x: &str, sibling: &Value| {
+        pipeline(
+            json!([{"$ref": "#/$defs/A"}, sibling]),
+            Some(json!({"A": stage(x)})),
+        )
+    };
+    assert_eq!(
+        rules(by_ref("string", &catch_all), by_ref("integer", &catch_all)),
+        (Some(0), vec![])
+    );
+    // A sibling that constrains its properties masks nothing: the change still fails the gate.
+    let typed = json!({"type": "object", "properties": {"z": {"type": "string"}}});
+    let (code, rules) = rules(by_ref("string", &typed), by_ref("integer", &typed));
+    assert_eq!((code, rules), (Some(1), vec!["type-changed".to_string()]));
+}
+
 /// Row 9: patterns that differ only in counted repetitions are ordered by those bounds.
 #[test]
 fn a_relaxed_pattern_quantifier_is_a_loosening() {

@@ -169,31 +169,8 @@ impl<'a> Walker<'_, 'a, '_> {
                 new: pointer::push_index(&pointer::push(&at.new, new_kw), j),
                 path: at.path.clone(),
             };
-            if old[i] != new[j] && (old_kw, new_kw) == ("anyOf", "anyOf") {
-                // A value of the side values come from, still accepted by an open sibling on the
-                // other side, is never refused, whatever changed in its own branch.
-                let (from, others, skip) = match self.direction {
-                    Direction::Request => (&old[i], new, j),
-                    Direction::Response => (&new[j], old, i),
-                };
-                let types = type_set(from.get("type")).unwrap_or_default();
-                let open = others.iter().enumerate().find(|(k, b)| {
-                    *k != skip && open_types(b).is_some_and(|t| covers_types(&t, &types))
-                });
-                if let Some((k, _)) = open {
-                    let message = format!(
-                        "{}: anyOf branch {i} changed, but branch {k} still accepts every value it accepted; no value is refused",
-                        self.subject(at)
-                    );
-                    self.push(
-                        K::BranchChangeMasked,
-                        (child.old, child.new),
-                        Some(&old[i]),
-                        Some(&new[j]),
-                        message,
-                    );
-                    continue;
-                }
+            if (old_kw, new_kw) == ("anyOf", "anyOf") && self.masked((old, new), (i, j), at) {
+                continue;
             }
             self.walk(&old[i], &new[j], &child, depth + 1);
         }
@@ -446,25 +423,4 @@ fn best_branch(
         }
     }
     best
-}
-
-/// The types a branch accepts every value of (an open object, a bare type): `None` when it
-/// constrains more than its type.
-fn open_types(branch: &Value) -> Option<BTreeSet<String>> {
-    let map = branch.as_object()?;
-    let annotation = |k: &str| {
-        super::ANNOTATIONS.contains(&k) || matches!(k, "description" | "default" | "type")
-    };
-    let open = map.iter().all(|(k, v)| {
-        annotation(k) || (k == "additionalProperties" && super::nested::accepts_everything(v))
-    });
-    open.then(|| type_set(map.get("type"))).flatten()
-}
-
-/// Every type in `narrow` is in `wide` (an integer is a number).
-fn covers_types(wide: &BTreeSet<String>, narrow: &BTreeSet<String>) -> bool {
-    !narrow.is_empty()
-        && narrow
-            .iter()
-            .all(|t| wide.contains(t) || (t == "integer" && wide.contains("number")))
 }

@@ -13,6 +13,7 @@
 
 mod branches;
 mod keywords;
+mod masking;
 mod nested;
 mod others;
 mod pattern;
@@ -382,7 +383,9 @@ impl<'a> Walker<'_, 'a, '_> {
     /// or through other definitions), compared once each, in the root's direction. A definition
     /// nothing references constrains no value, so its changes are none.
     fn definitions(&mut self, old: &'a Value, new: &'a Value, at: &At) {
-        let (old_used, new_used) = (referenced(old), referenced(new));
+        // On the side that refuses values, a reference in a masked `anyOf` branch refuses none.
+        let refusing = self.direction == Direction::Request;
+        let (old_used, new_used) = (referenced(old, !refusing), referenced(new, refusing));
         for keyword in ["$defs", "definitions"] {
             let (Some(o), Some(n)) = (
                 old.get(keyword).and_then(Value::as_object),
@@ -428,8 +431,9 @@ pub(super) fn annotates(keyword: &str) -> bool {
 }
 
 /// Every local `$ref` reachable from the schema's root outside its definitions, following
-/// references into definitions transitively (iteratively: schemas can nest deeply).
-fn referenced(root: &Value) -> HashSet<String> {
+/// references into definitions transitively (iteratively: schemas can nest deeply); with
+/// `unmasked`, not through an `anyOf` branch an open sibling masks.
+fn referenced(root: &Value, unmasked: bool) -> HashSet<String> {
     let mut found: HashSet<String> = HashSet::new();
     let mut stack: Vec<&Value> = match root {
         Value::Object(m) => m
@@ -449,7 +453,16 @@ fn referenced(root: &Value) -> HashSet<String> {
                         }
                     }
                 }
-                stack.extend(m.values());
+                for (keyword, child) in m {
+                    match (keyword.as_str(), child) {
+                        ("anyOf", Value::Array(branches)) if unmasked => stack.extend(
+                            (0..branches.len())
+                                .filter(|&i| !masking::masked_branch(root, branches, i))
+                                .map(|i| &branches[i]),
+                        ),
+                        _ => stack.push(child),
+                    }
+                }
             }
             Value::Array(items) => stack.extend(items),
             _ => {}

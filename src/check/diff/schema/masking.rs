@@ -1,0 +1,131 @@
+//! Masking: a change inside one branch of an `anyOf` refuses nothing while a sibling branch on
+//! the other side still accepts every value of that branch's types (an open object beside
+//! typed stages, say), however deep the change sits, in the branch or behind its `$ref`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::keywords::type_set;
+use super::{At, Direction, Walker};
+use crate::check::diff::ChangeKind as K;
+use crate::pointer;
+
+impl<'a> Walker<'_, 'a, '_> {
+    /// Whether `anyOf` branches `old[i]` and `new[j]` (paired) are masked by an open sibling:
+    /// then a change between them is reported as masked (or, for the same text whose `$ref`s
+    /// may have changed behind it, not at all) and not walked.
+    pub(super) fn masked(
+        &mut self,
+        (old, new): (&'a [Value], &'a [Value]),
+        (i, j): (usize, usize),
+        at: &At,
+    ) -> bool {
+        let same_text = old[i] == new[j];
+        if same_text && !has_ref(&old[i]) {
+            return false;
+        }
+        // A value of the side values come from, still accepted by an open sibling on the other
+        // side, is never refused, whatever changed in its own branch.
+        let (from, base, old_side, others, skip) = match self.direction {
+            Direction::Request => (&old[i], &at.old, true, new, j),
+            Direction::Response => (&new[j], &at.new, false, old, i),
+        };
+        let from = self
+            .resolve(from, base, old_side)
+            .map_or(from, |(target, _)| target);
+        let types = type_set(from.get("type")).unwrap_or_default();
+        let open = others
+            .iter()
+            .enumerate()
+            .find(|(k, b)| *k != skip && open_types(b).is_some_and(|t| covers_types(&t, &types)));
+        let Some((k, _)) = open else {
+            return false;
+        };
+        if same_text {
+            // Nothing to report here, and nothing refused below.
+            return true;
+        }
+        let message = format!(
+            "{}: anyOf branch {i} changed, but branch {k} still accepts every value it accepted; no value is refused",
+            self.subject(at)
+        );
+        let child = (
+            pointer::push_index(&pointer::push(&at.old, "anyOf"), i),
+            pointer::push_index(&pointer::push(&at.new, "anyOf"), j),
+        );
+        self.push(
+            K::BranchChangeMasked,
+            child,
+            Some(&old[i]),
+            Some(&new[j]),
+            message,
+        );
+        true
+    }
+}
+
+/// Whether branch `i` of an `anyOf` (of a schema whose root is `root`) is masked by an open
+/// sibling in the same union: every value of its types is accepted whatever the branch says.
+pub(super) fn masked_branch(root: &Value, branches: &[Value], i: usize) -> bool {
+    let branch = &branches[i];
+    let resolved = branch
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| root.pointer(r.strip_prefix('#')?))
+        .unwrap_or(branch);
+    let types = type_set(resolved.get("type")).unwrap_or_default();
+    branches
+        .iter()
+        .enumerate()
+        .any(|(k, b)| k != i && open_types(b).is_some_and(|t| covers_types(&t, &types)))
+}
+
+/// The types a branch accepts every value of (an open object, a bare type): `None` when it
+/// constrains more than its type.
+fn open_types(branch: &Value) -> Option<BTreeSet<String>> {
+    let map = branch.as_object()?;
+    let annotation = |k: &str| {
+        super::ANNOTATIONS.contains(&k) || matches!(k, "description" | "default" | "type")
+    };
+    let each_accepts_everything = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.values().all(super::nested::accepts_everything))
+    };
+    // `properties: {}`, `required: []` and an `additionalProperties` of `{}` constrain nothing
+    // (the catch-all stage of a pipeline is often written so).
+    let open = map.iter().all(|(k, v)| match k.as_str() {
+        "additionalProperties" => super::nested::accepts_everything(v),
+        "properties" | "patternProperties" => each_accepts_everything(v),
+        "required" => v.as_array().is_some_and(Vec::is_empty),
+        _ => annotation(k),
+    });
+    open.then(|| type_set(map.get("type"))).flatten()
+}
+
+/// Whether a schema holds a `$ref` anywhere (what it accepts may then change while its text
+/// does not).
+fn has_ref(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("$ref") || map.contains_key("$dynamicRef") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Every type in `narrow` is in `wide` (an integer is a number).
+fn covers_types(wide: &BTreeSet<String>, narrow: &BTreeSet<String>) -> bool {
+    !narrow.is_empty()
+        && narrow
+            .iter()
+            .all(|t| wide.contains(t) || (t == "integer" && wide.contains("number")))
+}
