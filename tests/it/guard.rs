@@ -664,6 +664,56 @@ fn a_pin_whose_schema_does_not_compile_is_refused_at_start() {
     );
 }
 
+/// A one-tool payload whose parameter is a chain of 5,000 local `$ref`s (issue 49: the guard
+/// aborted with exit 134 on it).
+fn ref_chain(dir: &Path, name: &str) -> PathBuf {
+    let links = 5000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        defs.insert(
+            format!("d{i}"),
+            serde_json::json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{links}"), serde_json::json!({"type": "string"}));
+    let tools = serde_json::json!({"tools": [{"name": name, "inputSchema": {"type": "object",
+        "properties": {"q": {"$ref": "#/$defs/d0"}}, "$defs": defs}}]});
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, tools.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_ref_chain_too_deep_to_follow_is_refused_never_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    // As the pin: refused at start, with the reason.
+    let chain = ref_chain(dir.path(), "get_current_time");
+    let mut args = vec!["guard", "--approved", chain.to_str().unwrap(), "--"];
+    let argv = fixture(TIME, &[]);
+    args.extend(argv.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("nest more than 128 deep"),
+        "{}",
+        stderr(&output)
+    );
+    // As what a running server lists instead of the pinned tool: its calls are refused and the
+    // guard goes on answering.
+    let audit = dir.path().join("audit.jsonl");
+    let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+    let out = guarded(&[], &chain, &[], &[INIT, INITIALIZED, LIST, &valid], &audit);
+    let (kind, problems) = refusal(&out, 3);
+    assert_eq!(kind, "contract-drift", "{out:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("nest more than 128 deep")),
+        "{problems:?}"
+    );
+    assert_eq!(answer(&out, 99)["result"], serde_json::json!({}), "{out:?}");
+}
+
 #[test]
 fn an_audit_log_that_cannot_be_written_stops_admission_and_fails_the_run() {
     if !Path::new("/dev/full").exists() {

@@ -136,6 +136,69 @@ fn g6_overlapping_one_of_branches_are_proven_by_a_value_matching_two() {
     assert!(parent.contains_key("page_id") && parent.contains_key("database_id"));
 }
 
+#[test]
+fn a_change_inside_a_definition_is_proven_where_the_definition_is_referenced() {
+    let schema = |extra: Value| {
+        let mut u = json!({"type": "string", "minLength": 1});
+        u.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({"type": "object", "properties": {
+            "u": {"$ref": "#/$defs/U"},
+            "l": {"type": "array", "items": {"$ref": "#/$defs/U"}}
+        }, "$defs": {"U": u}})
+    };
+    let (old, new) = (schema(json!({})), schema(json!({"maxLength": 2048})));
+    let (_, report) = diff_json(&payload(&old), &payload(&new));
+    let f = &report["findings"][0];
+    assert_eq!(
+        f["pointer"], "/tools/0/inputSchema/$defs/U/maxLength",
+        "{report:#}"
+    );
+    assert_eq!(f["severity"], "breaking", "{f:#}");
+    let witness = &f["witness"];
+    assert!(validator(&old).is_valid(witness) && !validator(&new).is_valid(witness));
+    assert_eq!(witness["u"].as_str().map(str::len), Some(2049), "{f:#}");
+}
+
+#[test]
+fn a_finding_in_one_union_branch_never_carries_the_witness_of_another() {
+    // Branch 0's `x` narrowed, branch 1's `y` gained a maxLength its pattern already implied:
+    // a value built for branch 0 is refused by the whole `oneOf`, never at `y`.
+    let branches = |x: &str, y: Value| {
+        object(json!({"p": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": x}},
+                "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "y": y},
+                "required": ["kind"]}
+        ]}}))
+    };
+    let pattern = json!({"type": "string", "pattern": "^[a-z]{1,5}$"});
+    let capped = json!({"type": "string", "pattern": "^[a-z]{1,5}$", "maxLength": 10});
+    let (_, report) = diff_json(
+        &payload(&branches("string", pattern)),
+        &payload(&branches("integer", capped)),
+    );
+    let at = |leaf: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["pointer"].as_str().unwrap().ends_with(leaf))
+            .unwrap_or_else(|| panic!("no finding at {leaf}: {report:#}"))
+    };
+    let x = at("/oneOf/0/properties/x/type");
+    assert_eq!(x["severity"], "breaking", "{x:#}");
+    assert_eq!(x["witness"]["p"]["kind"], "a", "{x:#}");
+    let y = at("/oneOf/1/properties/y/maxLength");
+    assert_eq!(y["severity"], "unknown", "{y:#}");
+    assert!(y.get("witness").is_none_or(Value::is_null), "{y:#}");
+    assert!(
+        y["message"].as_str().unwrap().contains("none here"),
+        "{y:#}"
+    );
+}
+
 /// Diffs both ways and expects no finding that fails the default gate.
 fn harmless(old: &Value, new: &Value, what: &str) {
     for (a, b) in [(old, new), (new, old)] {

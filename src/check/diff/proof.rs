@@ -42,7 +42,9 @@ pub(super) fn prove(
                 continue;
             }
         };
-        let witness = search.witness(&places(change, old_base, new_base));
+        let node = target(change, (old_base, new_base), direction).map(|t| t.to);
+        let places = places(change, (old, new), (old_base, new_base));
+        let witness = search.witness(&places, node.as_deref());
         if change.kind == ChangeKind::OutputPropertyAddedToClosed {
             // A warning, not a break: the answer it carries is attached when found.
             if let Some(w) = witness {
@@ -103,21 +105,25 @@ pub(super) fn prove(
 }
 
 /// The instance pointers a change is about: where its pointers point on either side (a rename
-/// is about the old name and the new one). Empty when neither maps to an instance place.
-fn places(change: &super::Change, old_base: &str, new_base: &str) -> Vec<String> {
+/// is about the old name and the new one; a place in a definition, about where it is
+/// referenced). Empty when neither maps to an instance place.
+fn places(
+    change: &super::Change,
+    (old_root, new_root): (&Value, &Value),
+    (old_base, new_base): (&str, &str),
+) -> Vec<String> {
     let old = change
         .old_pointer
         .as_deref()
-        .and_then(|p| p.strip_prefix(old_base));
+        .and_then(|p| p.strip_prefix(old_base))
+        .map(|p| witness::instance_places(old_root, p));
     let new = change
         .new_pointer
         .as_deref()
-        .and_then(|p| p.strip_prefix(new_base));
-    let mut places: Vec<String> = [old, new]
-        .into_iter()
-        .flatten()
-        .filter_map(witness::instance_place)
-        .collect();
+        .and_then(|p| p.strip_prefix(new_base))
+        .map(|p| witness::instance_places(new_root, p));
+    let mut places: Vec<String> = old.into_iter().chain(new).flatten().collect();
+    places.sort();
     places.dedup();
     places
 }

@@ -11,6 +11,7 @@
 
 mod construct;
 mod leaves;
+mod places;
 pub mod regex;
 mod samples;
 
@@ -18,11 +19,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::ValidationError;
 use jsonschema::Validator;
 use serde_json::Value;
 
 use crate::pointer;
 use crate::rng::Stream;
+pub use places::instance_places;
+use places::{document_pointer, union_branch};
 use samples::Sampler;
 
 /// Why a schema pair cannot be searched for a witness (said in the finding's proof).
@@ -74,6 +78,9 @@ struct Breaker {
     errors: HashSet<String>,
     /// Every error pointer and each of its ancestors.
     near: HashSet<String>,
+    /// Where in the rejecting schema (document pointers) it is refused: each failing keyword,
+    /// a union's failure by the keywords that failed in its branches.
+    keywords: Vec<String>,
 }
 
 /// The breaking instances of one schema pair, searched once for all its findings.
@@ -127,7 +134,7 @@ impl Search {
             if !accepting.is_valid(&value) || rejecting.is_valid(&value) {
                 continue;
             }
-            let errors = error_places(&rejecting, &value);
+            let (errors, keywords) = error_places(&rejecting, to, &value);
             let json = value.to_string();
             if !seen.insert(json.clone()) {
                 continue;
@@ -144,6 +151,7 @@ impl Search {
                 }),
                 errors,
                 near,
+                keywords,
             });
         }
         Ok(search)
@@ -151,7 +159,19 @@ impl Search {
 
     /// A breaking value rejected at or around one of the instance pointers `places` (none:
     /// anywhere), preferring one rejected nowhere else, so that it proves this finding alone.
-    pub fn witness(&self, places: &[String]) -> Option<Arc<Witness>> {
+    /// When the finding's schema node (`node`, in the rejecting schema) sits in a branch of an
+    /// `anyOf` or `oneOf`, the value must be refused in that branch at the node: a union refuses
+    /// a value at its own place whichever branch the value was built for, and a sibling
+    /// finding's witness proves nothing here.
+    pub fn witness(&self, places: &[String], node: Option<&str>) -> Option<Arc<Witness>> {
+        let own_place = |b: &&Breaker| {
+            let Some((node, branch)) = node.and_then(|n| Some((n, union_branch(n)?))) else {
+                return true;
+            };
+            b.keywords
+                .iter()
+                .any(|k| is_within(k, branch) && (is_within(k, node) || is_within(node, k)))
+        };
         let near = |e: &str| places.iter().any(|p| is_within(e, p) || is_within(p, e));
         let related = |b: &&Breaker| {
             places.is_empty()
@@ -162,7 +182,12 @@ impl Search {
         let only_here = |b: &&Breaker| {
             places.is_empty() || (b.errors.len() <= 16 && b.errors.iter().all(|e| near(e)))
         };
-        let mut related = self.breakers.iter().filter(related).peekable();
+        let mut related = self
+            .breakers
+            .iter()
+            .filter(related)
+            .filter(own_place)
+            .peekable();
         let first = related.peek().copied();
         related
             .find(only_here)
@@ -194,28 +219,40 @@ fn constructed(
         else {
             continue;
         };
-        let Some(place) = instance_place(&target.to).or_else(|| instance_place(&target.from))
-        else {
+        let mut places = places::instance_places(to, &target.to);
+        if places.is_empty() {
+            places = places::instance_places(from, &target.from);
+        }
+        if places.is_empty() {
             continue;
-        };
-        let tokens = pointer::tokens(&place);
+        }
         let values = construct::values(sampler, &mut rejecting, (from_node, to_node), (from, to));
-        for value in values {
-            out.extend(sampler.plant(&tokens, &value));
-            if out.len() >= MAX_CONSTRUCTED {
-                out.truncate(MAX_CONSTRUCTED);
-                return out;
+        for place in &places {
+            let tokens = pointer::tokens(place);
+            for value in &values {
+                out.extend(sampler.plant(&tokens, value));
+                if out.len() >= MAX_CONSTRUCTED {
+                    out.truncate(MAX_CONSTRUCTED);
+                    return out;
+                }
             }
         }
     }
     out
 }
 
-/// Where `validator` rejects `value`: instance pointers, a missing required property or an
-/// unexpected one at its own pointer.
-fn error_places(validator: &Validator, value: &Value) -> HashSet<String> {
+/// Where `validator` (of `schema`) rejects `value`: instance pointers, a missing required
+/// property or an unexpected one at its own pointer; and the failing keywords (see
+/// [`Breaker::keywords`]).
+fn error_places(
+    validator: &Validator,
+    schema: &Value,
+    value: &Value,
+) -> (HashSet<String>, Vec<String>) {
     let mut places = HashSet::new();
+    let mut keywords = Vec::new();
     for error in validator.iter_errors(value) {
+        failing_keywords(schema, &error, &mut keywords);
         let at = error.instance_path().as_str().to_string();
         match error.kind() {
             ValidationErrorKind::Required { property } => {
@@ -230,8 +267,27 @@ fn error_places(validator: &Validator, value: &Value) -> HashSet<String> {
             }
         }
     }
-    places
+    (places, keywords)
 }
+
+/// The keywords an error failed at, as document pointers in `schema`: a failed union by the
+/// keywords that failed in its branches, at most [`MAX_KEYWORDS`] in all.
+fn failing_keywords(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<String>) {
+    if out.len() >= MAX_KEYWORDS {
+        return;
+    }
+    match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            for branch_error in context.iter().flatten() {
+                failing_keywords(schema, branch_error, out);
+            }
+        }
+        _ => out.extend(document_pointer(schema, error.schema_path().as_str())),
+    }
+}
+
+/// Failing keywords kept per breaking value.
+const MAX_KEYWORDS: usize = 64;
 
 /// `pointer` and each pointer above it, up to the root `""`.
 fn ancestors(pointer: &str) -> impl Iterator<Item = &str> {
@@ -243,38 +299,6 @@ fn is_within(inner: &str, outer: &str) -> bool {
     inner
         .strip_prefix(outer)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
-/// The instance pointer a schema pointer (relative to the schema's root) constrains: through
-/// `properties`, `items`, `prefixItems`, `additionalProperties` and union branches; `None` for
-/// a place in `$defs` (reached from wherever it is referenced).
-pub fn instance_place(schema_pointer: &str) -> Option<String> {
-    let tokens = pointer::tokens(schema_pointer);
-    let mut place = String::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        match tokens[i].as_str() {
-            "properties" | "prefixItems" if i + 1 < tokens.len() => {
-                place = pointer::push(&place, &tokens[i + 1]);
-                i += 2;
-            }
-            "items" => {
-                let tuple = tokens
-                    .get(i + 1)
-                    .is_some_and(|t| t.parse::<usize>().is_ok());
-                place = pointer::push(&place, if tuple { &tokens[i + 1] } else { "0" });
-                i += if tuple { 2 } else { 1 };
-            }
-            "additionalProperties" => {
-                place = pointer::push(&place, samples::EXTRA_PROPERTY);
-                i += 1;
-            }
-            "anyOf" | "oneOf" | "allOf" => i += 2,
-            "$defs" | "definitions" => return None,
-            _ => break,
-        }
-    }
-    Some(place)
 }
 
 /// Nesting depth of a JSON value, without recursion.

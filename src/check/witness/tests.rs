@@ -16,7 +16,7 @@ fn a_narrowed_type_is_witnessed_by_a_value_of_the_old_type() {
         object(json!({"n": {"type": "number"}}), &["n"]),
         object(json!({"n": {"type": "integer"}}), &["n"]),
     );
-    let w = s.witness(&["/n".to_string()]).expect("a witness");
+    let w = s.witness(&["/n".to_string()], None).expect("a witness");
     assert!(w.value["n"].is_f64(), "{:?}", w.value);
 }
 
@@ -27,7 +27,7 @@ fn a_removed_enum_value_is_the_witness() {
         object(json!({"m": {"enum": ["a", "c"]}}), &["m"]),
     );
     assert_eq!(
-        s.witness(&["/m".to_string()]).unwrap().value,
+        s.witness(&["/m".to_string()], None).unwrap().value,
         json!({"m": "b"})
     );
 }
@@ -41,7 +41,7 @@ fn a_new_required_parameter_is_witnessed_by_a_call_without_it() {
             &["b"],
         ),
     );
-    let w = s.witness(&["/b".to_string()]).unwrap();
+    let w = s.witness(&["/b".to_string()], None).unwrap();
     assert!(w.value.get("b").is_none(), "{:?}", w.value);
 }
 
@@ -57,8 +57,8 @@ fn each_finding_gets_the_witness_of_its_own_place() {
         &[],
     );
     let s = search(old, new);
-    let a = s.witness(&["/a".to_string()]).unwrap();
-    let c = s.witness(&["/c".to_string()]).unwrap();
+    let a = s.witness(&["/a".to_string()], None).unwrap();
+    let c = s.witness(&["/c".to_string()], None).unwrap();
     assert!(
         a.value.get("c").is_none() && a.value["a"].is_f64(),
         "{:?}",
@@ -89,7 +89,7 @@ fn a_removed_parameter_is_witnessed_only_where_unlisted_ones_are_refused() {
     let open = json!({"type": "object", "properties": {}});
     assert_eq!(
         search(old.clone(), closed)
-            .witness(&["/a".to_string()])
+            .witness(&["/a".to_string()], None)
             .unwrap()
             .value,
         json!({"a": "x"})
@@ -112,7 +112,7 @@ fn outputs_are_tried_with_the_approved_names() {
         "test",
     )
     .unwrap();
-    let w = s.witness(&["/p".to_string()]).unwrap();
+    let w = s.witness(&["/p".to_string()], None).unwrap();
     assert!(!w.value["p"].is_string(), "{:?}", w.value);
 }
 
@@ -128,21 +128,24 @@ fn refs_and_all_of_are_followed() {
 
 #[test]
 fn schema_pointers_map_to_instance_places() {
-    assert_eq!(instance_place("/properties/a/type").as_deref(), Some("/a"));
     assert_eq!(
-        instance_place("/properties/a/items/properties/b~1c/enum").as_deref(),
+        places::instance_place("/properties/a/type").as_deref(),
+        Some("/a")
+    );
+    assert_eq!(
+        places::instance_place("/properties/a/items/properties/b~1c/enum").as_deref(),
         Some("/a/0/b~1c")
     );
     assert_eq!(
-        instance_place("/properties/t/prefixItems/1").as_deref(),
+        places::instance_place("/properties/t/prefixItems/1").as_deref(),
         Some("/t/1")
     );
     assert_eq!(
-        instance_place("/properties/u/anyOf/2/properties/k").as_deref(),
+        places::instance_place("/properties/u/anyOf/2/properties/k").as_deref(),
         Some("/u/k")
     );
-    assert_eq!(instance_place("/required").as_deref(), Some(""));
-    assert_eq!(instance_place("/$defs/X/type"), None);
+    assert_eq!(places::instance_place("/required").as_deref(), Some(""));
+    assert_eq!(places::instance_place("/$defs/X/type"), None);
 }
 
 #[test]
@@ -168,4 +171,79 @@ fn unusable_schemas_say_why() {
         "{err}"
     );
     assert!(err.to_string().contains("does not compile"), "{err}");
+}
+
+#[test]
+fn keywords_are_document_pointers_through_refs_and_union_branches() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"p": {"$ref": "#/$defs/P"}},
+        "$defs": {"P": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "n": {"type": "integer"}}}
+        ]}}
+    });
+    let validator = crate::contract::validator(&schema).unwrap();
+    let (_, keywords) = error_places(&validator, &schema, &json!({"p": {"kind": "b", "n": "x"}}));
+    assert_eq!(
+        keywords,
+        [
+            "/$defs/P/oneOf/0/properties/kind/const",
+            "/$defs/P/oneOf/1/properties/n/type"
+        ]
+    );
+    assert_eq!(
+        document_pointer(&schema, "/properties/p/$ref/oneOf/1"),
+        Some("/$defs/P/oneOf/1".into())
+    );
+    assert_eq!(document_pointer(&schema, "/properties/q"), None);
+}
+
+#[test]
+fn a_union_branch_is_found_past_names_that_spell_keywords() {
+    assert_eq!(
+        union_branch("/properties/p/oneOf/1/properties/y"),
+        Some("/properties/p/oneOf/1")
+    );
+    assert_eq!(
+        union_branch("/anyOf/0/items/oneOf/12/type"),
+        Some("/anyOf/0/items/oneOf/12")
+    );
+    assert_eq!(union_branch("/properties/oneOf/properties/anyOf"), None);
+    assert_eq!(union_branch("/properties/p/allOf/0"), None);
+    assert_eq!(union_branch(""), None);
+}
+
+#[test]
+fn a_finding_in_a_union_branch_takes_no_witness_refused_in_another_branch() {
+    // Branch 0's `x` narrowed (a witness exists); branch 1's `y` gained a maxLength its pattern
+    // already implied (no value breaks it). Both values are refused by the union as a whole.
+    let branches = |x: &str, y: Value| {
+        json!({"type": "object", "properties": {"p": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": x}}, "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "y": y}, "required": ["kind"]}
+        ]}}})
+    };
+    let y_old = json!({"type": "string", "pattern": "^[a-z]{1,5}$"});
+    let y_new = json!({"type": "string", "pattern": "^[a-z]{1,5}$", "maxLength": 10});
+    let s = search(branches("string", y_old), branches("integer", y_new));
+    let places = ["/p".to_string()];
+    let x = s.witness(&places, Some("/properties/p/oneOf/0/properties/x"));
+    assert_eq!(x.expect("branch 0 is proven").value["p"]["kind"], "a");
+    assert_eq!(
+        s.witness(&places, Some("/properties/p/oneOf/1/properties/y")),
+        None
+    );
+}
+
+#[test]
+fn a_place_inside_a_definition_is_found_where_it_is_referenced() {
+    let schema = json!({"type": "object", "properties": {
+        "u": {"$ref": "#/$defs/U"},
+        "l": {"type": "array", "items": {"$ref": "#/$defs/U"}}
+    }, "$defs": {"U": {"type": "string"}, "V": {"$ref": "#/$defs/U"}}});
+    let at = |pointer| places::instance_places(&schema, pointer);
+    assert_eq!(at("/$defs/U/maxLength"), ["/u", "/l/0"]);
+    assert_eq!(at("/properties/u"), ["/u"]);
+    assert!(at("/$defs/W/type").is_empty());
 }
