@@ -8,9 +8,11 @@ pub mod diff;
 pub mod external;
 mod fail_on;
 pub mod rules;
+mod run;
 pub mod witness;
 
 pub use fail_on::FailOn;
+pub use run::{check_each_tool, run_rules, PerTool};
 
 use std::sync::OnceLock;
 
@@ -324,27 +326,10 @@ pub trait Rule: Sync {
         None
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
-}
-
-/// Surfaces with at least this many tools have their rules run on all cores: each rule then
-/// walks tens of thousands of tools, and a thread's start costs less than one such walk.
-const PARALLEL_TOOLS: usize = 10_000;
-
-/// Runs every rule once and returns all findings, in rule order then report order (the same
-/// whether the rules ran one after another or side by side).
-pub fn run_rules(rules: &[&dyn Rule], approved: &Surface, candidate: &Surface) -> Vec<Finding> {
-    use rayon::prelude::*;
-    let comparison = Comparison::new(approved, candidate);
-    let run = |rule: &&dyn Rule| {
-        let mut out = Vec::new();
-        rule.check(&comparison, &mut out);
-        out
-    };
-    if approved.len().max(candidate.len()) < PARALLEL_TOOLS {
-        return rules.iter().flat_map(run).collect();
+    /// A rule that judges each candidate tool alone says so here (see [`PerTool`]).
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        None
     }
-    let per_rule: Vec<Vec<Finding>> = rules.par_iter().map(run).collect();
-    per_rule.concat()
 }
 
 #[cfg(test)]

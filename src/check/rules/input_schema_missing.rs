@@ -1,7 +1,8 @@
 //! `input-schema-missing`: a tool has no inputSchema field.
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
+use crate::surface::Tool;
 
 pub struct InputSchemaMissing;
 
@@ -25,11 +26,18 @@ impl Rule for InputSchemaMissing {
         "MCP schema Tool.inputSchema is required in every version"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        for tool in comparison.candidate.tools() {
-            let problem = input_schema_problem(&tool);
-            if let Some(problem) = problem.filter(|p| p.kind() == InputSchemaProblem::Missing) {
-                out.push(comparison.finding(self, || problem.detail(&tool)));
-            }
+        check_each_tool(self, comparison, out);
+    }
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        Some(self)
+    }
+}
+
+impl PerTool for InputSchemaMissing {
+    fn check_tool(&self, comparison: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>) {
+        let problem = input_schema_problem(tool);
+        if let Some(problem) = problem.filter(|p| p.kind() == InputSchemaProblem::Missing) {
+            out.push(comparison.finding(self, || problem.detail(tool)));
         }
     }
 }

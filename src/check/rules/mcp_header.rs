@@ -8,7 +8,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::check::{
+    check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
+};
 use crate::pointer;
 use crate::surface::Tool;
 
@@ -86,11 +88,18 @@ impl Rule for McpHeaderInvalid {
         ERA
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        for tool in comparison.candidate.tools() {
-            if let Some((at, problem)) = first_problem(&tool) {
-                let message = format!("{problem}: HTTP clients drop this tool");
-                out.push(Finding::at(self, Some(ToolRef::of(&tool)), at, message));
-            }
+        check_each_tool(self, comparison, out);
+    }
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        Some(self)
+    }
+}
+
+impl PerTool for McpHeaderInvalid {
+    fn check_tool(&self, _: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>) {
+        if let Some((at, problem)) = first_problem(tool) {
+            let message = format!("{problem}: HTTP clients drop this tool");
+            out.push(Finding::at(self, Some(ToolRef::of(tool)), at, message));
         }
     }
 }

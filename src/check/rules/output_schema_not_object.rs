@@ -2,8 +2,10 @@
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::json_type;
+use crate::check::{
+    check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
+};
+use crate::surface::{json_type, Tool};
 
 pub struct OutputSchemaNotObject;
 
@@ -30,26 +32,33 @@ impl Rule for OutputSchemaNotObject {
         "2025-06-18…2025-11-25"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        for tool in comparison.candidate.tools() {
-            // The common case, `type` written "object", needs no parsing.
-            if tool.raw_type_of("outputSchema") == Some("\"object\"") {
-                continue;
-            }
-            let message = match tool.output_schema() {
-                None => continue,
-                Some(Value::Object(s)) if s.get("type") == Some(&Value::from("object")) => continue,
-                Some(Value::Object(s)) => match s.get("type") {
-                    None => "outputSchema has no \"type\" (expected \"object\")".to_string(),
-                    Some(t) => format!("outputSchema root type is {t}, expected \"object\""),
-                },
-                Some(other) => format!("outputSchema is {}, not an object", json_type(other)),
-            };
-            out.push(Finding::at(
-                self,
-                Some(ToolRef::of(&tool)),
-                tool.pointer("outputSchema"),
-                message,
-            ));
+        check_each_tool(self, comparison, out);
+    }
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        Some(self)
+    }
+}
+
+impl PerTool for OutputSchemaNotObject {
+    fn check_tool(&self, _: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>) {
+        // The common case, `type` written "object", needs no parsing.
+        if tool.raw_type_of("outputSchema") == Some("\"object\"") {
+            return;
         }
+        let message = match tool.output_schema() {
+            None => return,
+            Some(Value::Object(s)) if s.get("type") == Some(&Value::from("object")) => return,
+            Some(Value::Object(s)) => match s.get("type") {
+                None => "outputSchema has no \"type\" (expected \"object\")".to_string(),
+                Some(t) => format!("outputSchema root type is {t}, expected \"object\""),
+            },
+            Some(other) => format!("outputSchema is {}, not an object", json_type(other)),
+        };
+        out.push(Finding::at(
+            self,
+            Some(ToolRef::of(tool)),
+            tool.pointer("outputSchema"),
+            message,
+        ));
     }
 }

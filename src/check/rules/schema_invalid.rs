@@ -8,7 +8,10 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::surface::Tool;
+use crate::check::{
+    check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
+};
 
 pub struct SchemaInvalid;
 
@@ -53,21 +56,28 @@ impl Rule for SchemaInvalid {
         "MCP 2025-11-25 Tool.inputSchema/outputSchema (JSON Schema, default dialect 2020-12); the JSON Schema meta-schemas"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        for tool in comparison.candidate.tools() {
-            for field in ["inputSchema", "outputSchema"] {
-                // Non-object roots are input/output-schema-not-object's business.
-                let Some(raw) = tool.raw_field(field).filter(|r| r.starts_with('{')) else {
-                    continue;
-                };
-                if let Some((inside, message)) = judge(raw, || tool.get_transient(field)) {
-                    let at = tool.pointer(field);
-                    out.push(Finding::at(
-                        self,
-                        Some(ToolRef::of(&tool)),
-                        format!("{at}{inside}"),
-                        format!("{field} {message}"),
-                    ));
-                }
+        check_each_tool(self, comparison, out);
+    }
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        Some(self)
+    }
+}
+
+impl PerTool for SchemaInvalid {
+    fn check_tool(&self, _: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>) {
+        for field in ["inputSchema", "outputSchema"] {
+            // Non-object roots are input/output-schema-not-object's business.
+            let Some(raw) = tool.raw_field(field).filter(|r| r.starts_with('{')) else {
+                continue;
+            };
+            if let Some((inside, message)) = judge(raw, || tool.get_transient(field)) {
+                let at = tool.pointer(field);
+                out.push(Finding::at(
+                    self,
+                    Some(ToolRef::of(tool)),
+                    format!("{at}{inside}"),
+                    format!("{field} {message}"),
+                ));
             }
         }
     }

@@ -1,7 +1,8 @@
 //! `tool-name-invalid`: a tool name that breaks the MCP 2025-11-25 name rule.
 
 use super::structural::name_problem;
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
+use crate::surface::Tool;
 
 pub struct ToolNameInvalid;
 
@@ -28,10 +29,17 @@ impl Rule for ToolNameInvalid {
         "2025-11-25…"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        for tool in comparison.candidate.tools() {
-            if let Some(problem) = name_problem(&tool) {
-                out.push(comparison.finding(self, || problem.detail(&tool)));
-            }
+        check_each_tool(self, comparison, out);
+    }
+    fn per_tool(&self) -> Option<&dyn PerTool> {
+        Some(self)
+    }
+}
+
+impl PerTool for ToolNameInvalid {
+    fn check_tool(&self, comparison: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>) {
+        if let Some(problem) = name_problem(tool) {
+            out.push(comparison.finding(self, || problem.detail(tool)));
         }
     }
 }

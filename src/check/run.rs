@@ -1,0 +1,151 @@
+//! Running a gate's rules over one comparison. Small surfaces run each rule in turn. A surface
+//! of many tools runs them on all cores, and the rules that judge each tool alone read each
+//! tool once for all of them, a chunk of tools at a time: read once per rule, the tools of a
+//! 300,000-tool payload went through memory nine times.
+
+use rayon::prelude::*;
+
+use super::{Comparison, Finding, Rule};
+use crate::surface::Tool;
+
+/// Surfaces with at least this many tools run their rules side by side: each rule then walks
+/// tens of thousands of tools, and a thread's start costs less than one such walk.
+const PARALLEL_TOOLS: usize = 10_000;
+
+/// Tools judged together by the per-tool rules: their records stay in cache between rules.
+const CHUNK: usize = 2048;
+
+/// A rule that judges each candidate tool alone: its findings for one tool, as its `check`
+/// reports them for that tool (which [`check_each_tool`] gives it).
+pub trait PerTool: Sync {
+    fn check_tool(&self, comparison: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>);
+}
+
+/// `check` of a per-tool rule: every candidate tool, in order.
+pub fn check_each_tool(rule: &dyn PerTool, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+    for tool in comparison.candidate.tools() {
+        rule.check_tool(comparison, &tool, out);
+    }
+}
+
+/// Runs every rule once and returns all findings, in rule order then report order (the same
+/// however the rules ran).
+pub fn run_rules(
+    rules: &[&dyn Rule],
+    approved: &crate::surface::Surface,
+    candidate: &crate::surface::Surface,
+) -> Vec<Finding> {
+    let comparison = Comparison::new(approved, candidate);
+    let run = |rule: &&dyn Rule| {
+        let mut out = Vec::new();
+        rule.check(&comparison, &mut out);
+        out
+    };
+    if approved.len().max(candidate.len()) < PARALLEL_TOOLS {
+        return rules.iter().flat_map(run).collect();
+    }
+    let per_tool: Vec<&dyn PerTool> = rules.iter().filter_map(|r| r.per_tool()).collect();
+    let whole: Vec<&dyn Rule> = rules
+        .iter()
+        .copied()
+        .filter(|r| r.per_tool().is_none())
+        .collect();
+    let (mut by_tool, mut by_whole) = rayon::join(
+        || tool_by_tool(&per_tool, &comparison),
+        || whole.par_iter().map(run).collect::<Vec<_>>(),
+    );
+    // Back in rule order.
+    let (mut by_tool, mut by_whole) = (by_tool.drain(..), by_whole.drain(..));
+    rules
+        .iter()
+        .flat_map(|rule| match rule.per_tool() {
+            Some(_) => by_tool.next(),
+            None => by_whole.next(),
+        })
+        .flatten()
+        .collect()
+}
+
+/// The findings of each per-tool rule, in tool order: chunks of tools judged side by side, each
+/// tool by every rule in turn.
+fn tool_by_tool(rules: &[&dyn PerTool], comparison: &Comparison<'_>) -> Vec<Vec<Finding>> {
+    let tools = comparison.candidate.len();
+    let empty = || {
+        (0..rules.len())
+            .map(|_| Vec::new())
+            .collect::<Vec<Vec<Finding>>>()
+    };
+    let chunks: Vec<Vec<Vec<Finding>>> = (0..tools.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|chunk| {
+            let mut found = empty();
+            let range = chunk * CHUNK..tools.min((chunk + 1) * CHUNK);
+            for tool in range.filter_map(|i| comparison.candidate.tool(i)) {
+                for (rule, out) in rules.iter().zip(&mut found) {
+                    rule.check_tool(comparison, &tool, out);
+                }
+            }
+            found
+        })
+        .collect();
+    let mut per_rule = empty();
+    for chunk in chunks {
+        for (all, found) in per_rule.iter_mut().zip(chunk) {
+            all.extend(found);
+        }
+    }
+    per_rule
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::check::rules::of_kind;
+    use crate::check::RuleKind;
+    use crate::surface::Surface;
+
+    #[test]
+    fn a_large_surface_gets_the_findings_of_each_rule_run_in_turn() {
+        // Enough tools for the chunked run, with problems spread over chunks and rules.
+        let tools: Vec<_> = (0..PARALLEL_TOOLS + CHUNK + 7)
+            .map(|i| {
+                let mut tool =
+                    json!({"name": format!("tool_{i}"), "inputSchema": {"type": "object"}});
+                if i % 997 == 0 {
+                    tool["name"] = json!(format!("bad name {i}"));
+                }
+                if i % 1201 == 0 {
+                    tool.as_object_mut().unwrap().remove("inputSchema");
+                }
+                if i % 1409 == 0 {
+                    tool["inputSchema"] = json!(null);
+                }
+                if i % 1601 == 0 {
+                    tool["outputSchema"] = json!({"type": "array"});
+                }
+                if i % 1811 == 0 {
+                    tool["name"] = json!("tool_1");
+                }
+                tool.as_object().unwrap().clone()
+            })
+            .collect();
+        let surface = Surface::new(tools);
+        let rules = of_kind(RuleKind::Payload);
+        let comparison = Comparison::new(&surface, &surface);
+        let mut in_turn = Vec::new();
+        for rule in &rules {
+            rule.check(&comparison, &mut in_turn);
+        }
+        let described = |found: &[Finding]| -> Vec<String> {
+            found
+                .iter()
+                .map(|f| format!("{} {} {}", f.rule, f.pointer, f.message))
+                .collect()
+        };
+        let chunked = run_rules(&rules, &surface, &surface);
+        assert!(in_turn.len() > 40, "{}", in_turn.len());
+        assert_eq!(described(&chunked), described(&in_turn));
+    }
+}
