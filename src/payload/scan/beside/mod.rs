@@ -55,18 +55,15 @@ pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> 
     // Allocated only if a tool is scanned.
     let mut fields = Vec::new();
     let mut budget = MOVED_SEARCH_BUDGET;
+    let mut next_element = |scanner: &mut Scanner, tools: &mut Vec<RawTool>| {
+        element(scanner, tools, &mut fields, beside, (approved, &mut budget))
+    };
     if kept == 0 {
         // Right after the array's `[` and the whitespace before the approved first tool.
         if scanner.close(b']') {
             return None;
         }
-        element(
-            &mut scanner,
-            &mut tools,
-            &mut fields,
-            beside,
-            (approved, &mut budget),
-        )?;
+        next_element(&mut scanner, &mut tools)?;
     }
     // How many bytes follow each approved tool; only those within the common suffix can match.
     let old_rest = |tool: &RawTool| old.len() - tool.span().end;
@@ -88,13 +85,7 @@ pub(crate) fn read_beside(new: &[u8], beside: &Surface) -> Option<Vec<RawTool>> 
         if !scanner.comma_or_close(b']')? {
             return None;
         }
-        element(
-            &mut scanner,
-            &mut tools,
-            &mut fields,
-            beside,
-            (approved, &mut budget),
-        )?;
+        next_element(&mut scanner, &mut tools)?;
     }
 }
 
