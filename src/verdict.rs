@@ -251,10 +251,11 @@ pub fn evaluate_with(
         .map(|b| {
             // A finding can pre-exist only if its rule finds something in the candidate too:
             // the baseline runs just those rules (none, for a clean candidate).
+            let finding: HashSet<&str> = found.iter().map(|f| f.rule).collect();
             let found_by: Vec<&dyn Rule> = rules
                 .iter()
                 .copied()
-                .filter(|rule| found.iter().any(|f| f.rule == rule.id()))
+                .filter(|rule| finding.contains(rule.id()))
                 .collect();
             run_rules(&found_by, b, b)
                 .iter()

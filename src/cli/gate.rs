@@ -153,7 +153,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     )?;
     let rules = check_rules(&args.options, args.approved.is_some());
     // With no snapshot the candidate is compared with itself: diff rules would find nothing.
-    let approved = snapshot.unwrap_or_else(|| candidate.clone());
+    let approved = snapshot.as_ref().unwrap_or(&candidate);
     let compared = Compared {
         approved: args.approved.as_deref(),
         candidate: args.candidate.as_deref(),
@@ -162,7 +162,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         "check",
         &compared,
         &candidate_name,
-        &approved,
+        approved,
         &candidate,
         &rules,
         &args.options,

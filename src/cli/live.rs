@@ -175,8 +175,8 @@ pub fn live_surface(
 }
 
 /// A surface from a payload path or a live server: exactly one of them must be given. With
-/// [`Scope::Tools`] it carries no contract beyond tools.
-/// A payload file is read beside `approved` when given (see `read_surface_beside`).
+/// [`Scope::Tools`] it carries no contract beyond tools. A payload file is read beside
+/// `approved` when given (see `read_surface_beside`).
 pub fn surface_from(
     path: Option<&str>,
     server: &ServerArgs,
