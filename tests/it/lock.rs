@@ -232,6 +232,44 @@ fn every_config_format_locks_checks_guards_and_restores() {
 }
 
 /// The argv the rewritten config starts the `notes` server with.
+/// Issue 49: a server that starts listing a tool whose parameter is a chain of 5,000 local
+/// `$ref`s (a 5,000-deep recursion once) gets a verdict from `check --lock`, not a crash; so does
+/// locking it.
+#[test]
+fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let argv = vec![
+        fixture_server().display().to_string(),
+        payload.display().to_string(),
+    ];
+    let config = config_path(dir.path(), "claude-desktop");
+    std::fs::write(&config, config_text("claude-desktop", &argv)).unwrap();
+    let config_arg = config.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+
+    let links = 5000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        defs.insert(
+            format!("d{i}"),
+            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{links}"), json!({"type": "string"}));
+    let chain = json!({"tools": [{"name": "search", "inputSchema": {"type": "object",
+        "properties": {"query": {"$ref": "#/$defs/d0"}}, "required": ["query"], "$defs": defs}}]});
+    std::fs::write(&payload, chain.to_string()).unwrap();
+    let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    let text = format!("{}{}", stdout(&check), stderr(&check));
+    assert_eq!(code(&check), 1, "{text}");
+    assert!(text.contains("nest more than 128 deep"), "{text}");
+    let relocked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert!(matches!(code(&relocked), 0..=2), "{}", stderr(&relocked));
+}
+
 fn guarded_entry(config: &Path, layout: &str) -> Vec<String> {
     let text = std::fs::read_to_string(config).unwrap();
     let entry: Value = if layout == "codex" {
