@@ -56,6 +56,16 @@ pub fn is_kebab_case(id: &str) -> bool {
         })
 }
 
+/// Why a spec's `id` cannot name its results folder (`results/<id>`), or `None` when it can.
+/// Every spec whose id becomes a path checks it here.
+pub fn id_problem(id: &str) -> Option<String> {
+    (!is_safe_id(id)).then(|| {
+        format!(
+            "{id:?} must be 1-100 characters of a-z, 0-9, '-', '_', '.', '+' and not start with '.'"
+        )
+    })
+}
+
 /// Safe as a folder name: 1–100 of `a-z 0-9 - _ . +`, not starting with a dot.
 pub fn is_safe_id(id: &str) -> bool {
     (1..=100).contains(&id.len())

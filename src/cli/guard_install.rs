@@ -15,7 +15,7 @@ pub enum Action {
     /// Put every stdio server of a client config behind the guard, pinned to the lockfile.
     ///
     /// Rewrites the config so that each of its stdio servers runs as `driftlab guard --lock
-    /// LOCK --server NAME -- <its command>`, pinned to its entry in the lockfile. The original
+    /// LOCK --server=NAME -- <its command>`, pinned to its entry in the lockfile. The original
     /// is kept next to the config (`<config>.driftlab-backup`); only each server's `command` and
     /// `args` values change. Servers the guard cannot front (HTTP) or the lock does not pin are
     /// listed as not guarded. A config that changed while driftlab worked is left alone.
@@ -109,7 +109,7 @@ fn install(args: InstallArgs) -> Result<u8> {
     };
     let mut bytes = serde_json::to_vec_pretty(&record)?;
     bytes.push(b'\n');
-    crate::fs::write_atomic(&backup, &bytes)
+    crate::fs::write_atomic_like(&backup, &bytes, &args.config)
         .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
     if let Err(e) =
         crate::fs::replace_if_unchanged(&args.config, rewritten.as_bytes(), config.text.as_bytes())

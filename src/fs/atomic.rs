@@ -127,6 +127,18 @@ pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
+/// [`write_atomic`] of a file holding what `like` holds (a client config's backup): created
+/// with `like`'s permissions rather than the 0644 of results, so a secret stays its owner's.
+pub fn write_atomic_like(dest: &Path, bytes: &[u8], like: &Path) -> io::Result<()> {
+    let permissions = fs::metadata(like)?.permissions();
+    let mut file = AtomicFile::create(dest)?;
+    if let Target::Temp { writer, .. } = &file.target {
+        writer.get_ref().as_file().set_permissions(permissions)?;
+    }
+    file.write_all(bytes)?;
+    file.commit()
+}
+
 /// Writes each named file into `dir` atomically, in order, and returns the names; the error
 /// names the file that could not be written.
 pub fn write_files_atomic(

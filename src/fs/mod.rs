@@ -6,7 +6,8 @@ mod read;
 pub mod repository;
 
 pub use atomic::{
-    hash_file, replace_if_unchanged, write_atomic, write_files_atomic, AtomicFile, TEMP_PREFIX,
+    hash_file, replace_if_unchanged, write_atomic, write_atomic_like, write_files_atomic,
+    AtomicFile, TEMP_PREFIX,
 };
 pub use read::{
     json_files, read_json, read_limited, read_text, regular_file, ReadError, MAX_JSON_FILE,

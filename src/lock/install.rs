@@ -37,7 +37,7 @@ pub struct Installation {
 }
 
 /// Plans the install of `servers` of `config`: each stdio server the lock has a contract for
-/// starts `driftlab guard --lock LOCK --server NAME -- ARGV` instead of ARGV. `env` reads the
+/// starts `driftlab guard --lock LOCK --server=NAME -- ARGV` instead of ARGV. `env` reads the
 /// rewritten text back as the client would.
 pub fn plan(
     config: &ClientConfig,
@@ -78,8 +78,8 @@ pub fn plan(
             "guard".into(),
             "--lock".into(),
             lock_path.display().to_string(),
-            "--server".into(),
-            name.clone(),
+            // One word: a name such as `-h` would otherwise read as a flag.
+            format!("--server={name}"),
             "--".into(),
         ];
         argv.extend(original.iter().cloned());

@@ -124,6 +124,9 @@ impl StackStudy {
             let (line, column, message) = crate::text::toml_error(&text, &e);
             at(format!("{line}:{column}: {message}"))
         })?;
+        if let Some(problem) = crate::id_problem(&spec.id) {
+            return Err(at(format!("id {problem}")));
+        }
         if spec.cases.is_empty() || spec.stacks.is_empty() || spec.calls_per_case == 0 {
             return Err(at(
                 "a study needs a [[case]], a [[stack]] and calls_per_case ≥ 1".into(),

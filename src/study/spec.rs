@@ -172,11 +172,8 @@ impl StudySpec {
             key,
             message,
         };
-        if !crate::is_safe_id(&self.id) {
-            return Err(invalid(
-                "id".into(),
-                format!("{:?} must be 1-100 characters of a-z, 0-9, '-', '_', '.', '+' and not start with '.'", self.id),
-            ));
+        if let Some(problem) = crate::id_problem(&self.id) {
+            return Err(invalid("id".into(), problem));
         }
         if self.surfaces == 0 {
             return Err(invalid("surfaces".into(), "must be at least 1".into()));

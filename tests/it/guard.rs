@@ -532,6 +532,29 @@ fn a_bad_guard_study_spec_is_a_usage_error_naming_the_file() {
 }
 
 #[test]
+fn a_guard_study_id_that_is_not_a_plain_folder_name_is_refused() {
+    // Issue 50: the id becomes `results/<id>`; `../../escape` wrote outside the repository.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = fixture_study(dir.path(), r#""tool-removed""#);
+    let text = std::fs::read_to_string(&spec).unwrap();
+    for id in ["../../escape", "/tmp/abs", ".hidden"] {
+        std::fs::write(
+            &spec,
+            text.replace("id = \"fixture\"", &format!("id = {id:?}")),
+        )
+        .unwrap();
+        let output = common::run_in(dir.path(), &["guard-study", spec.to_str().unwrap()], None);
+        assert_eq!(output.status.code(), Some(2), "{id}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("study.toml: id") && err.contains("must be 1-100"),
+            "{err}"
+        );
+        assert!(!dir.path().join("results").exists(), "{id}");
+    }
+}
+
+#[test]
 fn a_guard_study_server_that_fails_is_named_with_its_fault_once() {
     let dir = tempfile::tempdir().unwrap();
     let spec = fixture_study(dir.path(), r#""tool-removed""#);

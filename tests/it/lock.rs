@@ -270,6 +270,50 @@ fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
     assert!(matches!(code(&relocked), 0..=2), "{}", stderr(&relocked));
 }
 
+/// Issue 50: a server named `-h` still starts behind the guard (its name is one word,
+/// `--server=-h`), and the backup `guard install` keeps of a 0600 config, which holds the
+/// config's tokens, is 0600 too.
+#[cfg(unix)]
+#[test]
+fn guard_install_keeps_a_dash_name_a_name_and_the_backup_as_private_as_the_config() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let fixture = fixture_server().display().to_string();
+    let config = dir.path().join("claude_desktop_config.json");
+    let text = json!({"mcpServers": {"-h": {"command": fixture, "args": [payload],
+        "env": {"NOTES_TOKEN": "secret-token-123"}}}});
+    std::fs::write(&config, serde_json::to_string_pretty(&text).unwrap()).unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let config_arg = config.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    let installed = guard_install(dir.path(), &config_arg);
+    assert_eq!(code(&installed), 0, "{}", stderr(&installed));
+
+    let backup = dir
+        .path()
+        .join("claude_desktop_config.json.driftlab-backup");
+    assert!(std::fs::read_to_string(&backup)
+        .unwrap()
+        .contains("secret-token-123"));
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&config), mode(&backup)), (0o600, 0o600));
+
+    let entry = &common::read_json(&config)["mcpServers"]["-h"];
+    let args: Vec<String> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    assert!(args.contains(&"--server=-h".to_string()), "{args:?}");
+    let call = json!({"name": "search", "arguments": {"query": "x"}});
+    let answers = session_through(entry["command"].as_str().unwrap(), &args, &call);
+    assert!(answers[1]["result"]["tools"].is_array(), "{answers:?}");
+}
+
 fn guarded_entry(config: &Path, layout: &str) -> Vec<String> {
     let text = std::fs::read_to_string(config).unwrap();
     let entry: Value = if layout == "codex" {

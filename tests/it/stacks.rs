@@ -176,6 +176,10 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
             "calls_per_case ≥ 1",
         ),
         (text.replace("seed = ", "seed = \"x\"\n#"), "study.toml:"),
+        (
+            text.replace("id = \"2026-12-03-six-stacks\"", "id = \"../../escape\""),
+            "id \"../../escape\" must be 1-100 characters",
+        ),
     ];
     for (spec, expected) in cases {
         assert_ne!(spec, text, "{expected}: the replacement did not apply");

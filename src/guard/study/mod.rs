@@ -107,6 +107,9 @@ impl GuardStudy {
             let (line, column, message) = crate::text::toml_error(&text, &e);
             spec_error(format!("{}:{line}:{column}: {message}", path.display()))
         })?;
+        if let Some(problem) = crate::id_problem(&spec.id) {
+            return Err(spec_error(format!("{}: id {problem}", path.display())));
+        }
         let classes = spec
             .classes
             .iter()
