@@ -79,7 +79,7 @@ pub fn consent(config: &Path, servers: &[&ConfiguredServer], yes: bool) -> Resul
     );
     for server in servers {
         match &server.start {
-            Ok(start) => eprintln!("  {}: {}", server.name, start.describe()),
+            Ok(start) => eprintln!("  {}: {}", server.name, start.describe(&server.written)),
             Err(why) => eprintln!("  {}: skipped: {why}", server.name),
         }
     }

@@ -160,10 +160,15 @@ pub enum Start {
 
 impl Start {
     /// What runs, as a person approving it should see it: the argv (with the folder and the
-    /// names of the variables set) or the URL.
-    pub fn describe(&self) -> String {
+    /// names of the variables set) or the URL, each as the config `written` has it: a `${VAR}`
+    /// it expands may hold a secret, and this is printed (in CI logs too).
+    pub fn describe(&self, written: &Written) -> String {
         match self {
             Start::Stdio { argv, env, cwd } => {
+                let argv = match written {
+                    Written::Command(as_written) => as_written,
+                    Written::Url(_) => argv,
+                };
                 let words: Vec<String> = argv.iter().map(|w| quoted(w)).collect();
                 let mut text = words.join(" ");
                 if !env.is_empty() {
@@ -176,6 +181,10 @@ impl Start {
                 text
             }
             Start::Http { url, headers } => {
+                let url = match written {
+                    Written::Url(as_written) => as_written,
+                    Written::Command(_) => url,
+                };
                 let mut text = format!("POST {url}");
                 if !headers.is_empty() {
                     let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
@@ -184,6 +193,30 @@ impl Start {
                 text
             }
         }
+    }
+}
+
+impl Start {
+    /// `text`, a message about this server, with each argv word or URL the config's variables
+    /// expanded put back as `written` has it: a `${VAR}` may hold a secret.
+    pub fn as_written(&self, written: &Written, text: &str) -> String {
+        let expanded: Vec<(&str, &str)> = match (self, written) {
+            (Start::Stdio { argv, .. }, Written::Command(as_written)) => argv
+                .iter()
+                .zip(as_written)
+                .filter(|(word, as_written)| word != as_written && !word.is_empty())
+                .map(|(word, as_written)| (word.as_str(), as_written.as_str()))
+                .collect(),
+            (Start::Http { url, .. }, Written::Url(as_written)) if url != as_written => {
+                vec![(url.as_str(), as_written.as_str())]
+            }
+            _ => Vec::new(),
+        };
+        expanded
+            .iter()
+            .fold(text.to_string(), |text, (word, as_written)| {
+                text.replace(word, as_written)
+            })
     }
 }
 

@@ -82,7 +82,7 @@ fn entry(
         }
     };
     let started = Instant::now();
-    match capture(start, timeout, max_bytes) {
+    match capture(start, &server.written, timeout, max_bytes) {
         Ok(Captured { surface, protocol }) => {
             note(&format!(
                 "{}: {} tools{}, protocol {}, in {:.2} s",

@@ -6,7 +6,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::LockedProtocol;
-use crate::config::Start;
+use crate::config::{Start, Written};
 use crate::live::http::HttpTransport;
 use crate::live::stdio::{Launch, StdioTransport};
 use crate::live::{self, CaptureOptions, LiveError, ProtocolMode, Target, Transport};
@@ -31,7 +31,23 @@ pub enum NotCaptured {
 }
 
 /// Starts the server as the config says (or connects to it) and captures its whole contract.
+/// Why it failed is said with the argv or URL as `written` (see [`Start::as_written`]): the
+/// reason is printed, and a skipped server's is recorded in the lockfile.
 pub fn capture(
+    start: &Start,
+    written: &Written,
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Captured, NotCaptured> {
+    capture_expanded(start, timeout, max_bytes).map_err(|not| match not {
+        NotCaptured::NeedsAuthorization(why) => {
+            NotCaptured::NeedsAuthorization(start.as_written(written, &why))
+        }
+        NotCaptured::Failed(why) => NotCaptured::Failed(start.as_written(written, &why)),
+    })
+}
+
+fn capture_expanded(
     start: &Start,
     timeout: Duration,
     max_bytes: usize,

@@ -98,7 +98,12 @@ impl LockGate {
             let Ok(start) = &configured.start else {
                 unreachable!("only servers that can start are run")
             };
-            let surface = match capture(start, settings.timeout, settings.max_bytes) {
+            let surface = match capture(
+                start,
+                &configured.written,
+                settings.timeout,
+                settings.max_bytes,
+            ) {
                 Ok(Captured { surface, .. }) => surface,
                 Err(NotCaptured::NeedsAuthorization(why)) => {
                     gate.states.push((name, Err(NotGated::Skipped(why))));

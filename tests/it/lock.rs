@@ -314,6 +314,39 @@ fn guard_install_keeps_a_dash_name_a_name_and_the_backup_as_private_as_the_confi
     assert!(answers[1]["result"]["tools"].is_array(), "{answers:?}");
 }
 
+/// Issue 50: what `lock` prints (the consent list, each failure) shows argv words and URLs as
+/// the config writes them: a `${VAR}` they expand to may be a secret, and CI logs keep stderr.
+#[test]
+fn lock_never_prints_what_a_configs_variables_expand_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("claude_desktop_config.json");
+    let text = json!({"mcpServers": {
+        // The fixture refuses the extra argument, so its failure is printed too.
+        "notes": {"command": fixture_server(), "args": ["tools.json", "--token", "${DRIFTLAB_TEST_SECRET}"]},
+        "web": {"url": "http://127.0.0.1:9/mcp?api_key=${DRIFTLAB_TEST_KEY}"}
+    }});
+    std::fs::write(&config, text.to_string()).unwrap();
+    std::fs::write(dir.path().join("tools.json"), TOOLS).unwrap();
+    let output = driftlab()
+        .current_dir(dir.path())
+        .args(["lock", "--config", config.to_str().unwrap(), "--yes"])
+        .env("DRIFTLAB_TEST_SECRET", "s3cr3t-value")
+        .env("DRIFTLAB_TEST_KEY", "k3y-value")
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(code(&output), 2, "{err}");
+    assert!(
+        !err.contains("s3cr3t-value") && !err.contains("k3y-value"),
+        "{err}"
+    );
+    assert!(err.contains("--token '${DRIFTLAB_TEST_SECRET}'"), "{err}");
+    assert!(
+        err.contains("api_key=${DRIFTLAB_TEST_KEY}: "),
+        "a failure names the URL: {err}"
+    );
+}
+
 fn guarded_entry(config: &Path, layout: &str) -> Vec<String> {
     let text = std::fs::read_to_string(config).unwrap();
     let entry: Value = if layout == "codex" {
