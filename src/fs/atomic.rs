@@ -97,8 +97,17 @@ impl Write for AtomicFile {
 
 /// Replaces the file `dest` with `bytes` atomically, keeping its permissions (a client config
 /// may hold secrets and be readable by its owner only), unless it no longer holds `expected`:
-/// then nothing is written and the error says the file changed since it was read.
+/// then nothing is written and the error says the file changed since it was read. A `dest`
+/// that is a symbolic link (a config kept in a dotfiles folder) stays one: the file it points
+/// to is replaced.
 pub fn replace_if_unchanged(dest: &Path, bytes: &[u8], expected: &[u8]) -> io::Result<()> {
+    let resolved;
+    let dest = if fs::symlink_metadata(dest)?.file_type().is_symlink() {
+        resolved = fs::canonicalize(dest)?;
+        resolved.as_path()
+    } else {
+        dest
+    };
     let permissions = fs::metadata(dest)?.permissions();
     let dir = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

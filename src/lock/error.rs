@@ -25,4 +25,16 @@ pub enum LockError {
     LockedTwice { file: String, name: String },
     #[error("{file}: server {name:?} needs exactly one of `contract` and `skipped`")]
     ContractOrSkipped { file: String, name: String },
+    /// The digests are the pin: ones that do not match the recorded contract mean an edit.
+    #[error(
+        "{file}: server {name:?}: its digests do not match its recorded contract (edited by \
+         hand?); lock it again with `driftlab lock --config FILE`"
+    )]
+    DigestsDiffer { file: String, name: String },
+    #[error(
+        "{file}: digests of another algorithm ({found:?}, expected {:?}); lock it again with \
+         `driftlab lock --config FILE`",
+        crate::digest::ALGORITHM
+    )]
+    DigestAlgorithm { file: String, found: String },
 }

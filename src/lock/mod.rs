@@ -161,6 +161,10 @@ impl Lockfile {
             file: file.clone(),
             error,
         })?;
+        if lock.digest_algorithm != crate::digest::ALGORITHM {
+            let found = lock.digest_algorithm.clone();
+            return Err(LockError::DigestAlgorithm { file, found });
+        }
         let mut names = std::collections::HashSet::new();
         for server in &lock.servers {
             let name = || server.name.clone();
@@ -173,6 +177,12 @@ impl Lockfile {
             );
             if !kind_ok {
                 return Err(LockError::ContractOrSkipped { file, name: name() });
+            }
+            if let Some(contract) = &server.contract {
+                let recorded = serde_json::to_value(crate::digest::ContractDigests::of(contract));
+                if server.digests.as_ref() != recorded.as_ref().ok() {
+                    return Err(LockError::DigestsDiffer { file, name: name() });
+                }
             }
         }
         let text = String::from_utf8(bytes).unwrap_or_default();

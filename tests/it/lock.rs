@@ -314,6 +314,105 @@ fn guard_install_keeps_a_dash_name_a_name_and_the_backup_as_private_as_the_confi
     assert!(answers[1]["result"]["tools"].is_array(), "{answers:?}");
 }
 
+/// Issue 50: the digests are the pin; a lockfile whose digests were edited (all zeros) or whose
+/// digest algorithm is another is refused with the reason, not passed.
+#[test]
+fn a_lockfile_whose_digests_were_edited_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let argv = vec![
+        fixture_server().display().to_string(),
+        payload.display().to_string(),
+    ];
+    let config = config_path(dir.path(), "claude-desktop");
+    std::fs::write(&config, config_text("claude-desktop", &argv)).unwrap();
+    let config_arg = config.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    let lock_path = dir.path().join("mcp.lock");
+    let lock: Value = common::read_json(&lock_path);
+
+    fn zeroed(value: &mut Value) {
+        match value {
+            Value::String(s) if s.starts_with("sha256:") => {
+                *s = format!("sha256:{}", "0".repeat(64))
+            }
+            Value::Object(m) => m.values_mut().for_each(zeroed),
+            Value::Array(a) => a.iter_mut().for_each(zeroed),
+            _ => {}
+        }
+    }
+    let mut edited = lock.clone();
+    for server in edited["servers"].as_array_mut().unwrap() {
+        zeroed(&mut server["digests"]);
+    }
+    assert_ne!(edited, lock);
+    std::fs::write(&lock_path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&check), 2, "{}", stdout(&check));
+    assert!(
+        stderr(&check).contains("digests do not match"),
+        "{}",
+        stderr(&check)
+    );
+
+    let mut other = lock.clone();
+    other["digestAlgorithm"] = json!("md5");
+    std::fs::write(&lock_path, serde_json::to_string_pretty(&other).unwrap()).unwrap();
+    let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&check), 2, "{}", stdout(&check));
+    assert!(
+        stderr(&check).contains("another algorithm"),
+        "{}",
+        stderr(&check)
+    );
+
+    // The lockfile as written still passes.
+    std::fs::write(&lock_path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&check), 0, "{}{}", stdout(&check), stderr(&check));
+}
+
+/// Issue 50: a config kept as a symbolic link (`.mcp.json -> dotfiles/mcp.json`) stays a link
+/// through `guard install` and `uninstall`; the file it points to is rewritten and restored.
+#[cfg(unix)]
+#[test]
+fn guard_install_and_uninstall_write_through_a_symlinked_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let argv = vec![
+        fixture_server().display().to_string(),
+        payload.display().to_string(),
+    ];
+    std::fs::create_dir(dir.path().join("dotfiles")).unwrap();
+    let target = dir.path().join("dotfiles/claude_desktop_config.json");
+    let original = config_text("claude-desktop", &argv);
+    std::fs::write(&target, &original).unwrap();
+    let link = dir.path().join("claude_desktop_config.json");
+    std::os::unix::fs::symlink("dotfiles/claude_desktop_config.json", &link).unwrap();
+    let link_arg = link.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &link_arg, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+
+    let installed = guard_install(dir.path(), &link_arg);
+    assert_eq!(code(&installed), 0, "{}", stderr(&installed));
+    let is_link = || {
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    assert!(is_link(), "install replaced the link with a file");
+    assert!(std::fs::read_to_string(&target).unwrap().contains("guard"));
+
+    let uninstalled = run_in(dir.path(), &["guard", "uninstall", "--config", &link_arg]);
+    assert_eq!(code(&uninstalled), 0, "{}", stderr(&uninstalled));
+    assert!(is_link(), "uninstall replaced the link with a file");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
+}
+
 /// Issue 50: what `lock` prints (the consent list, each failure) shows argv words and URLs as
 /// the config writes them: a `${VAR}` they expand to may be a secret, and CI logs keep stderr.
 #[test]
