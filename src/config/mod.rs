@@ -204,7 +204,9 @@ impl Start {
             (Start::Stdio { argv, .. }, Written::Command(as_written)) => argv
                 .iter()
                 .zip(as_written)
-                .filter(|(word, as_written)| word != as_written && !word.is_empty())
+                // A word of a few characters (`1`, `on`) would garble the message wherever it
+                // appears, and is no secret.
+                .filter(|(word, as_written)| word != as_written && word.len() >= 4)
                 .map(|(word, as_written)| (word.as_str(), as_written.as_str()))
                 .collect(),
             (Start::Http { url, .. }, Written::Url(as_written)) if url != as_written => {
@@ -237,3 +239,31 @@ fn quoted(word: &str) -> String {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct ConfigError(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_say_expanded_words_as_written_but_leave_short_ones() {
+        let start = Start::Stdio {
+            argv: vec!["srv".into(), "1".into(), "tok-s3cr3t".into()],
+            env: Vec::new(),
+            cwd: None,
+        };
+        let written = Written::Command(vec!["srv".into(), "${LEVEL}".into(), "${TOKEN}".into()]);
+        assert_eq!(
+            start.as_written(&written, "exit code 1: bad token tok-s3cr3t"),
+            "exit code 1: bad token ${TOKEN}"
+        );
+        let http = Start::Http {
+            url: "https://x/mcp?key=k3y".into(),
+            headers: Vec::new(),
+        };
+        let written = Written::Url("https://x/mcp?key=${KEY}".into());
+        assert_eq!(
+            http.as_written(&written, "https://x/mcp?key=k3y: refused"),
+            "https://x/mcp?key=${KEY}: refused"
+        );
+    }
+}
