@@ -690,19 +690,8 @@ fn a_pin_whose_schema_does_not_compile_is_refused_at_start() {
 /// A one-tool payload whose parameter is a chain of 5,000 local `$ref`s (issue 49: the guard
 /// aborted with exit 134 on it).
 fn ref_chain(dir: &Path, name: &str) -> PathBuf {
-    let links = 5000;
-    let mut defs = serde_json::Map::new();
-    for i in 0..links {
-        defs.insert(
-            format!("d{i}"),
-            serde_json::json!({"$ref": format!("#/$defs/d{}", i + 1)}),
-        );
-    }
-    defs.insert(format!("d{links}"), serde_json::json!({"type": "string"}));
-    let tools = serde_json::json!({"tools": [{"name": name, "inputSchema": {"type": "object",
-        "properties": {"q": {"$ref": "#/$defs/d0"}}, "$defs": defs}}]});
     let path = dir.join(format!("{name}.json"));
-    std::fs::write(&path, tools.to_string()).unwrap();
+    std::fs::write(&path, common::ref_chain_payload(name, "q").to_string()).unwrap();
     path
 }
 

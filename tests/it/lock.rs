@@ -232,11 +232,9 @@ fn every_config_format_locks_checks_guards_and_restores() {
 }
 
 /// The argv the rewritten config starts the `notes` server with.
-/// Issue 49: a server that starts listing a tool whose parameter is a chain of 5,000 local
-/// `$ref`s (a 5,000-deep recursion once) gets a verdict from `check --lock`, not a crash; so does
-/// locking it.
-#[test]
-fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
+/// A folder with the fixture server `notes` (serving `tools.json`) in a Claude Desktop config,
+/// locked: the folder, the payload the server serves, and the config's path.
+fn locked_notes() -> (tempfile::TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let payload = dir.path().join("tools.json");
     std::fs::write(&payload, TOOLS).unwrap();
@@ -249,18 +247,17 @@ fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
     let config_arg = config.display().to_string();
     let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
     assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    (dir, payload, config_arg)
+}
 
-    let links = 5000;
-    let mut defs = serde_json::Map::new();
-    for i in 0..links {
-        defs.insert(
-            format!("d{i}"),
-            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
-        );
-    }
-    defs.insert(format!("d{links}"), json!({"type": "string"}));
-    let chain = json!({"tools": [{"name": "search", "inputSchema": {"type": "object",
-        "properties": {"query": {"$ref": "#/$defs/d0"}}, "required": ["query"], "$defs": defs}}]});
+/// Issue 49: a server that starts listing a tool whose parameter is a chain of 5,000 local
+/// `$ref`s (a 5,000-deep recursion once) gets a verdict from `check --lock`, not a crash; so does
+/// locking it.
+#[test]
+fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
+    let (dir, payload, config_arg) = locked_notes();
+
+    let chain = common::ref_chain_payload("search", "query");
     std::fs::write(&payload, chain.to_string()).unwrap();
     let check = run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
     let text = format!("{}{}", stdout(&check), stderr(&check));
@@ -318,18 +315,7 @@ fn guard_install_keeps_a_dash_name_a_name_and_the_backup_as_private_as_the_confi
 /// digest algorithm is another is refused with the reason, not passed.
 #[test]
 fn a_lockfile_whose_digests_were_edited_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
-    let argv = vec![
-        fixture_server().display().to_string(),
-        payload.display().to_string(),
-    ];
-    let config = config_path(dir.path(), "claude-desktop");
-    std::fs::write(&config, config_text("claude-desktop", &argv)).unwrap();
-    let config_arg = config.display().to_string();
-    let locked = run_in(dir.path(), &["lock", "--config", &config_arg, "--yes"]);
-    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    let (dir, _, _) = locked_notes();
     let lock_path = dir.path().join("mcp.lock");
     let lock: Value = common::read_json(&lock_path);
 

@@ -294,26 +294,12 @@ fn f7_a_ref_to_a_one_of_wrapped_in_any_of_beside_a_new_branch_only_widens() {
 }
 
 /// 5,000 local `$ref`s, each to the next (160 KB).
-fn chain() -> Value {
-    let n = 5000;
-    let mut defs = serde_json::Map::new();
-    for i in 0..n {
-        defs.insert(
-            format!("d{i}"),
-            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
-        );
-    }
-    defs.insert(format!("d{n}"), json!({"type": "string"}));
-    let mut schema = object(json!({"q": {"$ref": "#/$defs/d0"}}));
-    schema["$defs"] = Value::Object(defs);
-    payload(&schema)
-}
 
 #[test]
 fn a_five_thousand_link_ref_chain_gets_an_answer_in_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let chain_file = dir.path().join("chain.json");
-    std::fs::write(&chain_file, chain().to_string()).unwrap();
+    std::fs::write(&chain_file, common::ref_chain_payload("t", "q").to_string()).unwrap();
     let plain = dir.path().join("plain.json");
     std::fs::write(
         &plain,

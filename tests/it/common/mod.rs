@@ -21,6 +21,20 @@ pub fn run_in(dir: &Path, args: &[&str], threads: Option<usize>) -> Output {
     command.output().expect("binary runs")
 }
 
+/// A one-tool `tools/list` payload whose parameter `parameter` is a chain of 5,000 local `$ref`s
+/// (issue 49: a 5,000-deep recursion aborted every command once).
+pub fn ref_chain_payload(name: &str, parameter: &str) -> serde_json::Value {
+    let links = 5000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(format!("d{i}"), serde_json::json!({ "$ref": next }));
+    }
+    defs.insert(format!("d{links}"), serde_json::json!({"type": "string"}));
+    serde_json::json!({"tools": [{"name": name, "inputSchema": {"type": "object",
+        "properties": {parameter: {"$ref": "#/$defs/d0"}}, "$defs": defs}}]})
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
