@@ -50,12 +50,12 @@ pub fn run_rules(
         .copied()
         .filter(|r| r.per_tool().is_none())
         .collect();
-    let (mut by_tool, mut by_whole) = rayon::join(
+    let (by_tool, by_whole) = rayon::join(
         || tool_by_tool(&per_tool, &comparison),
         || whole.par_iter().map(run).collect::<Vec<_>>(),
     );
     // Back in rule order.
-    let (mut by_tool, mut by_whole) = (by_tool.drain(..), by_whole.drain(..));
+    let (mut by_tool, mut by_whole) = (by_tool.into_iter(), by_whole.into_iter());
     rules
         .iter()
         .flat_map(|rule| match rule.per_tool() {
