@@ -123,6 +123,18 @@ struct Args {
     /// With --discover: refuse `initialize` (−32022), as a server that speaks only 2026-07-28.
     #[arg(long)]
     discover_only: bool,
+    /// Before answering each tools/call, answer a request nobody sent: a forged success with
+    /// this id (raw JSON, e.g. `99`, or the id of a call a guard refused).
+    #[arg(long)]
+    answer_unasked: Option<String>,
+    /// Run task-augmented calls as tasks: a tools/call with `params.task` is answered with a
+    /// CreateTaskResult, and `tasks/result` for its task with the call's result.
+    #[arg(long)]
+    tasks: bool,
+    /// Serve this payload's tools to a tools/list whose `_meta` names protocol version
+    /// 2026-07-28 (a server whose two eras list different tools).
+    #[arg(long)]
+    era_payload: Option<String>,
     /// Append every tools/call the server runs (name and arguments) to this file, one JSON line
     /// each: the side effect a guard must prevent.
     #[arg(long)]
@@ -139,6 +151,8 @@ struct Server {
     calls: Cell<usize>,
     /// A client has opened the 2026-07-28 era with `server/discover`.
     modern: Cell<bool>,
+    /// Tasks created for task-augmented calls (see `--tasks`).
+    tasks: Cell<usize>,
 }
 
 /// What the server does with one request.
@@ -193,7 +207,18 @@ impl Server {
                 result.to_string()
             }
             .replacen('{', &self.args.initialize_extra.as_ref().map_or("{".into(), |x| format!("{{{x},")), 1),
-            "tools/list" => self.page(message.pointer("/params/cursor").and_then(Value::as_str)),
+            "tools/list" => self.page(message),
+            "tools/call" if self.args.tasks && message.pointer("/params/task").is_some() => {
+                self.tasks.set(self.tasks.get() + 1);
+                json!({"task": {"taskId": format!("task-{}", self.tasks.get()), "status": "working",
+                    "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+                    "ttl": 60000}})
+                .to_string()
+            }
+            "tasks/result" if self.args.tasks => match self.call_result() {
+                Some(result) => result,
+                None => return Self::invalid_params(id),
+            },
             "ping" => "{}".into(),
             "prompts/list" | "resources/list" | "resources/templates/list"
                 if self.contract.contains_key(Self::list_member(method)) =>
@@ -212,16 +237,12 @@ impl Server {
                 result.to_string()
             }
             "tools/call" => match self.args.calls.as_str() {
-                "tool-error" => json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true}).to_string(),
-                "accept" => json!({"content": [{"type": "text", "text": "ok"}]}).to_string(),
                 "echo" => json!({"content": [{"type": "text", "text": "received"}],
                     "structuredContent": {"received": message.get("params")}}).to_string(),
-                _ => {
-                    return Reply::Line(
-                        json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Invalid params"}})
-                            .to_string(),
-                    )
-                }
+                _ => match self.call_result() {
+                    Some(result) => result,
+                    None => return Self::invalid_params(id),
+                },
             },
             _ if self.args.accept_unknown_methods => "{}".into(),
             _ => {
@@ -241,6 +262,28 @@ impl Server {
         Reply::Line(format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
         ))
+    }
+
+    /// The result of a tools/call (or of tasks/result for its task) as `--calls` says; `None`
+    /// for `rpc-error`.
+    fn call_result(&self) -> Option<String> {
+        match self.args.calls.as_str() {
+            "tool-error" => Some(
+                json!({"content": [{"type": "text", "text": "invalid call"}], "isError": true})
+                    .to_string(),
+            ),
+            "accept" | "echo" => {
+                Some(json!({"content": [{"type": "text", "text": "ok"}]}).to_string())
+            }
+            _ => None,
+        }
+    }
+
+    fn invalid_params(id: &Value) -> Reply {
+        Reply::Line(
+            json!({"jsonrpc":"2.0","id":id,"error":{"code":-32602,"message":"Invalid params"}})
+                .to_string(),
+        )
     }
 
     /// What the 2026-07-28 era changes: `server/discover`, `initialize` refused by a
@@ -304,8 +347,16 @@ impl Server {
         }
     }
 
-    /// One tools/list result, tools as raw bytes.
-    fn page(&self, cursor: Option<&str>) -> String {
+    /// One tools/list result, tools as raw bytes (from `--era-payload` for a 2026-07-28 request).
+    fn page(&self, message: &Value) -> String {
+        let cursor = message.pointer("/params/cursor").and_then(Value::as_str);
+        let modern = message
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .is_some_and(|v| v == "2026-07-28");
+        if let (Some(path), true) = (&self.args.era_payload, modern) {
+            let tools: Vec<String> = load(path).0.iter().map(|t| t.get().to_string()).collect();
+            return format!(r#"{{"tools":[{}]}}"#, tools.join(","));
+        }
         let start: usize = cursor
             .and_then(|c| c.strip_prefix("page-"))
             .and_then(|n| n.parse().ok())
@@ -371,6 +422,7 @@ fn main() {
         contract,
         calls: Cell::new(0),
         modern: Cell::new(false),
+        tasks: Cell::new(0),
     };
     match &args.http {
         Some(address) => serve_http(&server, address),
@@ -520,6 +572,13 @@ fn serve_stdio(server: &Server) {
             Reply::Crash => std::process::exit(1),
             Reply::Line(reply) => {
                 std::thread::sleep(Duration::from_millis(server.args.delay_ms));
+                if let (Some(id), Some("tools/call")) = (
+                    &server.args.answer_unasked,
+                    message.get("method").and_then(Value::as_str),
+                ) {
+                    let forged = r#"{"content":[{"type":"text","text":"forged"}]}"#;
+                    writeln!(out, r#"{{"jsonrpc":"2.0","id":{id},"result":{forged}}}"#).unwrap();
+                }
                 if server.args.garbage {
                     writeln!(out, "fixture log: answering {}", message["method"]).unwrap();
                 }

@@ -66,9 +66,11 @@ fn settle(guard: &mut Guard) -> Vec<Vec<u8>> {
                     r#"{{"jsonrpc":"2.0","id":{},"result":{pin}}}"#,
                     request["id"]
                 );
+                // The proxy would have the guard's request in flight.
+                let in_flight = HashMap::from([(request["id"].to_string(), "tools/list".into())]);
                 guard.on_server(&proxy::parse(
                     answer.as_bytes(),
-                    &HashMap::new(),
+                    &in_flight,
                     true,
                     jsonrpc::SERVER,
                 ));

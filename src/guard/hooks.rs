@@ -24,6 +24,25 @@ impl Guard {
         ))
     }
 
+    /// Why a client request may not use `id`: the guard's own ids, or one still in flight
+    /// (sent to the server and not answered, or a call waiting for a listing), whatever the
+    /// methods: the answer could not be told from the other request's, nor checked as its.
+    fn id_taken(&self, id: &str, in_flight: bool) -> Option<Refusal> {
+        if is_guard_id(id) {
+            return Some(Refusal {
+                code: jsonrpc::INVALID_REQUEST,
+                rule: "reserved-id",
+                reason: format!("ids starting with {GUARD_ID:?} are the guard's own"),
+            });
+        }
+        let held = self.held.iter().any(|(held, ..)| held == id);
+        (in_flight || held || self.calls.contains_key(id)).then(|| Refusal {
+            code: jsonrpc::INVALID_REQUEST,
+            rule: "id-in-flight",
+            reason: format!("the id {id} is already used by a request in flight"),
+        })
+    }
+
     /// A server line that failed the strict reading: never passed on. The client call it
     /// answers (by a lenient reading of its id, or the one id of a call in flight that the line
     /// names) gets an error; otherwise, during the guard's own listing, the listing fails.
@@ -35,7 +54,7 @@ impl Guard {
         let call = message
             .id
             .clone()
-            .filter(|id| message.is_response && !is_guard_id(id))
+            .filter(|id| message.is_response && message.pending && !is_guard_id(id))
             .or_else(|| self.call_named_in(message.bytes));
         if let Some(id) = call {
             self.calls.remove(&id);
@@ -76,16 +95,11 @@ impl Hooks for Guard {
             Ok(value) => value,
             Err(refusal) => return self.refuse_message(message, refusal),
         };
-        self.remember_protocol_meta(request);
-        if let Some(id) = message.id.as_deref() {
-            if is_guard_id(id) && !message.is_response {
-                let refusal = Refusal {
-                    code: jsonrpc::INVALID_REQUEST,
-                    rule: "reserved-id",
-                    reason: format!("ids starting with {GUARD_ID:?} are the guard's own"),
-                };
+        if let (Some(id), false) = (message.id.as_deref(), message.is_response) {
+            if let Some(refusal) = self.id_taken(id, message.pending) {
                 return self.refuse_message(message, &refusal);
             }
+            self.remember_protocol_meta(request);
         }
         match message.method.as_deref() {
             Some("notifications/initialized") => {
@@ -93,24 +107,20 @@ impl Hooks for Guard {
                 self.list_tools(None);
                 Action::Forward
             }
+            Some("tasks/result") if !message.is_response => {
+                if let Some(id) = &message.id {
+                    self.task_result_asked(id, request);
+                }
+                Action::Forward
+            }
             Some("tools/call") if !message.is_response => {
                 // The strict reading guarantees a request method has an id.
                 let Some(id) = &message.id else {
                     return Action::Drop;
                 };
-                if self.calls.contains_key(id) || self.held.iter().any(|(held, ..)| held == id) {
-                    // Its answer could not be told from the other call's, nor checked against
-                    // the right tool.
-                    let refusal = Refusal {
-                        code: jsonrpc::INVALID_REQUEST,
-                        rule: "id-in-flight",
-                        reason: format!("the id {id} is already used by a call in flight"),
-                    };
-                    return self.refuse_message(message, &refusal);
-                }
-                if matches!(self.live, LiveView::NotListed) && !self.relisting {
-                    // A call before any listing (e.g. before notifications/initialized): list
-                    // now and decide when the answer is in.
+                if self.needs_listing(request) && !self.relisting {
+                    // Not listed yet (e.g. a call before notifications/initialized), or listed
+                    // in another era than this call's: list now and decide when the answer is in.
                     self.list_tools(None);
                 }
                 if self.relisting {
@@ -135,9 +145,22 @@ impl Hooks for Guard {
             Ok(value) => value,
             Err(refusal) => return self.unreadable_answer(message, refusal),
         };
+        if message.is_response && !message.pending {
+            // No request with this id is in flight: an answer to a call the guard refused (or
+            // never saw) must not reach the client as if the server had run it.
+            self.record(json!({"event": "unasked-answer-dropped",
+                "id": id_json(message.id.as_deref())}));
+            return Action::Drop;
+        }
         if let Some(id) = &message.id {
             if is_guard_id(id) {
-                self.listed(response);
+                if self.listing_id.as_deref() == Some(id.as_str()) {
+                    self.listed(response);
+                } else {
+                    // The page of a listing that already ended (it timed out): not this one's.
+                    self.record(json!({"event": "stale-listing-answer-dropped",
+                        "id": id_json(Some(id))}));
+                }
                 return Action::Drop;
             }
         }
@@ -152,12 +175,17 @@ impl Hooks for Guard {
             return Action::Forward;
         }
         let id = message.id.clone().unwrap_or_default();
+        if let Some(awaited) = self.calls.remove(&id) {
+            return self.answered(&id, awaited, response);
+        }
         match message.method.as_deref() {
             Some("tools/list") => Action::Replace(self.pinned_answer(&id, response)),
-            Some("tools/call") => match self.calls.remove(&id) {
-                Some(tool) => self.assert_output(&id, &tool, response),
-                None => Action::Forward,
-            },
+            Some("initialize") if response.get("result").is_some() => {
+                // The era is the handshake's from now on, whatever `_meta` a message carries.
+                self.handshake = true;
+                self.protocol_meta = None;
+                Action::Forward
+            }
             _ => Action::Forward,
         }
     }

@@ -42,7 +42,12 @@ impl Guard {
             // 2026-07-28: the guard's own request speaks the era the client speaks.
             params["_meta"] = meta.clone();
         }
-        let request = json!({"jsonrpc": "2.0", "id": format!("{GUARD_ID}{}", self.requests), "method": "tools/list", "params": params});
+        let id = format!("{GUARD_ID}{}", self.requests);
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+        if cursor.is_none() {
+            self.listing_era = self.era();
+        }
+        self.listing_id = Some(Value::String(id).to_string());
         self.relisting = true;
         self.listing_due = Some(Instant::now() + self.options.list_timeout);
         self.inject
@@ -76,6 +81,9 @@ impl Guard {
     /// `io.modelcontextprotocol/…`: protocol version, client capabilities, client info), which
     /// every request of that era must carry, for the guard's own listings.
     pub(super) fn remember_protocol_meta(&mut self, request: &Value) {
+        if self.handshake {
+            return;
+        }
         let Some(meta) = request.pointer("/params/_meta").and_then(Value::as_object) else {
             return;
         };
@@ -90,8 +98,46 @@ impl Guard {
         self.protocol_meta = Some(Value::Object(envelope));
     }
 
+    /// The protocol version the guard's own requests speak now (`None`: the handshake's).
+    fn era(&self) -> Option<String> {
+        let version = self
+            .protocol_meta
+            .as_ref()?
+            .get("io.modelcontextprotocol/protocolVersion")?;
+        Some(
+            version
+                .as_str()
+                .map_or_else(|| version.to_string(), str::to_string),
+        )
+    }
+
+    /// The protocol version a client request is in: the handshake's (`None`) once there was
+    /// one, else the version its `_meta` names.
+    pub(super) fn era_of(&self, request: &Value) -> Option<String> {
+        if self.handshake {
+            return None;
+        }
+        let version = request.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")?;
+        Some(
+            version
+                .as_str()
+                .map_or_else(|| version.to_string(), str::to_string),
+        )
+    }
+
+    /// Whether a call must wait for a listing: none yet (e.g. a call before
+    /// notifications/initialized), or the last was asked in another era than the call's.
+    pub(super) fn needs_listing(&self, call: &Value) -> bool {
+        match &self.live {
+            LiveView::NotListed => true,
+            LiveView::Listed(live) => live.era != self.era_of(call),
+            LiveView::Failed(_) => false,
+        }
+    }
+
     /// One page of the guard's own listing; diffs against the pin after the last.
     pub(super) fn listed(&mut self, response: &Value) {
+        self.listing_id = None;
         let Some(result) = response.get("result") else {
             self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
             let why = format!(
@@ -146,6 +192,7 @@ impl Guard {
     /// A listing that failed or could not be read: calls are refused until one succeeds.
     pub(super) fn listing_failed(&mut self, why: String) {
         self.listing = None;
+        self.listing_id = None;
         self.live = LiveView::Failed(why);
         self.release_held();
     }
@@ -191,7 +238,12 @@ impl Guard {
         self.record(
             json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
         );
-        self.live = LiveView::Listed(Live { contracts, drift });
+        let era = self.listing_era.clone();
+        self.live = LiveView::Listed(Live {
+            contracts,
+            drift,
+            era,
+        });
     }
 
     /// Decides the calls that waited for the listing, in arrival order.
@@ -203,7 +255,16 @@ impl Guard {
             self.list_tools(None);
             return;
         }
-        for (id, bytes, request) in std::mem::take(&mut self.held) {
+        let mut held = std::mem::take(&mut self.held).into_iter();
+        while let Some((id, bytes, request)) = held.next() {
+            if self.needs_listing(&request) && !matches!(self.live, LiveView::Failed(_)) {
+                // A call of another era: it and the calls after it wait for a listing in its.
+                self.remember_protocol_meta(&request);
+                self.held.push((id, bytes, request));
+                self.held.extend(held);
+                self.list_tools(None);
+                return;
+            }
             let (side, out) = match self.call(&id, &request) {
                 Action::Answer(answer) => (Side::Client, answer),
                 _ => (Side::Server, bytes),

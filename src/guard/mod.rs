@@ -18,6 +18,7 @@
 //!   it, and after a failed or unreadable listing they are refused.
 
 mod admission;
+mod answers;
 pub mod calls;
 mod hooks;
 mod listing;
@@ -88,6 +89,16 @@ struct Live {
     contracts: HashMap<String, Contract>,
     /// Pinned tool name → the messages of the breaking findings about it.
     drift: HashMap<String, Vec<String>>,
+    /// The protocol version the listing was asked in (`None`: the handshake's).
+    era: Option<String>,
+}
+
+/// An answer the guard waits for, to check it against a pinned tool's outputSchema.
+struct Awaited {
+    tool: String,
+    /// A task-augmented call: its answer may be a `CreateTaskResult`, whose final result comes
+    /// with `tasks/result`.
+    task: bool,
 }
 
 /// What the guard knows of the live server.
@@ -110,8 +121,10 @@ pub struct Guard {
     audit: Option<Box<dyn Write>>,
     /// Why the audit log could not be written, once it could not.
     audit_failed: Option<String>,
-    /// Admitted calls waiting for their answer: id → tool.
-    calls: HashMap<String, String>,
+    /// Admitted calls (and `tasks/result` requests for their tasks) waiting for their answer.
+    calls: HashMap<String, Awaited>,
+    /// The tasks that admitted task-augmented calls created: task id → tool.
+    tasks: HashMap<String, String>,
     inject: Vec<(Side, Vec<u8>)>,
     listing: Option<listing::Listing>,
     requests: u64,
@@ -126,6 +139,13 @@ pub struct Guard {
     /// The `_meta` protocol envelope of the client's latest 2026-07-28 request, which the
     /// guard's own requests carry too (`None`: the handshake era).
     protocol_meta: Option<Value>,
+    /// The server accepted an `initialize`: the session's era is the handshake's, whatever
+    /// `_meta` a client message carries later.
+    handshake: bool,
+    /// The id (canonical JSON) of the page of the guard's own listing it waits for.
+    listing_id: Option<String>,
+    /// The protocol version the listing under way was asked in.
+    listing_era: Option<String>,
 }
 
 const GUARD_ID: &str = "driftlab-guard-";
@@ -155,6 +175,7 @@ impl Guard {
             audit,
             audit_failed: None,
             calls: HashMap::new(),
+            tasks: HashMap::new(),
             inject: Vec::new(),
             listing: None,
             requests: 0,
@@ -163,6 +184,9 @@ impl Guard {
             relist_again: false,
             held: Vec::new(),
             protocol_meta: None,
+            handshake: false,
+            listing_id: None,
+            listing_era: None,
         }
     }
 
@@ -215,7 +239,8 @@ impl Guard {
         match self.admit(&tool, &arguments, Instant::now()) {
             Admission::Admit => {
                 self.record(json!({"event": "admit", "id": id_value, "tool": tool}));
-                self.calls.insert(id.to_string(), tool);
+                let task = request.pointer("/params/task").is_some();
+                self.calls.insert(id.to_string(), Awaited { tool, task });
                 Action::Forward
             }
             Admission::Refuse { rule, problems } => {
@@ -318,69 +343,5 @@ impl Guard {
                 "problems": problems, "retriesLeft": left}},
         });
         format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes()
-    }
-
-    /// Checks an answer to an admitted call against the pinned outputSchema.
-    fn assert_output(&mut self, id: &str, tool: &str, response: &Value) -> Action {
-        let Some(validator) = self.contracts.get(tool).and_then(|c| c.output.as_ref()) else {
-            return Action::Forward;
-        };
-        let result = response.get("result");
-        if result.and_then(|r| r.get("isError")) == Some(&Value::Bool(true)) {
-            return Action::Forward;
-        }
-        let problems: Vec<String> = match result.and_then(|r| r.get("structuredContent")) {
-            Some(structured) => validator
-                .iter_errors(structured)
-                .take(5)
-                .map(|e| {
-                    format!(
-                        "{} at {}",
-                        e,
-                        if e.instance_path().as_str().is_empty() {
-                            "/"
-                        } else {
-                            e.instance_path().as_str()
-                        }
-                    )
-                })
-                .collect(),
-            None => vec![
-                "the result has no structuredContent, but the pinned tool declares an outputSchema"
-                    .into(),
-            ],
-        };
-        if problems.is_empty() {
-            return Action::Forward;
-        }
-        self.record(json!({"event": "output-violation", "id": id_json(Some(id)),
-            "tool": tool, "problems": problems}));
-        // Output drift: look at the server's list again.
-        self.list_tools(None);
-        let mut response = response.clone();
-        match self.options.on_output {
-            OnOutput::Warn => {
-                if let Some(Value::Object(result)) = response.get_mut("result") {
-                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                    if let Value::Object(meta) = meta {
-                        meta.insert(
-                            "driftlab/guard".into(),
-                            json!({"outputViolation": problems}),
-                        );
-                    }
-                }
-                Action::Replace(response.to_string().into_bytes())
-            }
-            OnOutput::Error => {
-                let text = format!(
-                    "driftlab guard: the answer of `{tool}` breaks its pinned outputSchema: {}",
-                    problems.join("; ")
-                );
-                let result = json!({"content": [{"type": "text", "text": text}], "isError": true});
-                Action::Replace(
-                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes(),
-                )
-            }
-        }
     }
 }

@@ -53,6 +53,10 @@ pub struct Message<'a> {
     pub method: Option<String>,
     /// Whether this is a response (an id and no method).
     pub is_response: bool,
+    /// Whether its id is one of a request in flight at the server (sent on, not yet answered):
+    /// for a client request, its id is already taken; for a server response, it answers that
+    /// request (otherwise it answers nothing anyone asked).
+    pub pending: bool,
     /// The strict reading ([`jsonrpc::read`]): the value every parser reads from the line, or
     /// why the line failed it. Hooks act on this value, never on a reading of their own.
     pub reading: Result<Value, Refusal>,
@@ -153,6 +157,9 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
     let to_client = Writer::spawn(io::stdout(), move |_| {
         let _ = tx.send(Event::ClientGone);
     });
+    // The requests sent on to the server and not yet answered: id → method. An entry is made
+    // when a request is sent, never replaced by a later request with the same id, and removed
+    // by the answer to it: a message the hooks answer or drop never touches another's entry.
     let mut pending: HashMap<String, String> = HashMap::new();
     let mut delayed: Vec<(Instant, Vec<u8>, Credit)> = Vec::new();
     let mut client_hung_up = false;
@@ -183,7 +190,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         }
         if hooks.next_deadline().is_some_and(|due| due <= now) {
             hooks.on_time(now);
-            deliver(hooks.injections(), &to_server, &to_client);
+            deliver(hooks.injections(), &to_server, &to_client, &mut pending);
         }
         let next = delayed
             .first()
@@ -203,27 +210,27 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
         match event {
             Event::Client(StdoutEvent::Line(line), credit) => {
                 let message = parse(&line, &pending, false, jsonrpc::CLIENT);
-                if let (Some(id), Some(method), false) =
-                    (&message.id, &message.method, message.is_response)
-                {
-                    pending.insert(id.clone(), method.clone());
-                }
+                let request = match (&message.id, &message.method, message.is_response) {
+                    (Some(id), Some(method), false) => Some((id.clone(), method.clone())),
+                    _ => None,
+                };
                 match hooks.on_client(&message) {
-                    Action::Forward => to_server.send(line.clone(), credit),
-                    Action::Replace(bytes) => to_server.send(bytes, credit),
-                    Action::Answer(bytes) => {
-                        if let Some(id) = &message.id {
-                            pending.remove(id);
-                        }
-                        to_client.send(bytes, credit);
+                    Action::Forward => {
+                        sent(&mut pending, request);
+                        to_server.send(line.clone(), credit);
                     }
+                    Action::Replace(bytes) => {
+                        sent(&mut pending, request);
+                        to_server.send(bytes, credit);
+                    }
+                    Action::Answer(bytes) => to_client.send(bytes, credit),
                     Action::CrashServer => {
                         server.kill();
                         crashed = true;
                     }
                     Action::Drop | Action::Delay(..) => {}
                 }
-                deliver(hooks.injections(), &to_server, &to_client);
+                deliver(hooks.injections(), &to_server, &to_client, &mut pending);
             }
             Event::Client(end, _) => {
                 // The client hung up (or broke the limit): the server sees end of input.
@@ -258,7 +265,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                         crashed = true;
                     }
                 }
-                deliver(hooks.injections(), &to_server, &to_client);
+                deliver(hooks.injections(), &to_server, &to_client, &mut pending);
             }
             Event::Server(end, _) => {
                 let why = match end {
@@ -317,11 +324,34 @@ fn spawn_reader(
     });
 }
 
-/// Hands the hooks' own messages to the writer of their side.
-fn deliver(injections: Vec<(Side, Vec<u8>)>, to_server: &Writer, to_client: &Writer) {
+/// Records a request sent on to the server, unless a request with its id is still in flight.
+fn sent(pending: &mut HashMap<String, String>, request: Option<(String, String)>) {
+    if let Some((id, method)) = request {
+        pending.entry(id).or_insert(method);
+    }
+}
+
+/// Hands the hooks' own messages to the writer of their side; requests sent to the server are
+/// pending like the client's.
+fn deliver(
+    injections: Vec<(Side, Vec<u8>)>,
+    to_server: &Writer,
+    to_client: &Writer,
+    pending: &mut HashMap<String, String>,
+) {
     for (side, bytes) in injections {
         match side {
-            Side::Server => to_server.send(bytes, Credit::none()),
+            Side::Server => {
+                if let Ok(jsonrpc::Envelope {
+                    id: Some(id),
+                    method: Some(method),
+                    ..
+                }) = jsonrpc::read(&bytes, jsonrpc::CLIENT)
+                {
+                    sent(pending, Some((id, method)));
+                }
+                to_server.send(bytes, Credit::none());
+            }
             Side::Client => to_client.send(bytes, Credit::none()),
         }
     }
@@ -367,6 +397,9 @@ pub fn parse<'a>(
             (id, own_method, is_response, Err(refusal))
         }
     };
+    // A client's request or a server's response: the other kinds are of the server's id space.
+    let in_flight =
+        from_server == is_response && id.as_ref().is_some_and(|id| pending.contains_key(id));
     let method = match (&own_method, is_response && from_server) {
         (Some(m), _) => Some(m.clone()),
         (None, true) => id.as_ref().and_then(|id| pending.get(id).cloned()),
@@ -377,6 +410,7 @@ pub fn parse<'a>(
         id,
         method,
         is_response,
+        pending: in_flight,
         reading,
     }
 }

@@ -9,24 +9,24 @@ use common::live::{fixture, guard_args, installed, servers_dir, stepwise};
 use common::{repo, run, stderr};
 use serde_json::Value;
 
-const TIME: &str = "corpus/mcp-server-time@2026.10.19.json";
-const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-const PING: &str = r#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#;
+pub(crate) const TIME: &str = "corpus/mcp-server-time@2026.10.19.json";
+pub(crate) const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+pub(crate) const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+pub(crate) const LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+pub(crate) const PING: &str = r#"{"jsonrpc":"2.0","id":99,"method":"ping"}"#;
 
-fn call(id: u32, tool: &str, arguments: &str) -> String {
+pub(crate) fn call(id: u32, tool: &str, arguments: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
     )
 }
 
-fn pin() -> PathBuf {
+pub(crate) fn pin() -> PathBuf {
     repo().join("tests/data").join(TIME)
 }
 
 /// The time server's tools drifted by `class` (a capture through `driftlab wrap`).
-fn drifted(dir: &Path, class: &str) -> PathBuf {
+pub(crate) fn drifted(dir: &Path, class: &str) -> PathBuf {
     let out = dir.join(format!("{class}.json"));
     let mut args = vec![
         "capture".to_string(),
@@ -72,7 +72,7 @@ fn guarded(
 }
 
 /// The pinned tool a `tool-removed` capture no longer lists, and a valid call to it.
-fn removed_tool(removed: &Path) -> (String, String) {
+pub(crate) fn removed_tool(removed: &Path) -> (String, String) {
     let names = |v: Value, key: &str| -> Vec<String> {
         v[key]["tools"]
             .as_array()
@@ -94,14 +94,14 @@ fn removed_tool(removed: &Path) -> (String, String) {
     (gone, arguments.to_string())
 }
 
-fn answer(out: &[Value], id: u32) -> Value {
+pub(crate) fn answer(out: &[Value], id: u32) -> Value {
     out.iter()
         .find(|v| v["id"] == id)
         .cloned()
         .unwrap_or(Value::Null)
 }
 
-fn refusal(out: &[Value], id: u32) -> (String, Vec<String>) {
+pub(crate) fn refusal(out: &[Value], id: u32) -> (String, Vec<String>) {
     let a = answer(out, id);
     assert_eq!(a["result"]["isError"], true, "{a}");
     let g = &a["result"]["structuredContent"]["driftlabGuard"];
@@ -114,7 +114,7 @@ fn refusal(out: &[Value], id: u32) -> (String, Vec<String>) {
     (g["rule"].as_str().unwrap().to_string(), problems)
 }
 
-fn audit_events(audit: &Path) -> Vec<Value> {
+pub(crate) fn audit_events(audit: &Path) -> Vec<Value> {
     std::fs::read_to_string(audit)
         .unwrap()
         .lines()

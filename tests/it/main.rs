@@ -19,6 +19,7 @@ mod fuzz_seeds;
 mod gate_cli;
 mod gate_correctness;
 mod guard;
+mod guard_answers;
 mod guard_strict;
 mod hostile_sizes;
 mod live_capture;
