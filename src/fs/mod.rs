@@ -2,6 +2,7 @@
 //! file sits in its repository.
 
 mod atomic;
+pub mod csv_text;
 mod read;
 pub mod repository;
 

@@ -90,7 +90,7 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             &call.control_answer,
         ])?;
     }
-    w.into_inner().map_err(|e| e.into_error().into())
+    crate::fs::csv_text::finish(w)
 }
 
 fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
@@ -135,7 +135,7 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             w.write_record(&record)?;
         }
     }
-    w.into_inner().map_err(|e| e.into_error().into())
+    crate::fs::csv_text::finish(w)
 }
 
 /// Writes every file of the results folder (each atomically) and returns their names.

@@ -355,3 +355,62 @@ fn server_text_is_escaped_in_every_scan_format() {
     let text = stdout(&run(&["scan", path.to_str().unwrap()]));
     assert!(text.contains("get\\u{202e}resu\\u{1b}[2K"), "{text}");
 }
+
+/// A server's tool and file names reach `tools.csv` and `servers.csv`; a spreadsheet must open
+/// them as text, never run them as formulas.
+#[test]
+fn csv_cells_a_spreadsheet_would_run_as_formulas_are_written_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let captures = dir.path().join("captures");
+    std::fs::create_dir_all(&captures).unwrap();
+    let names = [
+        r#"=HYPERLINK("http://evil","x")"#,
+        "+cmd",
+        "-h",
+        "@SUM(A1)",
+        "plain",
+    ];
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|n| serde_json::json!({"name": n, "inputSchema": {"type": "object"}}))
+        .collect();
+    let payload = serde_json::json!({ "tools": tools }).to_string();
+    std::fs::write(captures.join("=cmd@1.json"), payload).unwrap();
+    let out = dir.path().join("out");
+    let scanned = run(&[
+        "scan",
+        "--corpus",
+        captures.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(scanned.status.success(), "{}", stderr(&scanned));
+    let cells = |file: &str| -> Vec<Vec<String>> {
+        csv::Reader::from_path(out.join(file))
+            .unwrap()
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect()
+    };
+    let tools = cells("tools.csv");
+    let written: Vec<&str> = tools.iter().map(|row| row[1].as_str()).collect();
+    assert_eq!(
+        written,
+        [
+            r#"'=HYPERLINK("http://evil","x")"#,
+            "'+cmd",
+            "'-h",
+            "'@SUM(A1)",
+            "plain"
+        ]
+    );
+    for row in tools.iter().chain(&cells("servers.csv")) {
+        assert_eq!(row[0], "'=cmd@1");
+        for cell in row {
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "a formula cell: {cell:?} in {row:?}"
+            );
+        }
+    }
+}

@@ -241,7 +241,7 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         }
         w.write_record(&record)?;
     }
-    w.into_inner().map_err(|e| e.into_error().into())
+    crate::fs::csv_text::finish(w)
 }
 
 fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec<u8>, csv::Error> {
@@ -286,7 +286,7 @@ fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec<u8>, csv::
         }
         w.write_record(&record)?;
     }
-    w.into_inner().map_err(|e| e.into_error().into())
+    crate::fs::csv_text::finish(w)
 }
 
 fn path_title(path: &str) -> String {

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::{staging, Manifest, StagedFolder, MANIFEST, ROWS};
-use crate::fs::AtomicFile;
+use crate::fs::{csv_text, AtomicFile};
 use crate::record::{Row, Shard};
 use crate::study::runner::RowsMode;
 use crate::study::StudySpec;
+use std::io::Write;
 
 pub struct ResultsFolder {
     out: PathBuf,
@@ -48,7 +49,8 @@ impl ResultsFolder {
         let file = AtomicFile::create(&self.path().join(ROWS))
             .with_context(|| format!("cannot write {}", shown.display()))?;
         Ok(Some(RowsFile {
-            writer: csv::Writer::from_writer(file),
+            file,
+            header_written: false,
             shown,
         }))
     }
@@ -61,26 +63,33 @@ impl ResultsFolder {
 
 /// `rows.csv` of a folder being written; errors name the file at its final place.
 pub struct RowsFile {
-    writer: csv::Writer<AtomicFile>,
+    file: AtomicFile,
+    /// Whether the header is written (with the first row).
+    header_written: bool,
     shown: PathBuf,
 }
 
 impl RowsFile {
+    /// Appends rows; each batch is serialized on its own, so its formula-like cells can be made
+    /// text before it reaches the file (a batch ends with a whole record).
     pub fn write(&mut self, rows: &[Row]) -> Result<()> {
+        let shown = &self.shown;
+        let cannot = || format!("cannot write {}", shown.display());
+        let mut batch = csv::WriterBuilder::new()
+            .has_headers(!self.header_written)
+            .from_writer(Vec::new());
         for row in rows {
-            self.writer
-                .serialize(row)
-                .with_context(|| format!("cannot write {}", self.shown.display()))?;
+            batch.serialize(row).with_context(cannot)?;
         }
-        Ok(())
+        self.header_written |= !rows.is_empty();
+        let bytes = csv_text::finish(batch).with_context(cannot)?;
+        self.file.write_all(&bytes).with_context(cannot)
     }
 
     pub fn commit(self) -> Result<()> {
         let shown = self.shown;
-        self.writer
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(AtomicFile::commit)
+        self.file
+            .commit()
             .with_context(|| format!("cannot write {}", shown.display()))
     }
 }

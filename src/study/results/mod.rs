@@ -29,13 +29,14 @@ pub const REPORT: &str = "report.md";
 /// rerun changes no committed byte; `results/*/run.json` is git-ignored.
 pub const RUN_JSON: &str = "run.json";
 
-/// Rows serialized as CSV (a header from the first row's field names), in memory.
+/// Rows serialized as CSV (a header from the first row's field names), in memory, formula-like
+/// cells made text ([`crate::fs::csv_text`]).
 pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
         writer.serialize(row)?;
     }
-    writer.into_inner().map_err(|e| e.into_error().into())
+    crate::fs::csv_text::finish(writer)
 }
 
 /// Pretty JSON with a trailing newline.
