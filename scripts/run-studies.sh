@@ -19,6 +19,6 @@ cargo build --release --locked
 scripts/scan-pinned-servers.sh
 ./target/release/driftlab scan --corpus research/2026-11-30-output-contracts/captures \
   --live results/2026-11-30-output-contracts/live --out results/2026-11-30-output-contracts
-./target/release/driftlab guard-study research/2026-11-30-silent-failures/study.toml
+./target/release/driftlab guard-study --yes research/2026-11-30-silent-failures/study.toml
 ./target/release/driftlab study research/2026-11-30-real-checkers/study.toml --force "$@"
-./target/release/driftlab stack-study research/2026-12-03-six-stacks/study.toml --force
+./target/release/driftlab stack-study --yes research/2026-12-03-six-stacks/study.toml --force

@@ -16,6 +16,25 @@ fn hidden(c: char) -> bool {
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 
+/// An argv as a shell would need it written to mean the same (each word quoted when it has
+/// to be), to show a person what will run.
+pub fn shell_line(argv: &[String]) -> String {
+    let words: Vec<String> = argv.iter().map(|w| shell_word(w)).collect();
+    words.join(" ")
+}
+
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@+%,{}".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// `text` with every hidden character written as `\u{XX}`.
 pub fn visible(text: &str) -> Cow<'_, str> {
     if !text.chars().any(hidden) {

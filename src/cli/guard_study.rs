@@ -30,12 +30,28 @@ pub struct Args {
     /// Sessions run in parallel (0: one per core).
     #[arg(long, short = 'j', default_value_t = 0)]
     threads: usize,
+    /// Run the spec's commands without asking. Without it each command is printed first and a
+    /// terminal is asked; with no terminal to ask (CI), nothing runs.
+    #[arg(long, short = 'y')]
+    yes: bool,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let study = GuardStudy::load(&args.spec)?;
     let driftlab = std::env::current_exe()
         .map_err(|e| anyhow!("cannot find the driftlab binary to run wrap and guard: {e}"))?;
+    // A spec is as untrusted as a client config: what it runs is shown and agreed to first.
+    super::consent::ask(
+        &format!(
+            "about to run the commands of {} (in {})",
+            args.spec.display(),
+            study.dir.display()
+        ),
+        &study.commands(),
+        args.yes,
+        "a spec's commands run other people's code: give --yes to allow it where no terminal \
+         can ask (CI)",
+    )?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));

@@ -18,6 +18,7 @@ macro_rules! outln {
 mod anchor;
 mod capture;
 mod check_lock;
+mod consent;
 mod digest;
 mod docs;
 mod figures;

@@ -1,7 +1,6 @@
 //! The servers of a client config, for `lock` and `check --lock`: which to run, and the user's
 //! consent to run them (capturing them is `lock::capture`).
 
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
@@ -73,31 +72,21 @@ pub fn pick<'c>(config: &'c ClientConfig, names: &[String]) -> Result<Vec<&'c Co
 /// servers are listed with their reason.
 pub fn consent(config: &Path, servers: &[&ConfiguredServer], yes: bool) -> Result<()> {
     let runnable = servers.iter().filter(|s| s.start.is_ok()).count();
-    eprintln!(
-        "driftlab: about to start {runnable} server(s) of {}:",
-        config.display()
-    );
-    for server in servers {
-        match &server.start {
-            Ok(start) => eprintln!("  {}: {}", server.name, start.describe(&server.written)),
-            Err(why) => eprintln!("  {}: skipped: {why}", server.name),
-        }
-    }
-    if yes || runnable == 0 {
-        return Ok(());
-    }
-    if !std::io::stdin().is_terminal() {
-        bail!(
-            "starting a config's servers runs their commands: give --yes to allow it where no \
-             terminal can ask (CI), or --server NAME to pick servers; nothing was run"
-        );
-    }
-    eprint!("Start them? [y/N] ");
-    std::io::stderr().flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    match answer.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => bail!("not confirmed; nothing was run"),
-    }
+    let lines: Vec<String> = servers
+        .iter()
+        .map(|server| match &server.start {
+            Ok(start) => format!("{}: {}", server.name, start.describe(&server.written)),
+            Err(why) => format!("{}: skipped: {why}", server.name),
+        })
+        .collect();
+    super::consent::ask(
+        &format!(
+            "about to start {runnable} server(s) of {}",
+            config.display()
+        ),
+        &lines,
+        yes || runnable == 0,
+        "starting a config's servers runs their commands: give --yes to allow it where no \
+         terminal can ask (CI), or --server NAME to pick servers",
+    )
 }

@@ -169,8 +169,7 @@ impl Start {
                     Written::Command(as_written) => as_written,
                     Written::Url(_) => argv,
                 };
-                let words: Vec<String> = argv.iter().map(|w| quoted(w)).collect();
-                let mut text = words.join(" ");
+                let mut text = crate::text::shell_line(argv);
                 if !env.is_empty() {
                     let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
                     text.push_str(&format!("  (env: {})", names.join(", ")));
@@ -219,19 +218,6 @@ impl Start {
             .fold(text.to_string(), |text, (word, as_written)| {
                 text.replace(word, as_written)
             })
-    }
-}
-
-/// A word as a shell would need it written to mean the same (quoted when it has to be).
-fn quoted(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@+%,".contains(&b));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StackStudyError;
 use crate::mutate;
+use crate::text::shell_line;
 
 /// The placeholders of an MCP row's `server` command.
 pub const CASE_PLACEHOLDER: &str = "{case}";
@@ -175,5 +176,20 @@ impl StackStudy {
             .unwrap_or(Path::new("."))
             .to_path_buf();
         Ok(StackStudy { spec, dir })
+    }
+
+    /// Every command the spec runs, as written (placeholders kept), one line each, for the
+    /// user's consent.
+    pub fn commands(&self) -> Vec<String> {
+        let mut lines = vec![format!("schemas: {}", shell_line(&self.spec.schemas))];
+        for row in &self.spec.stacks {
+            if let Some(command) = &row.command {
+                lines.push(format!("{}: {}", row.id, shell_line(command)));
+            }
+            if let Some(server) = &row.server {
+                lines.push(format!("{} (MCP server): {}", row.id, shell_line(server)));
+            }
+        }
+        lines
     }
 }

@@ -443,6 +443,7 @@ fn the_guard_study_classifies_every_call_and_replays_at_any_thread_count() {
         let out = dir.path().join(name);
         let output = run(&[
             "guard-study",
+            "--yes",
             spec.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
@@ -578,6 +579,7 @@ fn a_guard_study_server_that_fails_is_named_with_its_fault_once() {
         let out = dir.path().join(format!("o{i}"));
         let output = run(&[
             "guard-study",
+            "--yes",
             spec.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
@@ -841,4 +843,69 @@ fn an_answer_the_guard_cannot_read_is_an_error_for_its_call_never_passed_on_unch
         .as_str()
         .unwrap()
         .contains("could not be read strictly"));
+}
+
+/// A spec is as untrusted as a client config: without `--yes` and with no terminal to ask (a
+/// test's stdin is not one), guard-study and stack-study print every command and run none.
+#[test]
+fn a_study_spec_runs_nothing_until_its_commands_are_agreed_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let touch = format!("touch {}", marker.display());
+    let guard_spec = dir.path().join("guard.toml");
+    std::fs::write(
+        &guard_spec,
+        format!(
+            "id = \"consent\"\ntitle = \"t\"\nseed = 1\ncalls_per_tool = 1\n\
+             guard_modes = [\"warn\"]\nclasses = [\"tool-removed\"]\n\
+             [[server]]\nname = \"toucher\"\ncommand = [\"sh\", \"-c\", {touch:?}]\n\
+             env = {{ API_TOKEN = \"secret-value\" }}\n"
+        ),
+    )
+    .unwrap();
+    let stack_text =
+        std::fs::read_to_string(repo().join("research/2026-12-03-six-stacks/study.toml")).unwrap();
+    let stack_spec = dir.path().join("stacks.toml");
+    let schemas = "schemas = [\".venv/bin/python\", \"stacks/harness.py\"]";
+    assert!(stack_text.contains(schemas));
+    std::fs::write(
+        &stack_spec,
+        stack_text.replace(schemas, &format!("schemas = [\"sh\", \"-c\", {touch:?}]")),
+    )
+    .unwrap();
+    for (command, spec, shown) in [
+        ("guard-study", &guard_spec, "toucher: sh -c 'touch "),
+        ("stack-study", &stack_spec, "schemas: sh -c 'touch "),
+    ] {
+        let out = dir.path().join(format!("{command}-out"));
+        let output = common::run_in(
+            dir.path(),
+            &[
+                command,
+                spec.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        );
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert!(err.contains("about to run the commands of"), "{err}");
+        assert!(err.contains(shown), "{err}");
+        assert!(
+            err.contains("give --yes") && err.contains("nothing was run"),
+            "{err}"
+        );
+        assert!(!marker.exists(), "{command} ran a command without consent");
+        assert!(!out.exists(), "{command} wrote its folder");
+    }
+    assert!(!stderr_of_guard_consent(&guard_spec, dir.path()).contains("secret-value"));
+}
+
+/// What guard-study prints before asking: variables by name, never their values.
+fn stderr_of_guard_consent(spec: &Path, dir: &Path) -> String {
+    let output = common::run_in(dir, &["guard-study", spec.to_str().unwrap()], None);
+    let err = stderr(&output);
+    assert!(err.contains("(env: API_TOKEN)"), "{err}");
+    err
 }

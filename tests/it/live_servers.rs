@@ -282,6 +282,7 @@ fn the_guard_study_regenerates_byte_for_byte() {
         study,
         &[
             "guard-study",
+            "--yes",
             "research/2026-11-30-silent-failures/study.toml",
         ],
     )

@@ -47,7 +47,7 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     if !stacks_installed() {
         return;
     }
-    let fresh = common::assert_regenerates(STUDY, &["stack-study", SPEC]);
+    let fresh = common::assert_regenerates(STUDY, &["stack-study", "--yes", SPEC]);
     assert_eq!(
         fresh.names,
         [

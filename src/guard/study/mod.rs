@@ -25,6 +25,7 @@ use thiserror::Error;
 
 use crate::mutate::{self, MutationClass};
 use crate::rng::Stream;
+use crate::text::shell_line;
 pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
 use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
@@ -142,6 +143,25 @@ impl GuardStudy {
             .unwrap_or(Path::new("."))
             .to_path_buf();
         Ok(GuardStudy { spec, classes, dir })
+    }
+}
+
+impl GuardStudy {
+    /// Every server command the spec runs, as written (placeholders kept), with the names of
+    /// the variables it sets, for the user's consent.
+    pub fn commands(&self) -> Vec<String> {
+        self.spec
+            .servers
+            .iter()
+            .map(|server| {
+                let mut line = format!("{}: {}", server.name, shell_line(&server.command));
+                if !server.env.is_empty() {
+                    let names: Vec<&str> = server.env.keys().map(String::as_str).collect();
+                    line.push_str(&format!("  (env: {})", names.join(", ")));
+                }
+                line
+            })
+            .collect()
     }
 }
 
