@@ -17,6 +17,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::flow::{Budget, Writer};
+use super::process_tree::{self, descendants, Sentinel};
 use super::{LiveError, Transport, GRACE_PERIOD};
 use crate::text::excerpt;
 
@@ -65,6 +66,11 @@ pub struct ServerProcess {
     stdin: Option<ChildStdin>,
     closed: bool,
     _cleanup: crate::cleanup::Registration,
+    /// Kills the group if driftlab dies without closing it (SIGKILL).
+    sentinel: Option<Sentinel>,
+    /// The processes found below the server before it was told to end: once it exits, its
+    /// children lose their place in the tree, and one in a session of its own would be missed.
+    below: Vec<process_tree::Found>,
 }
 
 impl ServerProcess {
@@ -110,11 +116,14 @@ impl ServerProcess {
         let stderr = child.stderr.take();
         // On Ctrl-C or SIGTERM the group goes too: it does not share our process group.
         let cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
+        let sentinel = Sentinel::watch(child.id());
         let process = ServerProcess {
             child,
             stdin: Some(stdin),
             closed: false,
             _cleanup: cleanup,
+            sentinel,
+            below: Vec::new(),
         };
         Ok((process, stdout, stderr))
     }
@@ -168,22 +177,51 @@ impl ServerProcess {
         }
     }
 
-    /// Kills the whole process group now and reaps the child.
-    pub fn kill(&mut self) {
-        Self::kill_group(self.child.id());
-        let _ = self.child.wait();
-    }
-
-    /// Closes stdin, waits the grace period, then kills the group (its children may live on
-    /// after the leader exits) and reaps the child. Safe to call twice.
-    pub fn close(&mut self) {
+    /// Notes the processes below the server now; call it before the server sees end of input
+    /// by a way of the caller's own (a writer thread), so they are ended with it.
+    pub fn remember_descendants(&mut self) {
         if self.closed {
             return;
         }
-        self.closed = true;
+        for found in descendants(self.child.id()) {
+            if !self.below.contains(&found) {
+                self.below.push(found);
+            }
+        }
+    }
+
+    /// Kills the whole process group now, and every process below the server (a helper in a
+    /// session of its own left the group), and reaps the child.
+    pub fn kill(&mut self) {
+        self.remember_descendants();
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
+        self.end();
+    }
+
+    /// Closes stdin, waits the grace period, then kills the group (its children may live on
+    /// after the leader exits) and the processes found below the server, and reaps the child.
+    /// Safe to call twice.
+    pub fn close(&mut self) {
+        self.remember_descendants();
+        if std::mem::replace(&mut self.closed, true) {
+            return;
+        }
         self.close_stdin();
         self.exit_status(GRACE_PERIOD);
-        self.kill();
+        self.end();
+    }
+
+    /// Kills the group and the processes found below, then reaps the child; the sentinel goes
+    /// first, so no process id is signalled after it was reaped.
+    fn end(&mut self) {
+        if let Some(sentinel) = self.sentinel.take() {
+            sentinel.dismiss();
+        }
+        Self::kill_group(self.child.id());
+        process_tree::kill_found(&std::mem::take(&mut self.below));
+        let _ = self.child.wait();
     }
 }
 
@@ -355,6 +393,7 @@ impl Transport for StdioTransport {
 
     fn close(&mut self) {
         // The server sees end of input once what was queued is written.
+        self.process.remember_descendants();
         self.to_server.close();
         self.process.close();
         // A stdout reader blocked on a full channel ends when the channel does.

@@ -240,6 +240,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     failure.get_or_insert(why);
                 }
                 client_hung_up = true;
+                server.remember_descendants();
                 to_server.close();
                 grace_until.get_or_insert(Instant::now() + GRACE_PERIOD);
             }
@@ -289,6 +290,7 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
     for (_, bytes, credit) in std::mem::take(&mut delayed) {
         to_client.send(bytes, credit);
     }
+    server.remember_descendants();
     to_server.close();
     server.close();
     to_server.finish();

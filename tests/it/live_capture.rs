@@ -629,12 +629,25 @@ fn a_helper_holding_the_servers_stderr_does_not_hold_the_capture() {
         &["--daemon-holding-stderr", pidfile.to_str().unwrap()],
     );
     let output = run_bounded(&args, Duration::from_secs(30));
-    let daemon = std::fs::read_to_string(&pidfile).unwrap();
-    // The helper lives in a session of its own, out of the server's group: end it here.
-    let _ = std::process::Command::new("kill")
-        .arg(daemon.trim())
-        .status();
+    let daemon: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The helper lives in a session of its own, out of the server's group: the capture must
+    // still end it (it was below the server when the capture closed it).
+    let until = Instant::now() + Duration::from_secs(5);
+    while !process_gone(daemon) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let gone = process_gone(daemon);
+    if !gone {
+        let _ = std::process::Command::new("kill")
+            .arg(daemon.to_string())
+            .status();
+    }
     assert!(output.status.success(), "{}", stderr(&output));
+    assert!(gone, "the setsid helper {daemon} outlived the capture");
 }
 
 #[test]

@@ -461,3 +461,56 @@ fn an_enforced_drift_makes_the_server_behave_by_the_drifted_contract() {
         assert!(log.contains(action), "{log}");
     }
 }
+
+/// `wrap` and `guard` killed with SIGKILL run no cleanup of their own: the server's group (a
+/// server that ignores end of input, and its child) must still end, through the sentinel.
+#[test]
+fn a_proxy_killed_with_sigkill_takes_its_server_group_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = repo().join("tests/data").join(TIME);
+    let audit = dir.path().join("audit.jsonl");
+    for proxy in ["wrap", "guard"] {
+        let pidfile = dir.path().join(format!("{proxy}.pid"));
+        let server = fixture(
+            TIME,
+            &[
+                "--spawn-grandchild",
+                pidfile.to_str().unwrap(),
+                "--ignore-stdin-close",
+            ],
+        );
+        let mut args: Vec<String> = match proxy {
+            "wrap" => vec!["wrap".into()],
+            _ => common::live::guard_args(&pin, &audit),
+        };
+        args.push("--".into());
+        args.extend(server);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_driftlab"))
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while !pidfile.exists() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let pid: u32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let until = Instant::now() + Duration::from_secs(5);
+        while !process_gone(pid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            process_gone(pid),
+            "{proxy}: the server's child {pid} outlived driftlab"
+        );
+    }
+}
