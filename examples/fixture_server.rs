@@ -103,6 +103,9 @@ struct Args {
     /// After answering initialize, write notifications to stdout without end, reading nothing.
     #[arg(long)]
     flood_after_initialize: bool,
+    /// With --flood-after-initialize: bytes of `data` in each flooded notification.
+    #[arg(long, default_value_t = 5)]
+    flood_bytes: usize,
     /// Before answering tools/list, send this many ping requests without reading any answer.
     #[arg(long, default_value_t = 0)]
     requests_before_reading: usize,
@@ -599,7 +602,8 @@ fn serve_stdio(server: &Server) {
                     && message.get("method") == Some(&json!("initialize"))
                 {
                     // Never read again, never stop writing.
-                    let line = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"flood\"}}\n";
+                    let data = "f".repeat(server.args.flood_bytes);
+                    let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{data}\"}}}}\n");
                     while out.write_all(line.as_bytes()).is_ok() {}
                     return;
                 }

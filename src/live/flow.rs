@@ -3,10 +3,11 @@
 //! a byte budget, so a peer that is not reading slows down the side that sends to it instead of
 //! growing driftlab's memory.
 //!
-//! A line read from one side takes its length from that side's [`Budget`] before the loop sees
-//! it (the reader waits while the budget is spent) and gives it back once whatever it became has
-//! been written, or once it was dropped. So at most about one budget of bytes per direction is in
-//! flight, whatever the peers do, and the two directions never wait on each other.
+//! A line read from one side takes its bytes from that side's [`Budget`] as they are read (the
+//! reader waits while the budget is spent, so a line being read is counted too) and gives them
+//! back once whatever it became has been written, or once it was dropped. So at most one budget
+//! of line bytes per direction is held, whatever the peers do (a single line larger than the
+//! budget is let through alone), and the two directions never wait on each other.
 
 use std::io::{self, Write};
 use std::sync::mpsc;
@@ -83,6 +84,28 @@ impl Credit {
     /// Credit for bytes no peer sent (the hooks' own messages).
     pub fn none() -> Credit {
         Credit { budget: None, n: 0 }
+    }
+
+    /// Credit of no bytes yet from `budget`, grown as a line is read.
+    pub fn empty(budget: &Arc<Budget>) -> Credit {
+        Credit {
+            budget: Some(Arc::clone(budget)),
+            n: 0,
+        }
+    }
+
+    /// Takes `n` more bytes for the same holder, waiting while they would exceed the limit and
+    /// others hold bytes (a line larger than the whole budget still grows once it is alone).
+    pub fn grow(&mut self, n: usize) {
+        let Some(budget) = &self.budget else {
+            return;
+        };
+        let mut used = budget.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > self.n && *used + n > budget.limit {
+            used = budget.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += n;
+        self.n += n;
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use super::flow::{Budget, Writer};
+use super::flow::{Budget, Credit, Writer};
 use super::process_tree::{self, descendants, Sentinel};
 use super::{LiveError, Transport, GRACE_PERIOD};
 use crate::text::excerpt;
@@ -234,7 +234,9 @@ impl Drop for ServerProcess {
 /// A running server process spoken to as a transport.
 pub struct StdioTransport {
     process: ServerProcess,
-    lines: Receiver<StdoutEvent>,
+    lines: Receiver<(StdoutEvent, Credit)>,
+    /// The bytes of the line the session is handling, given back when it asks for the next.
+    handled: Option<Credit>,
     max_line: usize,
     stderr: Arc<Mutex<StderrLog>>,
     readers: Vec<JoinHandle<()>>,
@@ -287,11 +289,21 @@ impl StdioTransport {
         let to_server = Writer::spawn(stdin, move |e: io::Error| {
             *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.kind());
         });
-        // A small bound: a server that floods stdout waits for us instead of filling memory.
+        // Bounded in lines and in bytes (one `max_line` budget, a line being read included): a
+        // server that floods stdout waits for us instead of filling memory.
         let (tx, lines) = mpsc::sync_channel(256);
+        let read_budget = Budget::new(max_line);
         let log = Arc::new(Mutex::new(StderrLog::default()));
         let readers = vec![
-            thread::spawn(move || read_lines(stdout, max_line, false, tx)),
+            thread::spawn(move || {
+                read_lines_with(
+                    stdout,
+                    max_line,
+                    false,
+                    Some(read_budget),
+                    |event, credit| tx.send((event, credit)).is_ok(),
+                )
+            }),
             {
                 let log = Arc::clone(&log);
                 thread::spawn(move || drain_stderr(stderr, stderr_sink, &log))
@@ -300,6 +312,7 @@ impl StdioTransport {
         Ok(StdioTransport {
             process,
             lines,
+            handled: None,
             max_line,
             stderr: log,
             readers,
@@ -375,7 +388,14 @@ impl Transport for StdioTransport {
 
     fn recv(&mut self, timeout: Duration, phase: &str) -> Result<Vec<u8>, LiveError> {
         self.send_timeout = timeout;
-        match self.lines.recv_timeout(timeout) {
+        // The line handed to the session keeps its bytes until the session asks for the next
+        // one: what the session is handling counts against the budget too.
+        self.handled = None;
+        let received = self.lines.recv_timeout(timeout).map(|(event, credit)| {
+            self.handled = Some(credit);
+            event
+        });
+        match received {
             Ok(StdoutEvent::Line(line)) => Ok(line),
             Ok(StdoutEvent::TooLong) => Err(LiveError::TooLarge {
                 limit: self.max_line,
@@ -426,32 +446,39 @@ impl Drop for StdioTransport {
 /// Splits a stream into lines of at most `max_line` bytes, without the `\n` (and, unless `raw`,
 /// without a trailing `\r`).
 pub fn read_lines(stream: impl Read, max_line: usize, raw: bool, tx: SyncSender<StdoutEvent>) {
-    read_lines_with(stream, max_line, raw, |event| tx.send(event).is_ok());
+    read_lines_with(stream, max_line, raw, None, |event, _| {
+        tx.send(event).is_ok()
+    });
 }
 
-/// [`read_lines`] handing each event to `emit`; stops when `emit` returns false.
+/// [`read_lines`] handing each event to `emit`; stops when `emit` returns false. With a
+/// `budget`, each line's bytes are taken from it as they are read (the reader waits while it is
+/// spent) and handed on with the line as its [`Credit`].
 pub fn read_lines_with(
     stream: impl Read,
     max_line: usize,
     raw: bool,
-    mut emit: impl FnMut(StdoutEvent) -> bool,
+    budget: Option<Arc<Budget>>,
+    mut emit: impl FnMut(StdoutEvent, Credit) -> bool,
 ) {
+    let fresh = || budget.as_ref().map_or_else(Credit::none, Credit::empty);
     let mut reader = BufReader::with_capacity(1 << 16, stream);
     let mut line = Vec::new();
+    let mut credit = fresh();
     loop {
         let buf = match reader.fill_buf() {
             Ok(buf) => buf,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                emit(StdoutEvent::Failed(e.to_string()));
+                emit(StdoutEvent::Failed(e.to_string()), Credit::none());
                 return;
             }
         };
         if buf.is_empty() {
             if !line.is_empty() {
-                emit(StdoutEvent::Line(std::mem::take(&mut line)));
+                emit(StdoutEvent::Line(std::mem::take(&mut line)), credit);
             }
-            emit(StdoutEvent::Eof);
+            emit(StdoutEvent::Eof, Credit::none());
             return;
         }
         let (taken, complete) = match buf.iter().position(|&b| b == b'\n') {
@@ -461,14 +488,17 @@ pub fn read_lines_with(
         line.extend_from_slice(&buf[..taken]);
         reader.consume(taken + usize::from(complete));
         if line.len() > max_line {
-            emit(StdoutEvent::TooLong);
+            emit(StdoutEvent::TooLong, Credit::none());
             return;
         }
+        // Counted before the next read: a line being read holds its bytes like a queued one.
+        credit.grow(taken + usize::from(complete));
         if complete {
             if !raw && line.last() == Some(&b'\r') {
                 line.pop();
             }
-            if !emit(StdoutEvent::Line(std::mem::take(&mut line))) {
+            let whole = std::mem::replace(&mut credit, fresh());
+            if !emit(StdoutEvent::Line(std::mem::take(&mut line)), whole) {
                 return;
             }
         }

@@ -214,10 +214,13 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     (Some(id), Some(method), false) => Some((id.clone(), method.clone())),
                     _ => None,
                 };
-                match hooks.on_client(&message) {
+                let action = hooks.on_client(&message);
+                // The line moves on (no copy) once its reading is gone.
+                drop(message);
+                match action {
                     Action::Forward => {
                         sent(&mut pending, request);
-                        to_server.send(line.clone(), credit);
+                        to_server.send(line, credit);
                     }
                     Action::Replace(bytes) => {
                         sent(&mut pending, request);
@@ -250,15 +253,12 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
                     pending.remove(id);
                 }
                 let action = hooks.on_server(&message);
+                drop(message);
                 match action {
-                    Action::Forward => to_client.send(line.clone(), credit),
+                    Action::Forward => to_client.send(line, credit),
                     Action::Replace(bytes) | Action::Answer(bytes) => to_client.send(bytes, credit),
                     Action::Delay(by, bytes) => {
-                        delayed.push((
-                            Instant::now() + by,
-                            bytes.unwrap_or_else(|| line.clone()),
-                            credit,
-                        ));
+                        delayed.push((Instant::now() + by, bytes.unwrap_or(line), credit));
                     }
                     Action::Drop => {}
                     Action::CrashServer => {
@@ -316,11 +316,7 @@ fn spawn_reader(
     event: fn(StdoutEvent, Credit) -> Event,
 ) {
     std::thread::spawn(move || {
-        read_lines_with(stream, max_line, true, |e| {
-            let credit = match &e {
-                StdoutEvent::Line(line) => budget.take(line.len() + 1),
-                _ => Credit::none(),
-            };
+        read_lines_with(stream, max_line, true, Some(budget), |e, credit| {
             tx.send(event(e, credit)).is_ok()
         })
     });

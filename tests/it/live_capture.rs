@@ -683,3 +683,52 @@ mod libc_signal {
     pub const TERM: &str = "-TERM";
     pub const INT: &str = "-INT";
 }
+
+/// The peak memory (KiB) of a capture whose server floods notifications of `bytes` bytes after
+/// initialize, under `--max-bytes 16 MiB`; mimalloc hands freed memory back at once.
+fn flooded_capture_peak_kib(bytes: usize) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let flood = bytes.to_string();
+    let args = capture_args(
+        dir.path(),
+        &["--timeout", "3", "--max-bytes", "16777216"],
+        &["--flood-after-initialize", "--flood-bytes", &flood],
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_driftlab"))
+        .args(&args)
+        .env("MIMALLOC_PURGE_DELAY", "0")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+        let hwm = status.ok().and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        peak = peak.max(hwm.unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    peak
+}
+
+#[test]
+fn a_server_flooding_long_lines_holds_a_capture_to_its_max_bytes() {
+    // 15 MB lines under a 16 MiB bound: the lines read, queued and being handled hold at most
+    // one bound (27 MB held above the baseline here). The reader's queue was bounded to 256
+    // lines whatever their size: this capture held 618 MB.
+    let bound: u64 = 16 << 20;
+    let baseline = flooded_capture_peak_kib(5);
+    let flooded = flooded_capture_peak_kib(15_000_000);
+    let held = flooded.saturating_sub(baseline) * 1024;
+    eprintln!("baseline {baseline} KiB, flooded {flooded} KiB: {held} bytes held");
+    assert!(
+        held <= 3 * bound,
+        "the capture held {held} bytes with --max-bytes {bound}"
+    );
+}

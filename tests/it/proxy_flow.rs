@@ -88,12 +88,20 @@ fn peak_kib(pid: u32) -> Option<u64> {
 /// Peak memory of `wrap --max-bytes 1000000` when a client sends `calls` calls of 900 KB whose
 /// answers echo them, reads the first answer and then never reads again.
 fn flood_peak_kib(calls: usize) -> u64 {
+    flood_peak_kib_with(1_000_000, 900_000, calls)
+}
+
+/// [`flood_peak_kib`] with `--max-bytes max_bytes` and calls of `padding` bytes. mimalloc is told
+/// to hand freed memory back at once, so the peak is nearer what the proxy holds.
+fn flood_peak_kib_with(max_bytes: usize, padding: usize, calls: usize) -> u64 {
+    let max_bytes = max_bytes.to_string();
     let mut child = Command::new(env!("CARGO_BIN_EXE_driftlab"))
         .args(wrap_argv(
-            &["--max-bytes", "1000000"],
+            &["--max-bytes", &max_bytes],
             TIME,
             &["--calls", "echo"],
         ))
+        .env("MIMALLOC_PURGE_DELAY", "0")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -105,16 +113,20 @@ fn flood_peak_kib(calls: usize) -> u64 {
     writeln!(stdin, "{INIT}").unwrap();
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
+    let (done, measured) = std::sync::mpsc::channel::<()>();
     let writer = std::thread::spawn(move || {
         for id in 0..calls {
-            if writeln!(stdin, "{}", echo_call(10 + id, 900_000)).is_err() {
+            if writeln!(stdin, "{}", echo_call(10 + id, padding)).is_err() {
                 return;
             }
         }
+        // The client stays (its stdin open) until the peak is read.
+        let _ = measured.recv();
     });
     // Give the flood time to fill every buffer it can (it stalls against the bounds).
     std::thread::sleep(Duration::from_secs(3));
     let peak = peak_kib(pid).expect("/proc/PID/status is readable");
+    drop(done);
     let _ = child.kill();
     let _ = child.wait();
     drop(stdout);
@@ -132,5 +144,23 @@ fn a_client_that_stops_reading_slows_the_server_down_instead_of_growing_the_prox
     assert!(
         large < small + 32 * 1024,
         "the proxy grew with the flood: {small} KiB for 10 calls, {large} KiB for 80"
+    );
+}
+
+#[test]
+fn each_direction_holds_no_more_than_max_bytes_of_lines() {
+    // Lines of 15 MB under a 16 MiB bound, to a client that stops reading. Each direction holds
+    // at most one bound of line bytes (read, queued and being handled), and the strict reading of
+    // the one message being handled takes about its size again: the proxy holds about 3.6 bounds
+    // (59-61 MB here). It held 6.4-6.9 (107-116 MB): a reader kept a whole line beside the
+    // budget while it waited for room, and the loop copied every line it passed on.
+    let bound: u64 = 16 << 20;
+    let baseline = flood_peak_kib_with(bound as usize, 10, 8);
+    let flooded = flood_peak_kib_with(bound as usize, 15_000_000, 8);
+    let held = flooded.saturating_sub(baseline) * 1024;
+    eprintln!("baseline {baseline} KiB, flooded {flooded} KiB: {held} bytes held");
+    assert!(
+        held * 2 <= 9 * bound,
+        "the proxy held {held} bytes with --max-bytes {bound} (4.5 bounds allowed)"
     );
 }

@@ -50,3 +50,33 @@ fn a_server_that_exits_is_reported_with_its_status_and_stderr() {
         "the server exited before answering initialize (exit code 3); stderr: boom: no config"
     );
 }
+
+#[test]
+fn a_line_being_read_is_counted_against_the_budget_until_its_credit_is_given_back() {
+    use std::sync::mpsc::TryRecvError;
+    let budget = Budget::new(10);
+    let held = budget.take(8);
+    let (tx, rx) = mpsc::channel();
+    let reader_budget = Arc::clone(&budget);
+    thread::spawn(move || {
+        read_lines_with(
+            &b"0123456789\nab\n"[..],
+            100,
+            false,
+            Some(reader_budget),
+            |e, c| tx.send((e, c)).is_ok(),
+        )
+    });
+    // 8 bytes held elsewhere: the 11-byte line may not be read on.
+    thread::sleep(Duration::from_millis(100));
+    assert!(matches!(rx.try_recv(), Err(TryRecvError::Empty)));
+    drop(held);
+    let (first, credit) = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(matches!(first, StdoutEvent::Line(ref l) if l == b"0123456789"));
+    // The first line's 11 bytes are still held (by us): the next line waits for them.
+    thread::sleep(Duration::from_millis(100));
+    assert!(matches!(rx.try_recv(), Err(TryRecvError::Empty)));
+    drop(credit);
+    let (second, _) = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(matches!(second, StdoutEvent::Line(ref l) if l == b"ab"));
+}
