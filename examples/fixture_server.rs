@@ -138,6 +138,15 @@ struct Args {
     /// 2026-07-28 (a server whose two eras list different tools).
     #[arg(long)]
     era_payload: Option<String>,
+    /// Start only once this many servers of the same parent have started (each leaves a file in
+    /// --barrier-dir; exit 4 after --barrier-secs without them): proof that a client starts
+    /// them at once.
+    #[arg(long, default_value_t = 0)]
+    barrier: usize,
+    #[arg(long, default_value_t = 20)]
+    barrier_secs: u64,
+    #[arg(long, default_value = ".")]
+    barrier_dir: String,
     /// Append every tools/call the server runs (name and arguments) to this file, one JSON line
     /// each: the side effect a guard must prevent.
     #[arg(long)]
@@ -419,6 +428,9 @@ fn main() {
             .expect("sleep starts");
         std::fs::write(pidfile, child.id().to_string()).expect("pid file is writable");
     }
+    if args.barrier > 0 {
+        wait_for_siblings(&args.barrier_dir, args.barrier, args.barrier_secs);
+    }
     let server = Server {
         args: args.clone(),
         tools: RefCell::new(tools),
@@ -430,6 +442,33 @@ fn main() {
     match &args.http {
         Some(address) => serve_http(&server, address),
         None => serve_stdio(&server),
+    }
+}
+
+/// Waits until `count` servers started by our parent have left their file in `dir`.
+fn wait_for_siblings(dir: &str, count: usize, patience: u64) {
+    let parent = std::os::unix::process::parent_id();
+    let mine = format!("{dir}/{parent}.{}", std::process::id());
+    std::fs::write(&mine, "").expect("barrier folder is writable");
+    let prefix = format!("{parent}.");
+    let deadline = std::time::Instant::now() + Duration::from_secs(patience);
+    loop {
+        let here = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                    .count()
+            })
+            .unwrap_or(0);
+        if here >= count {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            eprintln!("fixture: only {here} of {count} servers started together");
+            std::process::exit(4);
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

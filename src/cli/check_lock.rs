@@ -61,6 +61,7 @@ pub(super) fn run(
         tools_only: options.scope == Scope::Tools,
         timeout,
         max_bytes: options.max_bytes,
+        jobs: select.jobs(),
         anchor_uri,
     };
     let note = |line: &str| eprintln!("driftlab: {line}");

@@ -72,7 +72,8 @@ pub fn run(args: Args) -> Result<u8> {
     };
     servers::consent(&config_path, &chosen, args.select.yes)?;
     let note = |line: &str| eprintln!("driftlab: {line}");
-    let entries = match lock_servers(&chosen, timeout, args.max_bytes, &note) {
+    let jobs = args.select.jobs();
+    let entries = match lock_servers(&chosen, timeout, args.max_bytes, jobs, &note) {
         Ok(entries) => entries,
         Err(not_locked) => {
             for failure in &not_locked.failures {

@@ -22,6 +22,10 @@ pub struct ConfigArgs {
     /// terminal is asked; with no terminal to ask (CI), nothing runs.
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Servers started and captured at once (0: one per core). Each waits mostly on its own
+    /// start-up; the lockfile and the report are the same bytes at any number.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     /// The folder `${workspaceFolder}` names (default: the folder holding `.vscode/`,
     /// `.cursor/` or `.gemini/`, else the config's folder).
     #[arg(long, value_name = "DIR")]
@@ -38,6 +42,14 @@ impl ConfigArgs {
             self.workspace.as_deref(),
             &env,
         )?)
+    }
+
+    /// `--jobs`, with 0 as the number of cores.
+    pub fn jobs(&self) -> usize {
+        match self.jobs {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
     }
 
     /// The servers `--server` picks (all without it), in config order.

@@ -3,11 +3,12 @@
 //! lock` prints what `note` hears.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use thiserror::Error;
 
-use super::capture::{capture, Captured, NotCaptured};
+use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
 use super::check::package_of;
 use super::{LockedConfig, LockedServer, Lockfile, LOCKFILE_VERSION};
 use crate::config::{ClientConfig, ConfiguredServer};
@@ -21,19 +22,55 @@ pub struct NotLocked {
     pub of: usize,
 }
 
-/// Each chosen server's lock entry, in order; `note` hears one line per server.
+/// Each chosen server's lock entry, in order, captured `jobs` at once; `note` hears one line per
+/// server, in order.
 pub fn lock_servers(
     chosen: &[&ConfiguredServer],
     timeout: Duration,
     max_bytes: usize,
-    note: &dyn Fn(&str),
+    jobs: usize,
+    note: &(dyn Fn(&str) + Sync),
 ) -> Result<Vec<LockedServer>, NotLocked> {
+    let mut slots: Vec<Option<Result<LockedServer, String>>> = Vec::new();
+    let mut runnable = Vec::new();
+    let mut to_capture = Vec::new();
+    for (i, server) in chosen.iter().enumerate() {
+        match &server.start {
+            Ok(start) => {
+                slots.push(None);
+                runnable.push(i);
+                to_capture.push(ToCapture {
+                    start,
+                    written: &server.written,
+                });
+            }
+            Err(why) => {
+                note(&format!("{}: skipped: {why}", server.name));
+                let launch = server.written.to_json();
+                let entry = LockedServer::skipped(
+                    &server.name,
+                    launch,
+                    package_of(server),
+                    &why.to_string(),
+                );
+                slots.push(Some(Ok(entry)));
+            }
+        }
+    }
+    let slots = Mutex::new(slots);
+    capture_each(&to_capture, timeout, max_bytes, jobs, &|k, result, took| {
+        let server = chosen[runnable[k]];
+        let entry = entry(server, result, took, note)
+            .map_err(|why| format!("server {:?}: {why}", server.name));
+        slots.lock().unwrap_or_else(|e| e.into_inner())[runnable[k]] = Some(entry);
+    });
     let mut entries = Vec::new();
     let mut failures = Vec::new();
-    for server in chosen {
-        match entry(server, timeout, max_bytes, note) {
-            Ok(entry) => entries.push(entry),
-            Err(why) => failures.push(format!("server {:?}: {why}", server.name)),
+    for slot in slots.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match slot {
+            Some(Ok(entry)) => entries.push(entry),
+            Some(Err(failure)) => failures.push(failure),
+            None => unreachable!("capture_each hands on every server"),
         }
     }
     if failures.is_empty() {
@@ -60,29 +97,17 @@ pub fn new_lockfile(
     }
 }
 
-/// The lock entry of one server: captured, or skipped with the reason.
+/// The lock entry of a server from its capture: locked, or skipped when it needs a person's
+/// sign-in.
 fn entry(
     server: &ConfiguredServer,
-    timeout: Duration,
-    max_bytes: usize,
-    note: &dyn Fn(&str),
+    captured: Result<Captured, NotCaptured>,
+    took: Duration,
+    note: &(dyn Fn(&str) + Sync),
 ) -> Result<LockedServer, NotCaptured> {
     let launch = server.written.to_json();
     let package = package_of(server);
-    let start = match &server.start {
-        Ok(start) => start,
-        Err(why) => {
-            note(&format!("{}: skipped: {why}", server.name));
-            return Ok(LockedServer::skipped(
-                &server.name,
-                launch,
-                package,
-                &why.to_string(),
-            ));
-        }
-    };
-    let started = Instant::now();
-    match capture(start, &server.written, timeout, max_bytes) {
+    match captured {
         Ok(Captured { surface, protocol }) => {
             note(&format!(
                 "{}: {} tools{}, protocol {}, in {:.2} s",
@@ -93,7 +118,7 @@ fn entry(
                     .map(|p| format!(" ({})", p.describe()))
                     .unwrap_or_default(),
                 protocol.version.as_deref().unwrap_or(&protocol.era),
-                started.elapsed().as_secs_f64()
+                took.as_secs_f64()
             ));
             if let Some(p) = package.as_ref().filter(|p| p.version.is_none()) {
                 note(&format!(

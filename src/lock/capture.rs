@@ -1,7 +1,9 @@
 //! Capturing a configured server's whole contract, for `lock` and `check --lock`: started as
 //! the client config says (or connected to), in whichever protocol era it speaks.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
@@ -106,3 +108,51 @@ fn capture_expanded(
         },
     })
 }
+
+/// A server to capture: how it starts, as the config expands it and as the config writes it.
+pub struct ToCapture<'a> {
+    pub start: &'a Start,
+    pub written: &'a Written,
+}
+
+/// Captures every server, at most `jobs` at once (each waits mostly on its own start-up), and
+/// hands each result with its own time to `done` in input order, as soon as it and every server
+/// before it are done: what is printed and recorded never depends on which finished first.
+pub fn capture_each(
+    servers: &[ToCapture<'_>],
+    timeout: Duration,
+    max_bytes: usize,
+    jobs: usize,
+    done: &(dyn Fn(usize, Result<Captured, NotCaptured>, Duration) + Sync),
+) {
+    let next = AtomicUsize::new(0);
+    // Results waiting for the servers before them, and the index handed on next.
+    let pending: Mutex<(Vec<Option<Outcome>>, usize)> =
+        Mutex::new(((0..servers.len()).map(|_| None).collect(), 0));
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(server) = servers.get(i) else {
+            return;
+        };
+        let started = Instant::now();
+        let result = capture(server.start, server.written, timeout, max_bytes);
+        let mut guard = pending.lock().unwrap_or_else(|e| e.into_inner());
+        let (results, handed) = &mut *guard;
+        results[i] = Some((result, started.elapsed()));
+        while let Some((result, took)) = results.get_mut(*handed).and_then(Option::take) {
+            done(*handed, result, took);
+            *handed += 1;
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..jobs.clamp(1, servers.len().max(1)) {
+            // Room for deep payloads, as the main thread has.
+            let _ = std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+}
+
+type Outcome = (Result<Captured, NotCaptured>, Duration);

@@ -3,9 +3,10 @@
 //! in the lockfile, and the servers the plan does not run reported with why. The report is
 //! [`LockReport`]; the command line only prints it.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
-use super::capture::{capture, Captured, NotCaptured};
+use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
 use super::check::{launch_change, Plan};
 use super::Lockfile;
 use crate::check::{FailOn, Finding, Rule};
@@ -26,6 +27,8 @@ pub struct GateSettings<'a> {
     pub tools_only: bool,
     pub timeout: Duration,
     pub max_bytes: usize,
+    /// Servers captured at once.
+    pub jobs: usize,
     /// Where findings are placed (the lockfile's repository-relative URI), when they are.
     pub anchor_uri: Option<String>,
 }
@@ -69,8 +72,9 @@ impl LockGate {
         lock_name: &str,
         plans: Vec<(String, Plan<'_>)>,
         settings: &GateSettings<'_>,
-        note: &dyn Fn(&str),
+        note: &(dyn Fn(&str) + Sync),
     ) -> Result<LockGate, PayloadError> {
+        let mut captures = capture_runs(&plans, settings, note).into_iter();
         let mut gate = LockGate {
             lock_name: lock_name.to_string(),
             fail_on: settings.fail_on,
@@ -95,15 +99,8 @@ impl LockGate {
                 }
             };
             let locked = &lock.servers[index];
-            let Ok(start) = &configured.start else {
-                unreachable!("only servers that can start are run")
-            };
-            let surface = match capture(
-                start,
-                &configured.written,
-                settings.timeout,
-                settings.max_bytes,
-            ) {
+            let captured = captures.next().expect("a capture per server run");
+            let surface = match captured {
                 Ok(Captured { surface, .. }) => surface,
                 Err(NotCaptured::NeedsAuthorization(why)) => {
                     gate.states.push((name, Err(NotGated::Skipped(why))));
@@ -176,6 +173,51 @@ impl LockGate {
                 .collect(),
         }
     }
+}
+
+/// The capture of every server the plans run, in plan order, `settings.jobs` at once; `note`
+/// hears each one's own time, in order.
+fn capture_runs(
+    plans: &[(String, Plan<'_>)],
+    settings: &GateSettings<'_>,
+    note: &(dyn Fn(&str) + Sync),
+) -> Vec<Result<Captured, NotCaptured>> {
+    let runs: Vec<(&str, ToCapture<'_>)> = plans
+        .iter()
+        .filter_map(|(name, plan)| match plan {
+            Plan::Run(configured, _) => {
+                let start = configured.start.as_ref().ok()?;
+                let written = &configured.written;
+                Some((name.as_str(), ToCapture { start, written }))
+            }
+            _ => None,
+        })
+        .collect();
+    let (names, servers): (Vec<&str>, Vec<ToCapture<'_>>) = runs.into_iter().unzip();
+    let results = Mutex::new(Vec::with_capacity(servers.len()));
+    let (timeout, max_bytes) = (settings.timeout, settings.max_bytes);
+    capture_each(
+        &servers,
+        timeout,
+        max_bytes,
+        settings.jobs,
+        &|i, result, took| {
+            let how = match &result {
+                Ok(_) => "captured",
+                Err(_) => "not captured",
+            };
+            note(&format!(
+                "{}: {how} in {:.2} s",
+                names[i],
+                took.as_secs_f64()
+            ));
+            results
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(result);
+        },
+    );
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Each finding's place in the lockfile: inside the server's `contract`, or its `launch`.

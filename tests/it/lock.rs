@@ -759,3 +759,83 @@ fn uninstall_refuses_a_config_edited_since_the_install() {
     assert_eq!(code(&forced), 0);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
 }
+
+/// `lock` and `check --lock` start the servers `--jobs` at once: three fixture servers that
+/// start only once all three are running (a barrier, no timing) lock with `--jobs 3`, while
+/// `--jobs 1` cannot; the lockfile is the same bytes at any `--jobs`, servers in config order.
+#[test]
+fn servers_are_captured_at_once_and_the_lockfile_does_not_depend_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let barrier = dir.path().join("barrier");
+    std::fs::create_dir(&barrier).unwrap();
+    let server = |name: &str| {
+        (
+            name.to_string(),
+            json!({"command": fixture_server().display().to_string(), "args": [
+                payload.display().to_string(), "--barrier", "3", "--barrier-secs", "4",
+                "--barrier-dir", barrier.display().to_string()]}),
+        )
+    };
+    let servers: serde_json::Map<String, Value> =
+        ["zeta", "alpha", "mid"].into_iter().map(server).collect();
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(&config, json!({ "mcpServers": servers }).to_string()).unwrap();
+    let config = config.display().to_string();
+    let lock_with = |jobs: &str, out: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "lock", "--config", &config, "--yes", "--jobs", jobs, "-o", out,
+            ],
+        )
+    };
+    let three = lock_with("3", "three.lock");
+    assert_eq!(code(&three), 0, "{}", stderr(&three));
+    let eight = lock_with("8", "eight.lock");
+    assert_eq!(code(&eight), 0, "{}", stderr(&eight));
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    assert_eq!(read("three.lock"), read("eight.lock"));
+    let lock: Value = serde_json::from_slice(&read("three.lock")).unwrap();
+    let names: Vec<&str> = lock["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    let err = stderr(&three);
+    let said: Vec<usize> = names
+        .iter()
+        .map(|n| err.find(&format!("{n}: 2 tools")).unwrap())
+        .collect();
+    assert!(
+        said.windows(2).all(|w| w[0] < w[1]),
+        "notes out of config order: {err}"
+    );
+    // One at a time, the first server waits for the others in vain.
+    let one = lock_with("1", "one.lock");
+    assert_eq!(code(&one), 2, "{}", stderr(&one));
+    assert!(!dir.path().join("one.lock").exists());
+    let checked = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--lock",
+            "three.lock",
+            "--config",
+            &config,
+            "--yes",
+            "--jobs",
+            "3",
+        ],
+    );
+    assert_eq!(code(&checked), 0, "{}", stderr(&checked));
+    let err = stderr(&checked);
+    assert!(
+        ["zeta", "alpha", "mid"]
+            .iter()
+            .all(|n| err.contains(&format!("{n}: captured in "))),
+        "{err}"
+    );
+}
