@@ -48,6 +48,10 @@ pub struct Accept {
     /// The last day (`YYYY-MM-DD`, UTC) the waiver holds; after it the finding counts again.
     #[serde(default)]
     pub until: Option<String>,
+    /// `check --lock`: the one server (as the lockfile names it) whose finding this is; without
+    /// it the waiver holds for every server (and for `check` and `diff`).
+    #[serde(default)]
+    pub server: Option<String>,
 }
 
 /// A waiver as the gate applies it.
@@ -56,6 +60,8 @@ pub struct Waiver {
     pub fingerprint: String,
     pub reason: String,
     pub until: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -69,7 +75,10 @@ pub struct PolicyError {
 #[derive(Debug, Clone, Default)]
 pub struct ResolvedPolicy {
     severity: BTreeMap<String, Severity>,
+    /// The waivers that hold here, by fingerprint.
     accept: BTreeMap<String, Waiver>,
+    /// Waivers scoped to one server: they hold only in [`ResolvedPolicy::for_server`]'s view.
+    scoped: Vec<Waiver>,
     /// Today (`YYYY-MM-DD`, UTC), against which `until` is read; empty: no waiver expires.
     pub today: String,
     /// Pre-existing findings (see [`evaluate`]'s baseline) fail the gate too.
@@ -122,15 +131,46 @@ impl Policy {
                     "`accept[{i}].reason`: say why the finding is accepted (the report shows it beside the finding)"
                 )));
             }
+            if accept
+                .server
+                .as_deref()
+                .is_some_and(|s| s.trim().is_empty())
+            {
+                return Err(error(format!(
+                    "`accept[{i}].server`: name a server of the lockfile, or leave the key out"
+                )));
+            }
             let fingerprint = accept.fingerprint.to_ascii_lowercase();
             let waiver = Waiver {
                 fingerprint: fingerprint.clone(),
                 reason: accept.reason,
                 until: accept.until,
+                server: accept.server,
             };
-            resolved.accept.insert(fingerprint, waiver);
+            match waiver.server {
+                Some(_) => resolved.scoped.push(waiver),
+                None => {
+                    resolved.accept.insert(fingerprint, waiver);
+                }
+            }
         }
         Ok(resolved)
+    }
+}
+
+impl ResolvedPolicy {
+    /// The policy as it holds for one server of `check --lock`: its own waivers (which win over
+    /// an unscoped one with the same fingerprint) beside the unscoped ones.
+    pub fn for_server(&self, server: &str) -> ResolvedPolicy {
+        let mut view = self.clone();
+        view.scoped.clear();
+        for waiver in &self.scoped {
+            if waiver.server.as_deref() == Some(server) {
+                view.accept
+                    .insert(waiver.fingerprint.clone(), waiver.clone());
+            }
+        }
+        view
     }
 }
 

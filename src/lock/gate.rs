@@ -126,7 +126,7 @@ impl LockGate {
                 &scope(surface),
                 Some(&pinned),
                 extra,
-                settings.policy,
+                &settings.policy.for_server(&name),
                 settings.fail_on,
             );
             let anchor = settings.anchor_uri.as_ref().map(|uri| Anchor {

@@ -839,3 +839,85 @@ fn servers_are_captured_at_once_and_the_lockfile_does_not_depend_on_it() {
         "{err}"
     );
 }
+
+/// A waiver with `server = "NAME"` holds for that server of `check --lock` only; one without
+/// it still holds for every server.
+#[test]
+fn a_waiver_scoped_to_a_server_waives_its_finding_there_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let server = json!({"command": fixture_server().display().to_string(),
+        "args": [payload.display().to_string()]});
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"left": server, "right": server}}).to_string(),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &config, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    // Both servers now drop the `fetch` tool: the same finding, the same fingerprint, twice.
+    let tools: Value = serde_json::from_str(TOOLS).unwrap();
+    let search_only = json!({"tools": [tools["tools"][0]]});
+    std::fs::write(&payload, search_only.to_string()).unwrap();
+    let check = |policy: &str| {
+        std::fs::write(dir.path().join("policy.toml"), policy).unwrap();
+        run_in(
+            dir.path(),
+            &[
+                "check",
+                "--lock",
+                "mcp.lock",
+                "--yes",
+                "--policy",
+                "policy.toml",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let drifted = check("");
+    assert_eq!(code(&drifted), 1, "{}", stderr(&drifted));
+    let report: Value = serde_json::from_slice(&drifted.stdout).unwrap();
+    let fingerprint = report.to_string();
+    let fingerprint = fingerprint
+        .split("\"fingerprint\":\"")
+        .nth(1)
+        .and_then(|rest| rest.get(..16))
+        .expect("a finding with a fingerprint")
+        .to_string();
+    let verdicts = |output: &std::process::Output| -> Vec<(String, String)> {
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let name = s["name"].as_str().unwrap().to_string();
+                (
+                    name,
+                    s["report"]["verdict"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let scoped = check(&format!(
+        "[[accept]]\nfingerprint = \"{fingerprint}\"\nreason = \"left drops fetch on purpose\"\nserver = \"left\"\n"
+    ));
+    assert_eq!(code(&scoped), 1, "{}", stderr(&scoped));
+    assert_eq!(
+        verdicts(&scoped),
+        [
+            ("left".into(), "pass".into()),
+            ("right".into(), "drift".into())
+        ],
+        "{}",
+        String::from_utf8_lossy(&scoped.stdout)
+    );
+    let everywhere = check(&format!(
+        "[[accept]]\nfingerprint = \"{fingerprint}\"\nreason = \"fetch is gone everywhere\"\n"
+    ));
+    assert_eq!(code(&everywhere), 0, "{}", stderr(&everywhere));
+}
