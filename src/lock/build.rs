@@ -9,7 +9,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
-use super::check::package_of;
+use super::check::{artifact_of, package_of};
 use super::{LockedConfig, LockedServer, Lockfile, LOCKFILE_VERSION};
 use crate::config::{ClientConfig, ConfiguredServer};
 
@@ -132,6 +132,7 @@ fn entry(
                 &server.name,
                 launch,
                 package,
+                artifact_of(server),
                 protocol,
                 &surface,
             ))

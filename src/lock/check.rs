@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::{LockedServer, Lockfile, Package};
-use crate::check::rules::LaunchChanged;
+use super::{Artifact, LockedServer, Lockfile, Package};
+use crate::check::rules::{ArtifactChanged, LaunchChanged};
 use crate::check::Finding;
 use crate::config::{ClientConfig, ConfiguredServer, Start, Written};
 
@@ -79,6 +79,32 @@ pub fn launch_change(locked: &LockedServer, configured: &ConfiguredServer) -> Op
         describe(&locked.launch, locked.package.as_ref()),
         describe(&launch, package.as_ref()),
     ))
+}
+
+/// `artifact-changed` when the code under an unchanged launch is not what was locked (only
+/// when the lock recorded an artifact and the launch is the same: a changed launch is its own
+/// finding).
+pub fn artifact_change(locked: &LockedServer, configured: &ConfiguredServer) -> Option<Finding> {
+    let pinned = locked.artifact.as_ref()?;
+    let now = artifact_of(configured);
+    if now.as_ref().is_some_and(|a| a == pinned) {
+        return None;
+    }
+    let what = format!("{} {}", pinned.kind, pinned.of);
+    let now = now.map(|a| a.digest);
+    Some(ArtifactChanged::finding(
+        &what,
+        &pinned.digest,
+        now.as_deref(),
+    ))
+}
+
+/// The artifact a server's argv runs (its expanded argv where it can be started).
+pub fn artifact_of(server: &ConfiguredServer) -> Option<Artifact> {
+    match &server.start {
+        Ok(Start::Stdio { argv, cwd, .. }) => super::artifact::of_argv(argv, cwd.as_deref()),
+        _ => None,
+    }
 }
 
 /// `npx -y x@1 [npm x@1]`, on one line.

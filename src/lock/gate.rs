@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
-use super::check::{launch_change, Plan};
+use super::check::{artifact_change, launch_change, Plan};
 use super::Lockfile;
 use crate::check::{FailOn, Finding, Rule};
 use crate::payload::PayloadError;
@@ -114,7 +114,13 @@ impl LockGate {
             let approved = locked
                 .surface(lock_name)?
                 .expect("a locked server has a contract");
-            let extra = launch_change(locked, configured).into_iter().collect();
+            let launch = launch_change(locked, configured);
+            // The code under an unchanged launch; a changed launch vouches for nothing anyway.
+            let artifact = launch
+                .is_none()
+                .then(|| artifact_change(locked, configured))
+                .flatten();
+            let extra = launch.into_iter().chain(artifact).collect();
             let scope = |s: Surface| match settings.tools_only {
                 true => s.with_contract(None),
                 false => s,
@@ -232,10 +238,13 @@ fn places(lock_text: &str, index: usize, approved: &Surface, findings: &[Finding
     );
     let mut locator = Locator::new(lock_text);
     for (finding, place) in findings.iter().zip(&mut places) {
-        if finding.rule == "launch-changed" {
-            if let Some(found) = locator.locate(&format!("{server}/launch")) {
-                *place = found;
-            }
+        let member = match finding.rule {
+            "launch-changed" => "launch",
+            "artifact-changed" => "artifact",
+            _ => continue,
+        };
+        if let Some(found) = locator.locate(&format!("{server}/{member}")) {
+            *place = found;
         }
     }
     places

@@ -4,6 +4,7 @@
 //! (driftlab-contract-digest/1, docs/digests.md). The file is deterministic: locking the same
 //! servers twice gives the same bytes (it holds no time and no expanded variable).
 
+pub mod artifact;
 pub mod build;
 pub mod capture;
 pub mod check;
@@ -19,6 +20,7 @@ use serde_json::Value;
 
 use crate::payload::{self, Limits};
 use crate::surface::Surface;
+pub use artifact::Artifact;
 pub use error::LockError;
 pub use package::Package;
 
@@ -57,6 +59,9 @@ pub struct LockedServer {
     pub launch: Value,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub package: Option<Package>,
+    /// The digest of the code the argv runs, where it can be read without network.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub artifact: Option<Artifact>,
     /// Why the server was not captured (it needs a person's input, OAuth, ...).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub skipped: Option<String>,
@@ -85,6 +90,7 @@ impl LockedServer {
         name: &str,
         launch: Value,
         package: Option<Package>,
+        artifact: Option<Artifact>,
         protocol: LockedProtocol,
         surface: &Surface,
     ) -> LockedServer {
@@ -94,6 +100,7 @@ impl LockedServer {
             name: name.to_string(),
             launch,
             package,
+            artifact,
             skipped: None,
             protocol: Some(protocol),
             digests: serde_json::to_value(digests).ok(),
@@ -107,6 +114,7 @@ impl LockedServer {
             name: name.to_string(),
             launch,
             package,
+            artifact: None,
             skipped: Some(why.to_string()),
             protocol: None,
             digests: None,

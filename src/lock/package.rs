@@ -165,22 +165,28 @@ fn installed(program: &Path) -> Option<Package> {
 }
 
 fn node_package(file: &Path) -> Option<Package> {
+    let manifest = node_package_dir(file)?.join("package.json");
+    let text = crate::fs::read_text(&manifest, 1024 * 1024).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some(Package {
+        ecosystem: "npm".into(),
+        name: value["name"].as_str()?.to_string(),
+        version: value["version"].as_str().map(str::to_string),
+        from: "installed".into(),
+    })
+}
+
+/// The folder of the installed npm package `file` belongs to: the nearest folder above it with
+/// a `package.json` that sits in `node_modules/` (or `node_modules/@scope/`).
+pub(super) fn node_package_dir(file: &Path) -> Option<PathBuf> {
     let mut dir = file.parent();
     while let Some(d) = dir {
-        let manifest = d.join("package.json");
         let parent = d.parent().and_then(Path::file_name);
         let grandparent = d.parent().and_then(Path::parent).and_then(Path::file_name);
         let in_node_modules = parent.is_some_and(|p| p == "node_modules")
             || grandparent.is_some_and(|g| g == "node_modules");
-        if in_node_modules && manifest.is_file() {
-            let text = crate::fs::read_text(&manifest, 1024 * 1024).ok()?;
-            let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-            return Some(Package {
-                ecosystem: "npm".into(),
-                name: value["name"].as_str()?.to_string(),
-                version: value["version"].as_str().map(str::to_string),
-                from: "installed".into(),
-            });
+        if in_node_modules && d.join("package.json").is_file() {
+            return Some(d.to_path_buf());
         }
         dir = d.parent();
     }
@@ -190,6 +196,24 @@ fn node_package(file: &Path) -> Option<Package> {
 /// A script in a Python environment's `bin/`: the `*.dist-info` whose `entry_points.txt`
 /// declares it as a console script.
 fn python_distribution(program: &Path) -> Option<Package> {
+    let info = python_dist_info(program)?;
+    let metadata = std::fs::read_to_string(info.join("METADATA")).ok()?;
+    let field = |key: &str| {
+        metadata
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+    };
+    Some(Package {
+        ecosystem: "pypi".into(),
+        name: field("Name:")?,
+        version: field("Version:"),
+        from: "installed".into(),
+    })
+}
+
+/// The `*.dist-info` folder of the Python distribution whose console script `program` is.
+pub(super) fn python_dist_info(program: &Path) -> Option<PathBuf> {
     let script = program.file_name()?.to_str()?;
     let environment = program.parent()?.parent()?;
     let lib = std::fs::read_dir(environment.join("lib")).ok()?;
@@ -214,22 +238,8 @@ fn python_distribution(program: &Path) -> Option<Package> {
             let is_script = entries
                 .lines()
                 .any(|l| l.trim_start().starts_with(&declared));
-            let Ok(metadata) = std::fs::read_to_string(info.join("METADATA")) else {
-                continue;
-            };
-            let field = |key: &str| {
-                metadata
-                    .lines()
-                    .find_map(|l| l.strip_prefix(key))
-                    .map(|v| v.trim().to_string())
-            };
-            if is_script {
-                return Some(Package {
-                    ecosystem: "pypi".into(),
-                    name: field("Name:")?,
-                    version: field("Version:"),
-                    from: "installed".into(),
-                });
+            if is_script && info.join("METADATA").is_file() {
+                return Some(info);
             }
         }
     }

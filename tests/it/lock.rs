@@ -921,3 +921,63 @@ fn a_waiver_scoped_to_a_server_waives_its_finding_there_only() {
     ));
     assert_eq!(code(&everywhere), 0, "{}", stderr(&everywhere));
 }
+
+/// A server swapped in place (same command, same package and version, same contract, other code)
+/// fails `check --lock` with `artifact-changed`: the lock records the digest of the installed
+/// package's files.
+#[test]
+fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let package = dir.path().join("node_modules/@acme/notes");
+    std::fs::create_dir_all(package.join("bin")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@acme/notes", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    let program = package.join("bin/notes");
+    let script = format!(
+        "#!/bin/sh\nexec {} {} \"$@\"\n",
+        fixture_server().display(),
+        payload.display()
+    );
+    std::fs::write(&program, &script).unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"notes": {"command": program.display().to_string()}}}).to_string(),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let locked = run_in(dir.path(), &["lock", "--config", &config, "--yes"]);
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("mcp.lock")).unwrap())
+            .unwrap();
+    let entry = &lock["servers"][0];
+    assert_eq!(entry["package"]["version"], "1.0.0");
+    assert_eq!(entry["artifact"]["kind"], "npm-files", "{entry}");
+    let check = || run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
+    let same = check();
+    assert_eq!(code(&same), 0, "{}{}", stdout(&same), stderr(&same));
+    // The same version, edited where it is installed: the contract does not change.
+    std::fs::write(&program, format!("{script}# patched in place\n")).unwrap();
+    let swapped = check();
+    assert_eq!(
+        code(&swapped),
+        1,
+        "{}{}",
+        stdout(&swapped),
+        stderr(&swapped)
+    );
+    let out = stdout(&swapped);
+    assert!(out.contains("artifact-changed"), "{out}");
+    assert!(
+        !out.contains("tool-removed") && !out.contains("launch-changed"),
+        "{out}"
+    );
+}

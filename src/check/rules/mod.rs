@@ -42,6 +42,7 @@ hand_written! {
     task_support_required::{TaskSupportRequired},
     cache_hints_missing::{CacheHintsMissing},
     launch_changed::{LaunchChanged},
+    artifact_changed::{ArtifactChanged},
 }
 
 /// Every rule driftlab knows, in the order `driftlab rules` lists them.
