@@ -3,6 +3,7 @@
 //! `--yes` consents up front; with neither (CI without `--yes`), nothing runs.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
 
 use anyhow::{bail, Result};
 
@@ -27,4 +28,20 @@ pub fn ask(heading: &str, lines: &[String], yes: bool, no_terminal: &str) -> Res
         "y" | "yes" => Ok(()),
         _ => bail!("not confirmed; nothing was run"),
     }
+}
+
+/// [`ask`] for a study spec's commands (run in `dir`): a spec from a cloned repository is as
+/// untrusted as its `mcp.json`.
+pub fn spec(spec: &Path, dir: &Path, commands: &[String], yes: bool) -> Result<()> {
+    ask(
+        &format!(
+            "about to run the commands of {} (in {})",
+            spec.display(),
+            dir.display()
+        ),
+        commands,
+        yes,
+        "a spec's commands run other people's code: give --yes to allow it where no terminal \
+         can ask (CI)",
+    )
 }

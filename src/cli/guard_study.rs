@@ -40,18 +40,7 @@ pub fn run(args: Args) -> Result<u8> {
     let study = GuardStudy::load(&args.spec)?;
     let driftlab = std::env::current_exe()
         .map_err(|e| anyhow!("cannot find the driftlab binary to run wrap and guard: {e}"))?;
-    // A spec is as untrusted as a client config: what it runs is shown and agreed to first.
-    super::consent::ask(
-        &format!(
-            "about to run the commands of {} (in {})",
-            args.spec.display(),
-            study.dir.display()
-        ),
-        &study.commands(),
-        args.yes,
-        "a spec's commands run other people's code: give --yes to allow it where no terminal \
-         can ask (CI)",
-    )?;
+    super::consent::spec(&args.spec, &study.dir, &study.commands(), args.yes)?;
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));

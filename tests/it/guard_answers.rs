@@ -88,51 +88,40 @@ const VALID: &str = r#"{"timezone":"UTC"}"#;
 fn a_request_reusing_an_id_in_flight_is_refused_whatever_its_method() {
     // The pinned time tools declare an outputSchema and the fixture's answers have no
     // structuredContent: every call answer the guard checks is a violation.
-    let slow = ["--delay-ms", "300"];
-    let strict = ["--on-output", "error"];
     let call7 = call(7, "get_current_time", VALID);
     let ping7 = request("7", "ping");
+    // The two answers to id 7 when `requests` follow the handshake at once: one is the
+    // `id-in-flight` refusal of the second request.
+    let both_answers = |requests: &[&str]| {
+        let mut lines = vec![INIT, INITIALIZED];
+        lines.extend_from_slice(requests);
+        let strict = ["--on-output", "error"];
+        let (out, events) = unpaced(&strict, &pin(), &["--delay-ms", "300"], &lines);
+        let sevens = answers(&out, &7.into());
+        assert_eq!(sevens.len(), 2, "{out:?}");
+        assert!(sevens
+            .iter()
+            .any(|a| a["error"]["data"]["rule"] == "id-in-flight"));
+        (sevens, events)
+    };
+    let checked = |a: &Value| violation_text(a).contains("breaks its pinned outputSchema");
 
     // A call, then a ping with its id: the ping is refused, the call's answer is still checked.
-    let (out, events) = unpaced(&strict, &pin(), &slow, &[INIT, INITIALIZED, &call7, &ping7]);
-    let sevens = answers(&out, &7.into());
-    assert_eq!(sevens.len(), 2, "{out:?}");
-    assert!(sevens
-        .iter()
-        .any(|a| a["error"]["data"]["rule"] == "id-in-flight"));
+    let (sevens, events) = both_answers(&[&call7, &ping7]);
     assert!(
-        sevens
-            .iter()
-            .any(|a| violation_text(a).contains("breaks its pinned outputSchema")),
+        sevens.iter().any(checked),
         "the call's answer passed unchecked: {sevens:?}"
     );
     assert!(events.iter().any(|e| e["event"] == "output-violation"));
-
     // A ping, then a call with its id: the call is refused, the ping's `{}` passes untouched.
-    let (out, _) = unpaced(&strict, &pin(), &slow, &[INIT, INITIALIZED, &ping7, &call7]);
-    let sevens = answers(&out, &7.into());
-    assert_eq!(sevens.len(), 2, "{out:?}");
-    assert!(sevens
-        .iter()
-        .any(|a| a["error"]["data"]["rule"] == "id-in-flight"));
+    let (sevens, _) = both_answers(&[&ping7, &call7]);
     assert!(
         sevens.iter().any(|a| a["result"] == serde_json::json!({})),
         "the ping's answer was replaced: {sevens:?}"
     );
-
     // The same call twice: the refusal of the second leaves the first's answer checked.
-    let (out, _) = unpaced(&strict, &pin(), &slow, &[INIT, INITIALIZED, &call7, &call7]);
-    let sevens = answers(&out, &7.into());
-    assert_eq!(sevens.len(), 2, "{out:?}");
-    assert!(sevens
-        .iter()
-        .any(|a| a["error"]["data"]["rule"] == "id-in-flight"));
-    assert!(
-        sevens
-            .iter()
-            .any(|a| violation_text(a).contains("breaks its pinned outputSchema")),
-        "{sevens:?}"
-    );
+    let (sevens, _) = both_answers(&[&call7, &call7]);
+    assert!(sevens.iter().any(checked), "{sevens:?}");
 }
 
 #[test]
