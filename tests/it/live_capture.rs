@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::live::{fixture, process_gone};
+use common::live::{fixture, gone_soon};
 use common::{read_json, repo, run, stderr, stdout};
 use sha2::{Digest, Sha256};
 
@@ -300,14 +300,8 @@ fn no_process_outlives_a_capture_even_one_that_ignores_stdin_closing() {
         .trim()
         .parse()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(5);
-    while !process_gone(pid) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        process_gone(pid),
-        "the server's child {pid} is still running"
-    );
+    let gone = gone_soon(pid);
+    assert!(gone, "the server's child {pid} is still running");
 }
 
 #[test]
@@ -636,11 +630,7 @@ fn a_helper_holding_the_servers_stderr_does_not_hold_the_capture() {
         .unwrap();
     // The helper lives in a session of its own, out of the server's group: the capture must
     // still end it (it was below the server when the capture closed it).
-    let until = Instant::now() + Duration::from_secs(5);
-    while !process_gone(daemon) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let gone = process_gone(daemon);
+    let gone = gone_soon(daemon);
     if !gone {
         let _ = std::process::Command::new("kill")
             .arg(daemon.to_string())

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::live::{fixture, installed, process_gone, servers_dir, session};
+use common::live::{fixture, gone_soon, installed, servers_dir, session};
 use common::{read_json, repo, run, stderr};
 use serde_json::Value;
 
@@ -280,11 +280,7 @@ fn a_client_hang_up_ends_the_server_and_its_children() {
         .trim()
         .parse()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(5);
-    while !process_gone(pid) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(process_gone(pid));
+    assert!(gone_soon(pid));
 }
 
 #[test]
@@ -504,13 +500,7 @@ fn a_proxy_killed_with_sigkill_takes_its_server_group_with_it() {
             .unwrap();
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        let until = Instant::now() + Duration::from_secs(5);
-        while !process_gone(pid) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert!(
-            process_gone(pid),
-            "{proxy}: the server's child {pid} outlived driftlab"
-        );
+        let gone = gone_soon(pid);
+        assert!(gone, "{proxy}: the server's child {pid} outlived driftlab");
     }
 }

@@ -89,6 +89,15 @@ pub fn process_gone(pid: u32) -> bool {
     }
 }
 
+/// Whether process `pid` is gone (or a zombie) within 5 s.
+pub fn gone_soon(pid: u32) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !process_gone(pid) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    process_gone(pid)
+}
+
 /// A client of a stdio server (or of driftlab in front of one): it writes lines and collects
 /// what comes back.
 struct Client {
