@@ -18,6 +18,7 @@ macro_rules! outln {
 mod anchor;
 mod capture;
 mod check_lock;
+mod configs;
 mod consent;
 mod digest;
 mod docs;
@@ -108,6 +109,7 @@ enum Command {
     Merge(merge::Args),
     Digest(digest::Args),
     Lock(lock::Args),
+    Configs(configs::Args),
     Wrap(wrap::Args),
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
@@ -163,6 +165,7 @@ where
         Command::Man(args) => docs::man(args),
         Command::Digest(args) => digest::run(args),
         Command::Lock(args) => lock::run(args),
+        Command::Configs(args) => configs::run(args),
     });
     match result {
         Ok(Ok(code)) => code,

@@ -5,6 +5,7 @@
 //! only a person can fill, an unset variable, a transport driftlab does not speak) is kept with
 //! the reason it is skipped, never guessed.
 
+pub mod discover;
 mod expand;
 pub mod jsonc;
 mod read;

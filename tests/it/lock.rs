@@ -981,3 +981,99 @@ fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
         "{out}"
     );
 }
+
+/// `driftlab configs` finds each client's config where that client keeps it, in a fake home and
+/// project folder (nothing reads the real home), names each one's servers, and says why a file
+/// it cannot read was skipped.
+#[test]
+fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let app = if cfg!(target_os = "macos") {
+        "Library/Application Support"
+    } else {
+        ".config"
+    };
+    let stdio = |name: &str| json!({ name: {"command": "node", "args": ["s.js"]} });
+    let files: Vec<(PathBuf, String)> = vec![
+        (
+            home.path()
+                .join(app)
+                .join("Claude/claude_desktop_config.json"),
+            json!({ "mcpServers": stdio("desktop") }).to_string(),
+        ),
+        (
+            home.path().join(".claude.json"),
+            json!({"mcpServers": stdio("code"),
+                   "projects": {"/x": {"mcpServers": stdio("nested")}}})
+            .to_string(),
+        ),
+        (home.path().join(".cursor/mcp.json"), "{broken".into()),
+        (
+            home.path().join(app).join("Code/User/mcp.json"),
+            json!({"servers": {"vs": {"type": "stdio", "command": "node"}}}).to_string(),
+        ),
+        (
+            home.path().join(".codeium/windsurf/mcp_config.json"),
+            json!({ "mcpServers": stdio("surf") }).to_string(),
+        ),
+        (
+            home.path().join(".gemini/settings.json"),
+            json!({ "mcpServers": stdio("gem") }).to_string(),
+        ),
+        (
+            home.path().join(".codex/config.toml"),
+            "[mcp_servers.cx]\ncommand = \"node\"\n".into(),
+        ),
+        (
+            project.path().join(".mcp.json"),
+            json!({ "mcpServers": stdio("proj") }).to_string(),
+        ),
+        (
+            project.path().join(".vscode/mcp.json"),
+            json!({"servers": {"pvs": {"command": "node"}}}).to_string(),
+        ),
+    ];
+    for (path, text) in &files {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let listed = run_in(
+        project.path(),
+        &[
+            "configs",
+            "--home",
+            home.path().to_str().unwrap(),
+            "--project",
+            ".",
+        ],
+    );
+    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
+    let out = stdout(&listed);
+    for (client, scope, server) in [
+        ("claude-desktop", "user", "desktop"),
+        ("claude-code", "user", "code"),
+        ("vscode", "user", "vs"),
+        ("windsurf", "user", "surf"),
+        ("gemini", "user", "gem"),
+        ("codex", "user", "cx"),
+        ("claude-code", "project", "proj"),
+        ("vscode", "project", "pvs"),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| {
+                l.starts_with(client) && l.contains(scope) && l.contains(&format!(": {server}"))
+            })
+            .unwrap_or_else(|| panic!("no {client} {scope} config with {server}: {out}"));
+        assert!(line.contains("1 server(s)"), "{line}");
+    }
+    assert!(out.contains("1 project(s) under `projects`"), "{out}");
+    let cursor = out.lines().find(|l| l.starts_with("cursor")).unwrap();
+    assert!(
+        cursor.contains("skipped:") && cursor.contains("mcp.json"),
+        "{cursor}"
+    );
+    assert_eq!(out.lines().count(), files.len(), "{out}");
+    assert!(stderr(&listed).contains("9 config(s) found"));
+}

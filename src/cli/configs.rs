@@ -1,0 +1,74 @@
+//! `driftlab configs`: which MCP client configs this machine has, and their servers.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+
+use crate::config::discover::{self, Found};
+
+/// List the MCP client configs found where clients keep them: the user's below the home folder
+/// (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex, in the folders this
+/// OS uses) and a project's (.mcp.json, .cursor/, .vscode/, .gemini/). Each found file is read as
+/// `lock --config` reads it, with its servers named; a file that cannot be read is listed as
+/// skipped, with why. Nothing is started.
+///
+/// Exit codes: 0 listed, 2 no home folder.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftlab configs\n  \
+    driftlab configs --project ~/src/app --all")]
+pub struct Args {
+    /// The home folder to look in [default: $HOME].
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// The project folder to look in [default: the current folder].
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    project: PathBuf,
+    /// Also list the places where no config was found.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let home = match args.home {
+        Some(home) => home,
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .ok_or_else(|| anyhow!("no home folder: give --home DIR"))?,
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let mut found = 0;
+    for place in discover::places(&home, &args.project) {
+        let head = format!(
+            "{:<15} {:<8} {}",
+            place.client.as_str(),
+            place.scope.as_str(),
+            place.path.display()
+        );
+        match discover::look(&place, &args.project, &env) {
+            Found::Missing if args.all => outln!("{head}: not found"),
+            Found::Missing => {}
+            Found::Skipped(why) => {
+                found += 1;
+                outln!("{head}: skipped: {why}");
+            }
+            Found::Read(config) => {
+                found += 1;
+                let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+                let mut line = format!("{head}: {} server(s)", names.len());
+                if !names.is_empty() {
+                    line.push_str(&format!(": {}", names.join(", ")));
+                }
+                let unread = discover::unread_project_servers(&config);
+                if unread > 0 {
+                    line.push_str(&format!(
+                        "; {unread} project(s) under `projects` have servers driftlab does not read yet"
+                    ));
+                }
+                outln!("{line}");
+            }
+        }
+    }
+    eprintln!("driftlab: {found} config(s) found");
+    Ok(super::exit::PASS)
+}
