@@ -33,15 +33,9 @@ impl Budget {
     /// Takes `n` bytes, waiting while they would exceed the limit (a line larger than the whole
     /// budget still passes when nothing else is in flight).
     pub fn take(self: &Arc<Budget>, n: usize) -> Credit {
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        while *used > 0 && *used + n > self.limit {
-            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
-        }
-        *used += n;
-        Credit {
-            budget: Some(Arc::clone(self)),
-            n,
-        }
+        let mut credit = Credit::empty(self);
+        credit.grow(n);
+        credit
     }
 
     /// [`take`](Self::take), waiting at most `patience`; `None` when the bytes could not be

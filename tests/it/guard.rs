@@ -47,6 +47,23 @@ pub(crate) fn drifted(dir: &Path, class: &str) -> PathBuf {
     out
 }
 
+/// `guard --approved <pin> --audit AUDIT FLAGS -- fixture SERVED --calls accept FIXTURE_FLAGS`.
+pub(crate) fn guard_fixture_args(
+    flags: &[&str],
+    served: &Path,
+    fixture_flags: &[&str],
+    audit: &Path,
+) -> Vec<String> {
+    let mut args = guard_args(&pin(), audit);
+    args.extend(flags.iter().map(|s| s.to_string()));
+    args.push("--".into());
+    args.push(common::live::fixture_server().display().to_string());
+    args.push(served.display().to_string());
+    args.extend(["--calls", "accept"].iter().map(|s| s.to_string()));
+    args.extend(fixture_flags.iter().map(|s| s.to_string()));
+    args
+}
+
 /// A guarded session: `driftlab guard FLAGS --approved <pin> -- fixture SERVED FIXTURE_FLAGS`.
 fn guarded(
     flags: &[&str],
@@ -55,13 +72,7 @@ fn guarded(
     lines: &[&str],
     audit: &Path,
 ) -> Vec<Value> {
-    let mut args = guard_args(&pin(), audit);
-    args.extend(flags.iter().map(|s| s.to_string()));
-    args.push("--".into());
-    args.push(common::live::fixture_server().display().to_string());
-    args.push(served.display().to_string());
-    args.extend(["--calls", "accept"].iter().map(|s| s.to_string()));
-    args.extend(fixture_flags.iter().map(|s| s.to_string()));
+    let args = guard_fixture_args(flags, served, fixture_flags, audit);
     let mut all: Vec<&str> = lines.to_vec();
     all.push(PING);
     let (out, code, err) = stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, &all);

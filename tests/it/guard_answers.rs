@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::common;
 use crate::guard::{
-    answer, audit_events, call, drifted, pin, refusal, removed_tool, INIT, INITIALIZED, TIME,
+    answer, audit_events, call, drifted, guard_fixture_args, pin, refusal, removed_tool, INIT,
+    INITIALIZED, TIME,
 };
-use common::live::guard_args;
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":"end","method":"ping"}"#;
 
@@ -45,13 +45,7 @@ fn guarded(
 ) -> (Vec<Value>, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let mut args = guard_args(&pin(), &audit);
-    args.extend(flags.iter().map(|s| s.to_string()));
-    args.push("--".into());
-    args.push(common::live::fixture_server().display().to_string());
-    args.push(served.display().to_string());
-    args.extend(["--calls", "accept"].iter().map(|s| s.to_string()));
-    args.extend(fixture_flags.iter().map(|s| s.to_string()));
+    let args = guard_fixture_args(flags, served, fixture_flags, &audit);
     let mut all = lines.to_vec();
     all.push(PING);
     let driftlab = env!("CARGO_BIN_EXE_driftlab");

@@ -231,7 +231,6 @@ fn every_config_format_locks_checks_guards_and_restores() {
     }
 }
 
-/// The argv the rewritten config starts the `notes` server with.
 /// A folder with the fixture server `notes` (serving `tools.json`) in a Claude Desktop config,
 /// locked: the folder, the payload the server serves, and the config's path.
 fn locked_notes() -> (tempfile::TempDir, PathBuf, String) {
@@ -432,6 +431,7 @@ fn lock_never_prints_what_a_configs_variables_expand_to() {
     );
 }
 
+/// The argv the rewritten config starts the `notes` server with.
 fn guarded_entry(config: &Path, layout: &str) -> Vec<String> {
     let text = std::fs::read_to_string(config).unwrap();
     let entry: Value = if layout == "codex" {
@@ -725,24 +725,9 @@ fn four_real_servers_lock_check_drift_update_guard_and_restore() {
 
 #[test]
 fn uninstall_refuses_a_config_edited_since_the_install() {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
-    let argv = vec![
-        fixture_server().display().to_string(),
-        payload.display().to_string(),
-    ];
-    let config = config_path(dir.path(), "claude-desktop");
-    let original = config_text("claude-desktop", &argv);
-    std::fs::write(&config, &original).unwrap();
-    let config_arg = config.display().to_string();
-    assert_eq!(
-        code(&run_in(
-            dir.path(),
-            &["lock", "--config", &config_arg, "--yes"]
-        )),
-        0
-    );
+    let (dir, _, config_arg) = locked_notes();
+    let config = PathBuf::from(&config_arg);
+    let original = std::fs::read_to_string(&config).unwrap();
     assert_eq!(code(&guard_install(dir.path(), &config_arg)), 0);
     let edited = std::fs::read_to_string(&config)
         .unwrap()
