@@ -12,8 +12,8 @@ use crate::payload::input::read_surface;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::proxy;
 
-/// Guard an agent at run time: run CMD as an MCP server behind a proxy that holds it to the
-/// approved (pinned) contract.
+/// Guard an agent at run time: run CMD as an MCP server (or reach one at --url) behind a proxy
+/// that holds it to the approved (pinned) contract.
 ///
 /// The client always sees the pinned tools/list. The guard lists the server's tools itself
 /// after initialization and on every notifications/tools/list_changed, and diffs them against
@@ -24,6 +24,9 @@ use crate::proxy;
 /// ("parameter \"query\" was likely renamed to \"search_query\"") and the server never sees the
 /// call. More than --max-retries refusals for a tool within --window-secs open its circuit.
 /// Answers are checked against the pinned outputSchema.
+///
+/// With --url the client still speaks stdio to the guard, and the guard speaks Streamable HTTP
+/// (either protocol era) to the server, with the same admission, refusals and audit.
 #[derive(clap::Args)]
 #[command(
     args_conflicts_with_subcommands = true,
@@ -32,6 +35,7 @@ use crate::proxy;
     driftlab guard --approved approved.json -- npx -y @modelcontextprotocol/server-memory\n  \
     driftlab guard --approved approved.json --on-drift warn --audit guard.jsonl -- node dist/index.js\n  \
     driftlab guard --lock mcp.lock --server memory -- npx -y @modelcontextprotocol/server-memory\n  \
+    driftlab guard --approved approved.json --url https://example.com/mcp --header 'Authorization: Bearer ${TOKEN}'\n  \
     driftlab guard install --config ~/.cursor/mcp.json --lock mcp.lock"
 )]
 pub struct Args {
@@ -81,8 +85,24 @@ pub struct Args {
     /// many bytes in flight (a peer that stops reading slows the other down instead).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// Reach the server at this Streamable HTTP endpoint instead of running a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// A header sent with every request to --url, as `Name: value` (repeatable). It is sent as
+    /// given: `guard install` writes a config's own variable references here, which the client
+    /// expands when it starts the guard.
+    #[arg(long = "header", value_name = "NAME:VALUE", requires = "url")]
+    headers: Vec<String>,
+    /// With --url: seconds each HTTP exchange (a tools/call and its answer) may take.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300.0,
+        requires = "url"
+    )]
+    http_timeout: f64,
     /// The server command and its arguments, after `--` (run directly, never through a shell).
-    #[arg(last = true, value_name = "CMD", required = true)]
+    #[arg(last = true, value_name = "CMD", required_unless_present = "url")]
     command: Vec<String>,
 }
 
@@ -135,13 +155,35 @@ pub fn run(args: Args) -> Result<u8> {
         // Debug formatting escapes what a server put in the name.
         bail!("{pin_name}: the pinned tool {tool:?}: {why}");
     }
-    let end = proxy::run(&args.command, &mut guard, args.max_bytes)
-        .with_context(|| format!("live:{}", args.command.join(" ")))?;
+    let upstream = match &args.url {
+        Some(url) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                bail!("--url {url}: expected an http:// or https:// URL");
+            }
+            proxy::Upstream::Http(proxy::http_upstream::HttpUpstream {
+                url: url.clone(),
+                headers: args
+                    .headers
+                    .iter()
+                    .map(|h| super::live::parse_header(h))
+                    .collect::<Result<_>>()?,
+                timeout: super::live::timeout(args.http_timeout).map_err(|_| {
+                    anyhow::anyhow!(
+                        "--http-timeout {}: expected seconds above 0 and at most 86400",
+                        args.http_timeout
+                    )
+                })?,
+            })
+        }
+        None => proxy::Upstream::Command(args.command.clone()),
+    };
+    let end =
+        proxy::run(&upstream, &mut guard, args.max_bytes).with_context(|| upstream.label())?;
     if end.server_ended() {
         eprintln!("driftlab guard: the server ended ({})", end.server);
     }
     if let Some(why) = end.failure {
-        bail!("live:{}: {why}", args.command.join(" "));
+        bail!("{}: {why}", upstream.label());
     }
     if let Some(why) = guard.audit_failure() {
         bail!("the audit log could not be written: {why}");

@@ -12,13 +12,15 @@ use crate::text::sha256_hex;
 
 #[derive(clap::Subcommand)]
 pub enum Action {
-    /// Put every stdio server of a client config behind the guard, pinned to the lockfile.
+    /// Put every server of a client config behind the guard, pinned to the lockfile.
     ///
     /// Rewrites the config so that each of its stdio servers runs as `driftlab guard --lock
-    /// LOCK --server=NAME -- <its command>`, pinned to its entry in the lockfile. The original
-    /// is kept next to the config (`<config>.driftlab-backup`); only each server's `command` and
-    /// `args` values change. Servers the guard cannot front (HTTP) or the lock does not pin are
-    /// listed as not guarded. A config that changed while driftlab worked is left alone.
+    /// LOCK --server=NAME -- <its command>`, and each URL server as `driftlab guard --lock LOCK
+    /// --server=NAME --url <its URL> --header <each header>` (as written: the client expands
+    /// its variables), pinned to its entry in the lockfile. The original is kept next to the
+    /// config (`<config>.driftlab-backup`); only each server's `command` and `args` values (a
+    /// URL server's whole entry) change. Servers the lock does not pin are listed as not
+    /// guarded. A config that changed while driftlab worked is left alone.
     Install(InstallArgs),
     /// Restore the config `guard install` rewrote, byte for byte, from its backup.
     ///

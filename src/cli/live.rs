@@ -144,7 +144,7 @@ pub fn timeout(seconds: f64) -> Result<Duration> {
 }
 
 /// `Name: value` → (name, value).
-fn parse_header(text: &str) -> Result<(String, String)> {
+pub fn parse_header(text: &str) -> Result<(String, String)> {
     match text.split_once(':') {
         Some((name, value))
             if !name.trim().is_empty() && name.trim().bytes().all(|b| b.is_ascii_graphic()) =>

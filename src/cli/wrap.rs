@@ -127,13 +127,14 @@ pub fn run(args: Args) -> Result<u8> {
         },
         log,
     );
-    let end = proxy::run(&args.command, &mut hooks, args.max_bytes)
-        .with_context(|| format!("live:{}", args.command.join(" ")))?;
+    let upstream = proxy::Upstream::Command(args.command.clone());
+    let end =
+        proxy::run(&upstream, &mut hooks, args.max_bytes).with_context(|| upstream.label())?;
     if end.server_ended() {
         eprintln!("driftlab wrap: the server ended ({})", end.server);
     }
     if let Some(why) = end.failure {
-        bail!("live:{}: {why}", args.command.join(" "));
+        bail!("{}: {why}", upstream.label());
     }
     Ok(super::exit::PASS)
 }

@@ -2,6 +2,8 @@
 //! the `command` and `args` values change (an `args` is added after `command` when there is
 //! none), so comments, key order, spacing and every other server stay as they were, byte for
 //! byte. JSON (with comments) is located by offset; Codex TOML through its parser's spans.
+//! A URL entry (JSON only) becomes a command entry: its own value is rewritten whole, every
+//! other byte of the file kept.
 
 use std::ops::Range;
 
@@ -56,6 +58,68 @@ pub fn set_argv(
         }
     }
     Ok(edits)
+}
+
+/// The edit that makes URL server `name` start `argv` followed by `--url URL` and a `--header
+/// "Name: value"` per header, URL and values as the config writes them (a client expands its
+/// variable references in arguments as it does in a URL and headers, so no secret is written
+/// into the file). Its other keys stay; `type` becomes `stdio` (VS Code needs it) or goes.
+/// Returns the edit and the whole argv.
+pub fn set_url_argv(
+    config: &ClientConfig,
+    name: &str,
+    argv: &[String],
+) -> Result<(Edit, Vec<String>), ConfigError> {
+    if config.layout == Layout::CodexToml {
+        return Err(ConfigError(format!(
+            "{}: server {name:?}: a Codex URL entry is not rewritten (its headers come from \
+             variables Codex expands only for HTTP)",
+            config.path.display()
+        )));
+    }
+    let blanked = super::jsonc::blank(&config.text);
+    let mut locator = crate::report::region::Locator::new(&blanked);
+    let pointer = crate::pointer::push(&format!("/{}", config.layout.as_str()), name);
+    let not_url = || {
+        ConfigError(format!(
+            "{}: server {name:?} has no URL entry to rewrite",
+            config.path.display()
+        ))
+    };
+    let range = locator.value_span(&pointer).ok_or_else(not_url)?;
+    let entry: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&blanked[range.clone()]).map_err(|_| not_url())?;
+    let url_key = ["url", "serverUrl", "httpUrl"]
+        .into_iter()
+        .find(|k| entry.get(*k).is_some_and(serde_json::Value::is_string))
+        .ok_or_else(not_url)?;
+    let mut argv = argv.to_vec();
+    argv.push("--url".into());
+    argv.push(entry[url_key].as_str().unwrap_or_default().to_string());
+    if let Some(headers) = entry.get("headers").and_then(|h| h.as_object()) {
+        for (header, value) in headers {
+            let value = match value {
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            argv.push("--header".into());
+            argv.push(format!("{header}: {value}"));
+        }
+    }
+    let mut rewritten = serde_json::Map::new();
+    if config.layout == Layout::VscodeServers {
+        rewritten.insert("type".into(), "stdio".into());
+    }
+    rewritten.insert("command".into(), argv[0].clone().into());
+    rewritten.insert("args".into(), argv[1..].to_vec().into());
+    for (key, value) in entry {
+        let replaced = ["type", "url", "serverUrl", "httpUrl", "headers"].contains(&key.as_str());
+        if !replaced {
+            rewritten.insert(key, value);
+        }
+    }
+    let text = serde_json::to_string(&rewritten).map_err(|e| ConfigError(e.to_string()))?;
+    Ok((Edit { range, text }, argv))
 }
 
 /// `text` with `edits` (non-overlapping) applied.
@@ -192,6 +256,39 @@ mod tests {
         let b = rewritten("m.json", text, "b");
         assert!(b.contains("{ \"command\": \"/bin/driftlab\", \"args\": [\"guard\", \"--\", \"npx\", \"-y\", \"x\"] }"), "{b}");
         assert!(b.contains("// mine"));
+    }
+
+    #[test]
+    fn a_url_entry_becomes_a_guard_command_with_its_headers_as_written() {
+        let text = "{\"mcpServers\": {\n  \"w\": {\"serverUrl\": \"https://x/mcp\", \"headers\": {\"A\": \"${env:T}\"}, \"disabled\": false},\n  \"s\": {\"command\": \"s\"}\n}}\n";
+        let windsurf = config("mcp_config.json", text);
+        let guard = ["/bin/driftlab", "guard"].map(String::from);
+        let (edit, argv) = set_url_argv(&windsurf, "w", &guard).unwrap();
+        assert_eq!(
+            argv,
+            [
+                "/bin/driftlab",
+                "guard",
+                "--url",
+                "https://x/mcp",
+                "--header",
+                "A: ${env:T}"
+            ]
+        );
+        assert_eq!(
+            apply(text, vec![edit]),
+            text.replace(
+                "{\"serverUrl\": \"https://x/mcp\", \"headers\": {\"A\": \"${env:T}\"}, \"disabled\": false}",
+                "{\"command\":\"/bin/driftlab\",\"args\":[\"guard\",\"--url\",\"https://x/mcp\",\"--header\",\"A: ${env:T}\"],\"disabled\":false}"
+            )
+        );
+        assert!(
+            set_url_argv(&windsurf, "s", &guard).is_err(),
+            "a command entry has no URL"
+        );
+        let codex = config("config.toml", "[mcp_servers.r]\nurl = \"https://x/mcp\"\n");
+        let why = set_url_argv(&codex, "r", &guard).unwrap_err().0;
+        assert!(why.contains("Codex URL entry"), "{why}");
     }
 
     #[test]

@@ -36,15 +36,8 @@ impl HttpTransport {
         timeout: Duration,
         max_message: usize,
     ) -> HttpTransport {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            // A redirect could carry --header credentials to another origin: none is followed.
-            .max_redirects(0)
-            .build()
-            .into();
         HttpTransport {
-            agent,
+            agent: agent(Some(timeout)),
             url: url.to_string(),
             headers,
             session_id: None,
@@ -67,52 +60,110 @@ impl HttpTransport {
 
     /// Reads an SSE stream, queueing each event's data, until a response arrives or it ends.
     fn read_events(&mut self, body: impl Read) -> Result<(), LiveError> {
-        let mut reader = BufReader::new(body);
-        let mut data: Vec<u8> = Vec::new();
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let read = (&mut reader)
-                .take((self.max_message as u64).saturating_add(1))
-                .read_until(b'\n', &mut line)
-                .map_err(|e| {
-                    LiveError::Http(format!("{}: reading the event stream: {e}", self.url))
-                })?;
-            if line.len() > self.max_message || data.len() > self.max_message {
-                return Err(LiveError::TooLarge {
-                    limit: self.max_message,
-                });
+        let queue = &mut self.queue;
+        read_event_stream(body, self.max_message, |message| {
+            let done = is_response(&message);
+            queue.push_back(message);
+            !done
+        })
+        .map_err(|e| match e {
+            StreamError::TooLarge => LiveError::TooLarge {
+                limit: self.max_message,
+            },
+            StreamError::Read(e) => {
+                LiveError::Http(format!("{}: reading the event stream: {e}", self.url))
             }
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            if read == 0 || text.is_empty() {
-                // End of an event (or of the stream): dispatch what it carried.
-                if !data.is_empty() {
-                    let message = std::mem::take(&mut data);
-                    let done = is_response(&message);
-                    self.queue.push_back(message);
-                    if done {
-                        return Ok(());
-                    }
-                }
-                if read == 0 {
-                    return Ok(());
-                }
-                continue;
-            }
-            if let Some(value) = text.strip_prefix(b"data:") {
-                if !data.is_empty() {
-                    data.push(b'\n');
-                }
-                data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
-            }
-            // `event:`, `id:`, `retry:` and `:` comments carry nothing the session needs.
-        }
+        })
     }
 }
 
+/// Why an event stream could not be read to its end.
+#[derive(Debug)]
+pub enum StreamError {
+    /// A line or an event over the message limit.
+    TooLarge,
+    Read(std::io::Error),
+}
+
+/// Reads an SSE stream, handing each event's data (its `data:` lines joined by newlines) to
+/// `message`, until `message` returns false or the stream ends.
+pub fn read_event_stream(
+    body: impl Read,
+    max_message: usize,
+    mut message: impl FnMut(Vec<u8>) -> bool,
+) -> Result<(), StreamError> {
+    let mut reader = BufReader::new(body);
+    let mut data: Vec<u8> = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take((max_message as u64).saturating_add(1))
+            .read_until(b'\n', &mut line)
+            .map_err(StreamError::Read)?;
+        if line.len() > max_message || data.len() > max_message {
+            return Err(StreamError::TooLarge);
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if read == 0 || text.is_empty() {
+            // End of an event (or of the stream): dispatch what it carried.
+            if !data.is_empty() && !message(std::mem::take(&mut data)) {
+                return Ok(());
+            }
+            if read == 0 {
+                return Ok(());
+            }
+            continue;
+        }
+        if let Some(value) = text.strip_prefix(b"data:") {
+            if !data.is_empty() {
+                data.push(b'\n');
+            }
+            data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+        }
+        // `event:`, `id:`, `retry:` and `:` comments carry nothing a session needs.
+    }
+}
+
+/// A POST of one message to `url` as Streamable HTTP wants it: both media types accepted, the
+/// caller's `headers`, and the session id and protocol version when there are any.
+pub fn post(
+    agent: &ureq::Agent,
+    url: &str,
+    headers: &[(String, String)],
+    session_id: Option<&str>,
+    protocol_version: Option<&str>,
+) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
+    let mut request = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    if let Some(id) = session_id {
+        request = request.header("Mcp-Session-Id", id);
+    }
+    if let Some(version) = protocol_version {
+        request = request.header("MCP-Protocol-Version", version);
+    }
+    request
+}
+
+/// An agent that follows no redirect (one could carry credentials to another origin) and
+/// leaves HTTP error statuses to the caller; `timeout` bounds each whole exchange, if given.
+pub fn agent(timeout: Option<Duration>) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(timeout)
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
 /// Whether a message is a response (it has an id and no method).
-fn is_response(message: &[u8]) -> bool {
+pub fn is_response(message: &[u8]) -> bool {
     #[derive(Deserialize)]
     struct Head<'a> {
         #[serde(default, borrow)]
@@ -125,23 +176,15 @@ fn is_response(message: &[u8]) -> bool {
 
 impl Transport for HttpTransport {
     fn send(&mut self, message: &[u8], phase: &str) -> Result<(), LiveError> {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        for (name, value) in &self.headers {
-            request = request.header(name, value);
-        }
-        if let Some(id) = &self.session_id {
-            request = request.header("Mcp-Session-Id", id);
-        }
-        if let Some(version) = &self.protocol_version {
-            request = request.header("MCP-Protocol-Version", version);
-        }
-        let mut response = request
-            .send(message)
-            .map_err(|e| self.map_error(e, phase))?;
+        let mut response = post(
+            &self.agent,
+            &self.url,
+            &self.headers,
+            self.session_id.as_deref(),
+            self.protocol_version.as_deref(),
+        )
+        .send(message)
+        .map_err(|e| self.map_error(e, phase))?;
         let status = response.status().as_u16();
         let header = |name: &str| {
             response

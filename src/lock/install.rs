@@ -37,7 +37,8 @@ pub struct Installation {
 }
 
 /// Plans the install of `servers` of `config`: each stdio server the lock has a contract for
-/// starts `driftlab guard --lock LOCK --server=NAME -- ARGV` instead of ARGV. `env` reads the
+/// starts `driftlab guard --lock LOCK --server=NAME -- ARGV` instead of ARGV, and each URL
+/// server `driftlab guard --lock LOCK --server=NAME --url URL [--header H]…`. `env` reads the
 /// rewritten text back as the client would.
 pub fn plan(
     config: &ClientConfig,
@@ -55,7 +56,6 @@ pub fn plan(
         let name = &server.name;
         let entry = lock.server(name);
         let why_not = match (&server.written, entry) {
-            (Written::Url(_), _) => Some("an HTTP server: the guard fronts stdio servers".into()),
             (Written::Command(argv), _) if is_guard(argv) => {
                 Some("it already runs behind driftlab guard".into())
             }
@@ -66,24 +66,41 @@ pub fn plan(
             )),
             _ => None,
         };
-        let (Written::Command(original), None) = (&server.written, why_not.as_ref()) else {
-            not_guarded.push(format!("{name} ({})", why_not.unwrap_or_default()));
+        if let Some(why) = why_not {
+            not_guarded.push(format!("{name} ({why})"));
             continue;
-        };
+        }
         if entry.map(|e| &e.launch) != Some(&server.written.to_json()) {
             launch_differs.push(name.clone());
         }
-        let mut argv = vec![
+        let guard = vec![
             driftlab.display().to_string(),
             "guard".into(),
             "--lock".into(),
             lock_path.display().to_string(),
             // One word: a name such as `-h` would otherwise read as a flag.
             format!("--server={name}"),
-            "--".into(),
         ];
-        argv.extend(original.iter().cloned());
-        edits.extend(rewrite::set_argv(config, name, &argv)?);
+        let argv = match &server.written {
+            Written::Command(original) => {
+                let mut argv = guard;
+                argv.push("--".into());
+                argv.extend(original.iter().cloned());
+                edits.extend(rewrite::set_argv(config, name, &argv)?);
+                argv
+            }
+            // The guard reaches the server over HTTP; the client starts the guard over stdio.
+            Written::Url(_) => match rewrite::set_url_argv(config, name, &guard) {
+                Ok((edit, argv)) => {
+                    edits.push(edit);
+                    argv
+                }
+                Err(why) => {
+                    not_guarded.push(format!("{name} ({why})"));
+                    continue;
+                }
+            },
+        };
         guarded.push((name.clone(), argv));
     }
     if guarded.is_empty() {

@@ -8,11 +8,14 @@
 //! the order they arrived and their decisions depend only on that order.
 
 pub mod drifted_server;
+pub mod http_upstream;
+mod upstream;
 pub mod wrap;
+
+pub use upstream::Upstream;
 
 use std::collections::HashMap;
 use std::io;
-use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -20,7 +23,7 @@ use serde_json::Value;
 
 use crate::jsonrpc::{self, Profile, Refusal};
 use crate::live::flow::{Budget, Credit, Writer};
-use crate::live::stdio::{describe_status, read_lines_with, ServerProcess, StdoutEvent};
+use crate::live::stdio::{read_lines_with, StdoutEvent};
 use crate::live::{LiveError, GRACE_PERIOD};
 
 /// What to do with one message.
@@ -127,16 +130,17 @@ enum Event {
     ClientGone,
 }
 
-/// Runs `argv` as the server and proxies between it and this process's stdin/stdout until the
-/// server's stdout closes (after the client hung up, or on its own). The server's stderr passes
-/// through to ours. Each direction is written by a thread of its own and bounded to about
+/// Starts `upstream` (runs its command, or opens the bridge to its URL) and proxies between it
+/// and this process's stdin/stdout until the server's side closes (after the client hung up, or
+/// on its own). A command's stderr passes through to ours. Each direction is written by a thread of its own and bounded to about
 /// `max_line` bytes in flight ([`crate::live::flow`]), so neither peer can block the other
 /// through the proxy or grow its memory.
-pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<ProxyEnd, LiveError> {
-    let (mut server, server_out, _) = ServerProcess::spawn(argv, Stdio::inherit())?;
-    let server_in = server
-        .take_stdin()
-        .ok_or_else(|| LiveError::Protocol("the server's stdin is not a pipe".into()))?;
+pub fn run(
+    upstream: &Upstream,
+    hooks: &mut dyn Hooks,
+    max_line: usize,
+) -> Result<ProxyEnd, LiveError> {
+    let (mut server, (server_out, server_in)) = upstream::start(upstream, max_line)?;
     let (tx, events) = mpsc::channel::<Event>();
     spawn_reader(
         io::stdin(),
@@ -292,12 +296,9 @@ pub fn run(argv: &[String], hooks: &mut dyn Hooks, max_line: usize) -> Result<Pr
     }
     server.remember_descendants();
     to_server.close();
-    server.close();
+    let status = server.close();
     to_server.finish();
     finish_within(to_client, GRACE_PERIOD);
-    let status = server
-        .exit_status(Duration::ZERO)
-        .map_or("exited".to_string(), describe_status);
     Ok(ProxyEnd {
         server: status,
         client_hung_up,

@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::live::{fixture, gone_soon};
+use common::live::{fixture, gone_soon, http_fixture};
 use common::{read_json, repo, run, stderr, stdout};
 use sha2::{Digest, Sha256};
 
@@ -391,32 +391,10 @@ fn the_live_gate_snapshots_and_checks_in_one_step() {
     );
 }
 
-/// Starts the fixture in HTTP mode and returns it with its port.
-fn http_fixture(flags: &[&str]) -> (std::process::Child, u16) {
-    use std::io::BufRead;
-    let argv = fixture(TIME, &[&["--http", "127.0.0.1:0"], flags].concat());
-    let mut child = std::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .parse()
-        .unwrap();
-    (child, port)
-}
-
 #[test]
 fn streamable_http_with_json_bodies_and_event_streams() {
     for mode in [&[][..], &["--sse"][..], &["--sse", "--page-size", "1"][..]] {
-        let (mut server, port) = http_fixture(mode);
+        let (mut server, port) = http_fixture(TIME, mode);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("capture.json");
         let url = format!("http://127.0.0.1:{port}/mcp");
@@ -475,7 +453,8 @@ fn http_errors_are_one_line() {
 
 #[test]
 fn an_event_stream_is_recognised_whatever_the_case_of_its_media_type() {
-    let (mut server, port) = http_fixture(&["--sse", "--sse-media-type", "Text/Event-Stream"]);
+    let (mut server, port) =
+        http_fixture(TIME, &["--sse", "--sse-media-type", "Text/Event-Stream"]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("capture.json");
     let url = format!("http://127.0.0.1:{port}/mcp");

@@ -10,14 +10,14 @@ use common::live::{fixture_server, installed, servers_dir, stepwise};
 use common::{driftlab, stderr, stdout};
 use serde_json::{json, Value};
 
-const TOOLS: &str = r#"{"tools": [
+pub(crate) const TOOLS: &str = r#"{"tools": [
   {"name": "search", "description": "Search the notes", "inputSchema": {"type": "object",
    "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["query"]}},
   {"name": "fetch", "description": "Fetch a note", "inputSchema": {"type": "object",
    "properties": {"id": {"type": "string"}}, "required": ["id"]}}
 ]}"#;
 
-fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
     driftlab()
         .current_dir(dir)
         .args(args)
@@ -36,12 +36,12 @@ fn guard_install(dir: &Path, config: &str) -> std::process::Output {
     )
 }
 
-fn code(output: &std::process::Output) -> i32 {
+pub(crate) fn code(output: &std::process::Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
 
 /// A client session through the server a config entry starts: initialize, tools/list, one call.
-fn session_through(command: &str, args: &[String], call: &Value) -> Vec<Value> {
+pub(crate) fn session_through(command: &str, args: &[String], call: &Value) -> Vec<Value> {
     let lines = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},

@@ -20,6 +20,7 @@ mod gate_cli;
 mod gate_correctness;
 mod guard;
 mod guard_answers;
+mod guard_http;
 mod guard_strict;
 mod hostile_sizes;
 mod live_capture;

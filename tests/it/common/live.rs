@@ -41,6 +41,29 @@ pub fn fixture(payload: &str, flags: &[&str]) -> Vec<String> {
     argv
 }
 
+/// Starts the fixture serving `payload` over Streamable HTTP on a free loopback port, and
+/// returns it with its port.
+pub fn http_fixture(payload: &str, flags: &[&str]) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    let argv = fixture(payload, &[&["--http", "127.0.0.1:0"], flags].concat());
+    let mut child = std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    (child, port)
+}
+
 /// The start of a guard's argv, `guard --approved PIN --audit AUDIT` (flags, `--` and the server
 /// follow).
 pub fn guard_args(pin: &Path, audit: &Path) -> Vec<String> {
