@@ -12,7 +12,7 @@ use super::servers::{self, ConfigArgs};
 use crate::config::ConfiguredServer;
 use crate::lock::check::{plan, Plan};
 use crate::lock::gate::{GateSettings, LockGate};
-use crate::lock::{self, Lockfile};
+use crate::lock::Lockfile;
 use crate::verdict::{Outcome, Verdict};
 
 pub(super) fn run(
@@ -29,11 +29,8 @@ pub(super) fn run(
         );
     }
     let (lock, lock_text) = Lockfile::read(lock_path)?;
-    let config_path = match config_flag {
-        Some(path) => path.to_path_buf(),
-        None => lock::config_path_from_lock(&lock.config.path, lock_path),
-    };
-    let config = select.read(&config_path)?;
+    let config = select.read_locked(&lock, lock_path, config_flag)?;
+    let config_path = config.path.clone();
     let plans = plan(&lock, &config, &select.servers)?;
     let to_run: Vec<&ConfiguredServer> = plans
         .iter()

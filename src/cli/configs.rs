@@ -59,10 +59,11 @@ pub fn run(args: Args) -> Result<u8> {
                 if !names.is_empty() {
                     line.push_str(&format!(": {}", names.join(", ")));
                 }
-                let unread = discover::unread_project_servers(&config);
-                if unread > 0 {
+                let others = discover::other_project_servers(&config, &args.project);
+                if others > 0 {
                     line.push_str(&format!(
-                        "; {unread} project(s) under `projects` have servers driftlab does not read yet"
+                        "; {others} other project(s) under `projects` have servers of their own \
+                         (--project PATH reads them)"
                     ));
                 }
                 outln!("{line}");

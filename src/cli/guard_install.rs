@@ -91,7 +91,10 @@ fn install(args: InstallArgs) -> Result<u8> {
             .context("cannot tell where this driftlab is: give --driftlab PATH")?,
     };
     let servers = super::servers::pick(&config, &args.servers)?;
-    let plan = match install::plan(&config, &servers, &lock, &lock_path, &driftlab, &env) {
+    let lock_name = lock_names(&lock, &args.lock, &config)?;
+    let plan = match install::plan(
+        &config, &servers, &lock, &lock_path, &driftlab, &lock_name, &env,
+    ) {
         Ok(plan) => plan,
         Err(InstallError::Defect(why)) => bail!(super::Internal(why)),
         Err(e) => bail!("{}: {e}; nothing was written", args.config.display()),
@@ -132,6 +135,34 @@ fn install(args: InstallArgs) -> Result<u8> {
         eprintln!("driftlab: not guarded: {}", not_guarded.join("; "));
     }
     Ok(super::exit::PASS)
+}
+
+/// A server's name in the lock, from its name in the config.
+type LockName = Box<dyn Fn(&str) -> String>;
+
+/// How the config's servers are named in the lock: as in the config, or, in a lock of `lock
+/// --discover`, as that lock named them among every config it found.
+fn lock_names(
+    lock: &Lockfile,
+    lock_path: &std::path::Path,
+    config: &config::ClientConfig,
+) -> Result<LockName> {
+    let Some(discovered) = &lock.discovered else {
+        return Ok(Box::new(str::to_string));
+    };
+    let found = super::servers::read_discovered(discovered, lock_path)?;
+    let same = |path: &std::path::Path| path.canonicalize().ok() == config.path.canonicalize().ok();
+    let Some(index) = found.iter().position(|(place, _)| same(&place.path)) else {
+        bail!(
+            "{}: not one of the configs {} was made from (`driftlab lock --discover` found \
+             them; it lists each)",
+            config.path.display(),
+            lock_path.display()
+        );
+    };
+    Ok(Box::new(move |name: &str| {
+        config::discover::lock_name(&found, index, name)
+    }))
 }
 
 fn uninstall(args: UninstallArgs) -> Result<u8> {

@@ -1,14 +1,15 @@
 //! `driftlab lock`: capture every server of a client config into one lockfile.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 
 use super::servers::{self, ConfigArgs};
-use crate::config::ConfiguredServer;
-use crate::lock::build::{lock_servers, new_lockfile};
+use crate::config::discover::{self, Place};
+use crate::config::{ClientConfig, ConfiguredServer};
+use crate::lock::build::{discovered_lockfile, lock_servers, new_lockfile};
 use crate::lock::check::updated;
-use crate::lock::{self, Lockfile};
+use crate::lock::Lockfile;
 use crate::payload::DEFAULT_MAX_BYTES;
 
 /// Pin every server your agent uses: start each server of a client config (Claude Desktop,
@@ -22,17 +23,31 @@ use crate::payload::DEFAULT_MAX_BYTES;
 /// CI). A server that needs a person's input, OAuth or a transport driftlab does not speak is
 /// locked as skipped, with the reason. Format: docs/lock.md.
 ///
+/// `--discover` locks every config found where clients keep them (`driftlab configs` lists
+/// them) into one lockfile; a server two configs name alike is named `CLIENT/NAME` (with
+/// `-user` or `-project` where one client has both).
+///
 /// Exit codes: 0 locked, 2 unreadable config, a server that failed (nothing is written), or no
 /// consent.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
     driftlab lock --config ~/.cursor/mcp.json --yes\n  \
+    driftlab lock --discover\n  \
     driftlab lock --config .vscode/mcp.json -o mcp.lock --server github --server memory\n  \
     driftlab lock --update memory --yes")]
 pub struct Args {
     /// The client config (with --update: default, the config the lockfile names).
-    #[arg(long, value_name = "FILE", required_unless_present = "update")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["update", "discover"])]
     config: Option<PathBuf>,
+    /// Lock every client config found below the home folder and in the project instead.
+    #[arg(long, conflicts_with_all = ["config", "update"])]
+    discover: bool,
+    /// With --discover: the home folder to look in [default: $HOME].
+    #[arg(long, value_name = "DIR", requires = "discover")]
+    home: Option<PathBuf>,
+    /// With --discover: the project folder to look in [default: the current folder].
+    #[arg(long, value_name = "DIR", requires = "discover")]
+    project: Option<PathBuf>,
     /// The lockfile to write (atomically).
     #[arg(long, short, value_name = "FILE", default_value = "mcp.lock")]
     out: PathBuf,
@@ -60,17 +75,25 @@ pub fn run(args: Args) -> Result<u8> {
                 .0,
         ),
     };
-    let config_path = match (&args.config, &existing) {
-        (Some(path), _) => path.clone(),
-        (None, Some(lock)) => lock::config_path_from_lock(&lock.config.path, &args.out),
-        (None, None) => bail!("give --config FILE"),
+    let discovery = match args.discover {
+        true => Some(discover(&args)?),
+        false => None,
     };
-    let config = args.select.read(&config_path)?;
+    let config = match (&discovery, &existing) {
+        (Some((found, _)), _) => discover::merged(found, Path::new(servers::DISCOVERED)),
+        (None, Some(lock)) => args
+            .select
+            .read_locked(lock, &args.out, args.config.as_deref())?,
+        (None, None) => match &args.config {
+            Some(path) => args.select.read(path)?,
+            None => bail!("give --config FILE or --discover"),
+        },
+    };
     let chosen: Vec<&ConfiguredServer> = match args.update.is_empty() {
         true => args.select.pick(&config)?,
         false => servers::pick(&config, &args.update)?,
     };
-    servers::consent(&config_path, &chosen, args.select.yes)?;
+    servers::consent(&config.path, &chosen, args.select.yes)?;
     let note = |line: &str| eprintln!("driftlab: {line}");
     let jobs = args.select.jobs();
     let entries = match lock_servers(&chosen, timeout, args.max_bytes, jobs, &note) {
@@ -82,9 +105,10 @@ pub fn run(args: Args) -> Result<u8> {
             return Err(not_locked.into());
         }
     };
-    let lock = match existing {
-        Some(old) => updated(old, entries, &config),
-        None => new_lockfile(&config, &args.out, entries),
+    let lock = match (existing, &discovery) {
+        (Some(old), _) => updated(old, entries, &config),
+        (None, Some((found, project))) => discovered_lockfile(found, project, &args.out, entries),
+        (None, None) => new_lockfile(&config, &args.out, entries),
     };
     crate::fs::write_atomic(&args.out, &lock.render())
         .map_err(|e| anyhow!("{}: cannot write: {e}", args.out.display()))?;
@@ -99,4 +123,48 @@ pub fn run(args: Args) -> Result<u8> {
         args.out.display()
     );
     Ok(super::exit::PASS)
+}
+
+/// The configs `--discover` finds, each listed with its servers (and each skipped file with
+/// why), and the absolute project folder they were read for.
+type Discovery = (Vec<(Place, ClientConfig)>, PathBuf);
+
+fn discover(args: &Args) -> Result<Discovery> {
+    let home = match &args.home {
+        Some(home) => home.clone(),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .ok_or_else(|| anyhow!("no home folder: give --home DIR"))?,
+    };
+    let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = project
+        .canonicalize()
+        .map_err(|e| anyhow!("--project {}: {e}", project.display()))?;
+    let env = |name: &str| std::env::var(name).ok();
+    let discovery = discover::discover(&home, &project, &env);
+    for (place, why) in &discovery.skipped {
+        eprintln!(
+            "driftlab: skipped {} config {}: {why}",
+            place.client.as_str(),
+            place.path.display()
+        );
+    }
+    for (place, config) in &discovery.found {
+        eprintln!(
+            "driftlab: found {} {} config {}: {} server(s)",
+            place.client.as_str(),
+            place.scope.as_str(),
+            place.path.display(),
+            config.servers.len()
+        );
+    }
+    if discovery.found.is_empty() {
+        bail!(
+            "no client config found below {} or in {} (`driftlab configs --all` lists where it \
+             looked)",
+            home.display(),
+            project.display()
+        );
+    }
+    Ok((discovery.found, project))
 }

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
+use crate::config::discover::{self, Found, Place, Scope};
 use crate::config::{self, Client, ClientConfig, ConfiguredServer};
+use crate::lock::{self, Lockfile};
 
 /// Options naming a client config and which of its servers run.
 #[derive(clap::Args, Debug)]
@@ -44,6 +46,33 @@ impl ConfigArgs {
         )?)
     }
 
+    /// The config `lock` was made from, as it is now: `config_flag` or the one the lockfile
+    /// names; for a lock of `lock --discover`, every config it found, read again and merged as
+    /// then (a config gone since has no servers). Returns the config and where it is.
+    pub fn read_locked(
+        &self,
+        lock: &Lockfile,
+        lock_path: &Path,
+        config_flag: Option<&Path>,
+    ) -> Result<ClientConfig> {
+        let Some(discovered) = &lock.discovered else {
+            let path = match (config_flag, &lock.config) {
+                (Some(path), _) => path.to_path_buf(),
+                (None, Some(recorded)) => lock::config_path_from_lock(&recorded.path, lock_path),
+                (None, None) => bail!("give --config FILE"),
+            };
+            return self.read(&path);
+        };
+        if config_flag.is_some() {
+            bail!(
+                "{}: made by `lock --discover`, it names its configs; --config does not apply",
+                lock_path.display()
+            );
+        }
+        let found = read_discovered(discovered, lock_path)?;
+        Ok(discover::merged(&found, Path::new(DISCOVERED)))
+    }
+
     /// `--jobs`, with 0 as the number of cores.
     pub fn jobs(&self) -> usize {
         match self.jobs {
@@ -57,6 +86,55 @@ impl ConfigArgs {
         pick(config, &self.servers)
     }
 }
+
+/// The configs a lock of `lock --discover` found, read again as then (a config gone since has
+/// no servers).
+pub fn read_discovered(
+    discovered: &lock::Discovered,
+    lock_path: &Path,
+) -> Result<Vec<(Place, ClientConfig)>> {
+    let env = |name: &str| std::env::var(name).ok();
+    let project = PathBuf::from(&discovered.project);
+    let mut found = Vec::new();
+    for recorded in &discovered.configs {
+        let place = Place {
+            client: recorded
+                .client
+                .as_deref()
+                .and_then(Client::named)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{}: config {} names no client driftlab knows",
+                        lock_path.display(),
+                        recorded.path
+                    )
+                })?,
+            scope: match recorded.scope.as_deref() {
+                Some("project") => Scope::Project,
+                _ => Scope::User,
+            },
+            path: lock::config_path_from_lock(&recorded.path, lock_path),
+        };
+        match discover::look(&place, &project, &env) {
+            Found::Read(config) => found.push((place, config)),
+            Found::Missing => found.push((
+                place.clone(),
+                ClientConfig {
+                    path: place.path.clone(),
+                    text: String::new(),
+                    layout: config::Layout::McpServers,
+                    client: Some(place.client),
+                    servers: Vec::new(),
+                },
+            )),
+            Found::Skipped(why) => bail!("{why}"),
+        }
+    }
+    Ok(found)
+}
+
+/// How the merged configs of `lock --discover` are named in messages.
+pub const DISCOVERED: &str = "the configs found";
 
 /// The servers `names` picks (all when empty), in config order; a name the config does not have
 /// is an error naming those it has.

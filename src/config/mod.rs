@@ -49,6 +49,14 @@ impl Client {
         }
     }
 
+    /// The client named `name` ([`Client::as_str`]).
+    pub fn named(name: &str) -> Option<Client> {
+        <Client as clap::ValueEnum>::value_variants()
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == name)
+    }
+
     /// The client a file belongs to, from its path, when the path says so.
     pub fn from_path(path: &Path) -> Option<Client> {
         let name = path.file_name()?.to_str()?;
@@ -117,6 +125,9 @@ pub struct ConfiguredServer {
     pub written: Written,
     /// How to start it, variables expanded; or why it is skipped.
     pub start: Result<Start, Unstartable>,
+    /// Where its entry is in the file, as a JSON pointer (`/mcpServers/NAME`; a Claude Code
+    /// project's `/projects/PATH/mcpServers/NAME`): where `guard install` edits it.
+    pub pointer: String,
 }
 
 /// A server as the config writes it.

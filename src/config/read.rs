@@ -35,6 +35,7 @@ pub fn parse(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ClientConfig, ConfigError> {
     let client = client.or_else(|| Client::from_path(path));
+    let project = claude_project(workspace);
     let workspace = match workspace {
         Some(dir) => dir.to_path_buf(),
         None => default_workspace(path),
@@ -47,6 +48,10 @@ pub fn parse(
     let shown = path.display().to_string();
     let (layout, servers) = match client {
         Some(Client::Codex) => (Layout::CodexToml, codex(&text, &shown, &cx)?),
+        Some(Client::ClaudeCode) if is_claude_state(path) => (
+            Layout::McpServers,
+            claude_state(&text, &shown, &project, &cx)?,
+        ),
         _ => json(&text, &shown, client, &cx)?,
     };
     Ok(ClientConfig {
@@ -83,13 +88,57 @@ fn default_workspace(path: &Path) -> PathBuf {
     dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
 }
 
-/// `mcpServers` or VS Code `servers` JSON, comments and trailing commas allowed.
-fn json(
+/// Whether `path` is Claude Code's own state file, `~/.claude.json`: user servers at the top,
+/// each project's under `projects.PATH.mcpServers`.
+fn is_claude_state(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".claude.json")
+}
+
+/// The project whose servers `~/.claude.json` adds: the workspace when one is given, else the
+/// current folder (where Claude Code would be started), absolute.
+fn claude_project(workspace: Option<&Path>) -> PathBuf {
+    workspace
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .map(|dir| dir.canonicalize().unwrap_or(dir))
+        .unwrap_or_default()
+}
+
+/// `~/.claude.json` as Claude Code reads it started in `project`: the user's servers (top
+/// `mcpServers`), then the project's own (`projects.<project>.mcpServers`, Claude Code's "local"
+/// scope), which replace a user server of the same name. Either may be missing.
+fn claude_state(
     text: &str,
     shown: &str,
-    client: Option<Client>,
+    project: &Path,
     cx: &Context<'_>,
-) -> Result<(Layout, Vec<ConfiguredServer>), ConfigError> {
+) -> Result<Vec<ConfiguredServer>, ConfigError> {
+    let root = json_root(text, shown)?;
+    let mut servers = match root.get("mcpServers") {
+        None => Vec::new(),
+        Some(_) => entries(&root, "mcpServers", "", shown, Some(Client::ClaudeCode), cx)?,
+    };
+    let key = project.display().to_string();
+    if let Some(Value::Object(entry)) = root.get("projects").and_then(|p| p.get(&key)) {
+        if entry.get("mcpServers").is_some() {
+            let prefix = crate::pointer::push("/projects", &key);
+            let local = entries(
+                entry,
+                "mcpServers",
+                &prefix,
+                &format!("{shown}: `projects.{key}`"),
+                Some(Client::ClaudeCode),
+                cx,
+            )?;
+            servers.retain(|s| !local.iter().any(|l| l.name == s.name));
+            servers.extend(local);
+        }
+    }
+    Ok(servers)
+}
+
+/// A config's JSON object, comments and trailing commas allowed.
+fn json_root(text: &str, shown: &str) -> Result<Map<String, Value>, ConfigError> {
     let blanked = super::jsonc::blank(text);
     let root: Value = serde_json::from_str(&blanked).map_err(|e| {
         ConfigError(format!(
@@ -98,11 +147,22 @@ fn json(
             e.column()
         ))
     })?;
-    let Some(root) = root.as_object() else {
-        return Err(ConfigError(format!(
+    match root {
+        Value::Object(root) => Ok(root),
+        _ => Err(ConfigError(format!(
             "{shown}: not a client config: expected a JSON object with `mcpServers` or `servers`"
-        )));
-    };
+        ))),
+    }
+}
+
+/// `mcpServers` or VS Code `servers` JSON, comments and trailing commas allowed.
+fn json(
+    text: &str,
+    shown: &str,
+    client: Option<Client>,
+    cx: &Context<'_>,
+) -> Result<(Layout, Vec<ConfiguredServer>), ConfigError> {
+    let root = json_root(text, shown)?;
     let (layout, key) = match (root.get("mcpServers"), root.get("servers")) {
         (Some(_), _) => (Layout::McpServers, "mcpServers"),
         (None, Some(_)) => (Layout::VscodeServers, "servers"),
@@ -113,7 +173,19 @@ fn json(
             )))
         }
     };
-    let Some(servers) = root[key].as_object() else {
+    Ok((layout, entries(&root, key, "", shown, client, cx)?))
+}
+
+/// The servers of object `key` of `holder`, which sits at JSON pointer `at` of the file.
+fn entries(
+    holder: &Map<String, Value>,
+    key: &str,
+    at: &str,
+    shown: &str,
+    client: Option<Client>,
+    cx: &Context<'_>,
+) -> Result<Vec<ConfiguredServer>, ConfigError> {
+    let Some(servers) = holder[key].as_object() else {
         return Err(ConfigError(format!("{shown}: `{key}` is not an object")));
     };
     let mut out = Vec::new();
@@ -122,9 +194,11 @@ fn json(
         let Some(entry) = entry.as_object() else {
             return Err(ConfigError(format!("{place} is not an object")));
         };
-        out.push(json_server(name, entry, &place, client, cx)?);
+        let mut server = json_server(name, entry, &place, client, cx)?;
+        server.pointer = crate::pointer::push(&format!("{at}/{key}"), name);
+        out.push(server);
     }
-    Ok((layout, out))
+    Ok(out)
 }
 
 fn json_server(
@@ -214,6 +288,7 @@ fn json_server(
         name: name.to_string(),
         written,
         start,
+        pointer: crate::pointer::push("/mcp_servers", name),
     })
 }
 

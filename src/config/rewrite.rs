@@ -79,13 +79,16 @@ pub fn set_url_argv(
     }
     let blanked = super::jsonc::blank(&config.text);
     let mut locator = crate::report::region::Locator::new(&blanked);
-    let pointer = crate::pointer::push(&format!("/{}", config.layout.as_str()), name);
     let not_url = || {
         ConfigError(format!(
             "{}: server {name:?} has no URL entry to rewrite",
             config.path.display()
         ))
     };
+    let pointer = config
+        .server(name)
+        .map(|s| s.pointer.clone())
+        .ok_or_else(not_url)?;
     let range = locator.value_span(&pointer).ok_or_else(not_url)?;
     let entry: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(&blanked[range.clone()]).map_err(|_| not_url())?;
@@ -146,7 +149,10 @@ struct Spans {
 fn json_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
     let blanked = super::jsonc::blank(&config.text);
     let mut locator = crate::report::region::Locator::new(&blanked);
-    let server = crate::pointer::push(&format!("/{}", config.layout.as_str()), name);
+    let server = config
+        .server(name)
+        .map(|s| s.pointer.clone())
+        .ok_or_else(|| no_command(config, name))?;
     let command = locator
         .value_span(&format!("{server}/command"))
         .filter(|r| blanked.as_bytes().get(r.start) == Some(&b'"'))

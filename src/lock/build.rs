@@ -92,7 +92,34 @@ pub fn new_lockfile(
     Lockfile {
         lockfile_version: LOCKFILE_VERSION.into(),
         digest_algorithm: crate::digest::ALGORITHM.into(),
-        config: locked_config(config, lock_path),
+        config: Some(locked_config(config, lock_path)),
+        discovered: None,
+        servers,
+    }
+}
+
+/// The lockfile of `lock --discover`: the configs `found` (in `project`) and their servers.
+pub fn discovered_lockfile(
+    found: &[(crate::config::discover::Place, ClientConfig)],
+    project: &Path,
+    lock_path: &Path,
+    servers: Vec<LockedServer>,
+) -> Lockfile {
+    let configs = found
+        .iter()
+        .map(|(place, config)| LockedConfig {
+            scope: Some(place.scope.as_str().to_string()),
+            ..locked_config(config, lock_path)
+        })
+        .collect();
+    Lockfile {
+        lockfile_version: LOCKFILE_VERSION.into(),
+        digest_algorithm: crate::digest::ALGORITHM.into(),
+        config: None,
+        discovered: Some(super::Discovered {
+            project: project.display().to_string(),
+            configs,
+        }),
         servers,
     }
 }
@@ -150,5 +177,6 @@ fn locked_config(config: &ClientConfig, lock_path: &Path) -> LockedConfig {
         path: super::config_path_for_lock(&config.path, lock_path),
         client: config.client.map(|c| c.as_str().to_string()),
         layout: config.layout.as_str().to_string(),
+        scope: None,
     }
 }

@@ -142,7 +142,9 @@ pub fn updated(mut old: Lockfile, entries: Vec<LockedServer>, config: &ClientCon
             None => old.servers.push(entry),
         }
     }
-    old.config.layout = config.layout.as_str().to_string();
+    if let Some(recorded) = old.config.as_mut() {
+        recorded.layout = config.layout.as_str().to_string();
+    }
     old
 }
 
@@ -160,6 +162,7 @@ mod tests {
                 env: Vec::new(),
                 cwd: None,
             }),
+            pointer: "/mcpServers/s".into(),
         }
     }
 

@@ -21,6 +21,10 @@ pub enum LockError {
         file: String,
         error: serde_json::Error,
     },
+    #[error(
+        "{file}: needs exactly one of `config` (lock --config) and `discovered` (lock --discover)"
+    )]
+    ConfigOrDiscovered { file: String },
     #[error("{file}: server {name:?} is locked twice")]
     LockedTwice { file: String, name: String },
     #[error("{file}: server {name:?} needs exactly one of `contract` and `skipped`")]

@@ -40,12 +40,15 @@ pub struct Installation {
 /// starts `driftlab guard --lock LOCK --server=NAME -- ARGV` instead of ARGV, and each URL
 /// server `driftlab guard --lock LOCK --server=NAME --url URL [--header H]…`. `env` reads the
 /// rewritten text back as the client would.
+/// `lock_name` gives each server's name in the lock (its own, or `CLIENT/NAME` in a lock of
+/// `lock --discover` where two configs name a server alike).
 pub fn plan(
     config: &ClientConfig,
     servers: &[&ConfiguredServer],
     lock: &Lockfile,
     lock_path: &Path,
     driftlab: &Path,
+    lock_name: &dyn Fn(&str) -> String,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Installation, InstallError> {
     let mut edits = Vec::new();
@@ -54,7 +57,8 @@ pub fn plan(
     let mut launch_differs = Vec::new();
     for server in servers {
         let name = &server.name;
-        let entry = lock.server(name);
+        let locked_as = lock_name(name);
+        let entry = lock.server(&locked_as);
         let why_not = match (&server.written, entry) {
             (Written::Command(argv), _) if is_guard(argv) => {
                 Some("it already runs behind driftlab guard".into())
@@ -79,7 +83,7 @@ pub fn plan(
             "--lock".into(),
             lock_path.display().to_string(),
             // One word: a name such as `-h` would otherwise read as a flag.
-            format!("--server={name}"),
+            format!("--server={locked_as}"),
         ];
         let argv = match &server.written {
             Written::Command(original) => {

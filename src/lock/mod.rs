@@ -35,8 +35,24 @@ pub const MAX_LOCK_BYTES: usize = 256 * 1024 * 1024;
 pub struct Lockfile {
     pub lockfile_version: String,
     pub digest_algorithm: String,
-    pub config: LockedConfig,
+    /// The client config the lock was made from (`lock --config`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub config: Option<LockedConfig>,
+    /// Every config `lock --discover` found (instead of `config`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub discovered: Option<Discovered>,
     pub servers: Vec<LockedServer>,
+}
+
+/// What `lock --discover` read: the project it looked in and each config it found there and
+/// below the home folder. A server is named `LABEL/NAME` where two configs name one alike
+/// (`config::discover::merged`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Discovered {
+    /// Absolute: project configs and `~/.claude.json`'s project servers are read for it.
+    pub project: String,
+    pub configs: Vec<LockedConfig>,
 }
 
 /// The client config the lock was made from.
@@ -49,6 +65,9 @@ pub struct LockedConfig {
     pub client: Option<String>,
     /// `mcpServers`, `servers` or `mcp_servers`.
     pub layout: String,
+    /// `user` or `project`, in a `discovered` lock.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub scope: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -169,6 +188,9 @@ impl Lockfile {
             file: file.clone(),
             error,
         })?;
+        if lock.config.is_some() == lock.discovered.is_some() {
+            return Err(LockError::ConfigOrDiscovered { file });
+        }
         if lock.digest_algorithm != crate::digest::ALGORITHM {
             let found = lock.digest_algorithm.clone();
             return Err(LockError::DigestAlgorithm { file, found });

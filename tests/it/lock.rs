@@ -1053,7 +1053,7 @@ fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
             .unwrap_or_else(|| panic!("no {client} {scope} config with {server}: {out}"));
         assert!(line.contains("1 server(s)"), "{line}");
     }
-    assert!(out.contains("1 project(s) under `projects`"), "{out}");
+    assert!(out.contains("1 other project(s) under `projects`"), "{out}");
     let cursor = out.lines().find(|l| l.starts_with("cursor")).unwrap();
     assert!(
         cursor.contains("skipped:") && cursor.contains("mcp.json"),

@@ -26,6 +26,7 @@ mod hostile_sizes;
 mod live_capture;
 mod live_servers;
 mod lock;
+mod lock_discover;
 mod protocol_era;
 mod proxy_flow;
 mod rename_calibration;

@@ -202,3 +202,30 @@ fn client_flag_overrides_the_path_and_bad_files_name_the_place() {
     assert!(missing.to_string().contains("none.json"), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn claude_state_adds_the_projects_servers_which_replace_user_namesakes() {
+    let text = r#"{"mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}},
+        "projects": {"/work/app": {"mcpServers": {"b": {"command": "local-b"}, "c": {"command": "local-c"}}},
+                     "/other": {"mcpServers": {"d": {"command": "d"}}}}}"#;
+    let path = Path::new("/home/u/.claude.json");
+    let config = parse(path, text.into(), None, Some(Path::new("/work/app")), &env).unwrap();
+    let servers: Vec<(&str, &str)> = config
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            ("a", "/mcpServers/a"),
+            ("b", "/projects/~1work~1app/mcpServers/b"),
+            ("c", "/projects/~1work~1app/mcpServers/c"),
+        ]
+    );
+    assert_eq!(argv(&config.servers[1]), ["local-b"]);
+    // Only projects: no user servers is not an error for Claude Code's state file.
+    let only = r#"{"projects": {"/work/app": {"mcpServers": {"c": {"command": "c"}}}}}"#;
+    let config = parse(path, only.into(), None, Some(Path::new("/work/app")), &env).unwrap();
+    assert_eq!(config.servers.len(), 1);
+}

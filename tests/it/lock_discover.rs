@@ -1,0 +1,169 @@
+//! `driftlab lock --discover`: every client config in a fake home and project (nothing reads
+//! the real home) locked into one lockfile, names qualified where two configs share one, and
+//! `check --lock` and `guard install` on that lock.
+
+use crate::common;
+use crate::lock::{code, run_in, TOOLS};
+
+use std::path::Path;
+
+use common::live::fixture_server;
+use common::{stderr, stdout};
+use serde_json::{json, Value};
+
+/// Writes `text` at `path`, making its folders.
+fn put(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn lock_discover_locks_every_clients_config_and_check_and_install_use_it() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let project_path = project.path().canonicalize().unwrap();
+    let payload = home.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    let fixture = fixture_server().display().to_string();
+    let payload = payload.display().to_string();
+    let stdio = |name: &str| json!({ name: {"command": fixture, "args": [payload]} });
+    let app = if cfg!(target_os = "macos") {
+        "Library/Application Support"
+    } else {
+        ".config"
+    };
+    let h = home.path();
+    let p = project.path();
+    put(
+        &h.join(app).join("Claude/claude_desktop_config.json"),
+        &json!({ "mcpServers": stdio("notes") }).to_string(),
+    );
+    put(
+        &h.join(".claude.json"),
+        &json!({"mcpServers": stdio("code"), "numStartups": 3, "projects": {
+            project_path.display().to_string(): {"mcpServers": stdio("local")},
+            "/elsewhere": {"mcpServers": stdio("not-this-project")}}})
+        .to_string(),
+    );
+    put(
+        &h.join(".cursor/mcp.json"),
+        &json!({ "mcpServers": stdio("notes") }).to_string(),
+    );
+    put(
+        &h.join(app).join("Code/User/mcp.json"),
+        &json!({"servers": {"vs": {"type": "stdio", "command": fixture, "args": [payload]}}})
+            .to_string(),
+    );
+    put(
+        &h.join(".codeium/windsurf/mcp_config.json"),
+        &json!({ "mcpServers": stdio("surf") }).to_string(),
+    );
+    put(
+        &h.join(".gemini/settings.json"),
+        &json!({ "mcpServers": stdio("gem") }).to_string(),
+    );
+    put(
+        &h.join(".codex/config.toml"),
+        &format!("[mcp_servers.cx]\ncommand = {fixture:?}\nargs = [{payload:?}]\n"),
+    );
+    put(
+        &p.join(".mcp.json"),
+        &json!({ "mcpServers": stdio("proj") }).to_string(),
+    );
+    put(
+        &p.join(".cursor/mcp.json"),
+        &json!({ "mcpServers": stdio("notes") }).to_string(),
+    );
+    let home_arg = h.display().to_string();
+    let locked = run_in(
+        p,
+        &[
+            "lock",
+            "--discover",
+            "--home",
+            &home_arg,
+            "--yes",
+            "--jobs",
+            "4",
+        ],
+    );
+    assert_eq!(code(&locked), 0, "{}", stderr(&locked));
+    assert!(
+        stderr(&locked).contains("found codex user config"),
+        "{}",
+        stderr(&locked)
+    );
+    let lock: Value = common::read_json(&p.join("mcp.lock"));
+    let names: Vec<&str> = lock["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "claude-desktop/notes",
+            "code",
+            "local",
+            "cursor-user/notes",
+            "vs",
+            "surf",
+            "gem",
+            "cx",
+            "proj",
+            "cursor-project/notes"
+        ],
+        "every client's config, in discovery order; only this project's Claude Code servers"
+    );
+    assert!(lock["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["contract"]["tools"][1]["name"] == "fetch"));
+    let configs = &lock["discovered"]["configs"];
+    assert_eq!(configs.as_array().unwrap().len(), 9, "{configs}");
+    assert_eq!(
+        lock["discovered"]["project"],
+        project_path.display().to_string()
+    );
+    assert!(lock.get("config").is_none());
+
+    let check = run_in(p, &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&check), 0, "{}{}", stdout(&check), stderr(&check));
+    // A server added to one config is a new server of the discovered set.
+    put(
+        &h.join(".gemini/settings.json"),
+        &json!({ "mcpServers": {"gem": stdio("gem")["gem"], "extra": stdio("x")["x"]} })
+            .to_string(),
+    );
+    let unlocked = run_in(p, &["check", "--lock", "mcp.lock", "--yes"]);
+    assert_eq!(code(&unlocked), 1, "{}", stdout(&unlocked));
+    assert!(stdout(&unlocked).contains("extra"), "{}", stdout(&unlocked));
+    let with_config = run_in(
+        p,
+        &[
+            "check",
+            "--lock",
+            "mcp.lock",
+            "--config",
+            ".mcp.json",
+            "--yes",
+        ],
+    );
+    assert_eq!(code(&with_config), 2);
+
+    let cursor = p.join(".cursor/mcp.json").display().to_string();
+    let install = run_in(
+        p,
+        &[
+            "guard", "install", "--config", &cursor, "--lock", "mcp.lock",
+        ],
+    );
+    assert_eq!(code(&install), 0, "{}", stderr(&install));
+    let rewritten = std::fs::read_to_string(p.join(".cursor/mcp.json")).unwrap();
+    assert!(
+        rewritten.contains("--server=cursor-project/notes"),
+        "the entry is pinned to its qualified lock name: {rewritten}"
+    );
+}
