@@ -5,6 +5,8 @@
 #   - each server's own capture time (the `in X s` of `lock --jobs 1`, median over the runs);
 #   - the wall time of `lock` and `check --lock` at --jobs 1 and at --jobs JOBS (default: one
 #     per server), against the slowest server's own time (target: about 1.5x);
+#   - the CPU time (user + system) driftlab and the servers spend per run, and the wall time it
+#     allows at best on this machine's cores (CPU / cores): no --jobs can go below it;
 #   - whether the lockfiles of every run and --jobs are the same bytes.
 # Usage: scripts/bench-lock.sh [RUNS] [JOBS]
 set -euo pipefail
@@ -33,14 +35,18 @@ JSON
 servers=5
 jobs=${2:-$servers}
 python3 - "$bin" "$dir" "$runs" "$jobs" <<'PY'
-import re, statistics, subprocess, sys, time
+import os, re, resource, statistics, subprocess, sys, time
 bin, dir, runs, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 config = f"{dir}/mcp.json"
-walls, own, locks = {}, {}, set()
+walls, own, locks, cpus = {}, {}, set(), {}
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 def run(label, args):
-    start = time.monotonic()
+    start, used = time.monotonic(), cpu()
     done = subprocess.run([bin, *args], cwd=dir, capture_output=True, text=True)
     wall = time.monotonic() - start
+    cpus.setdefault(label, []).append(cpu() - used)
     if done.returncode != 0:
         sys.exit(f"{label}: exit {done.returncode}\n{done.stderr}")
     walls.setdefault(label, []).append(wall)
@@ -61,7 +67,10 @@ for name, xs in own.items():
 slowest = max(med(xs) for xs in own.values())
 total = sum(med(xs) for xs in own.values())
 print(f"  slowest {slowest:.2f} s, sum {total:.2f} s")
+cores = os.cpu_count()
 for label, xs in walls.items():
-    print(f"{label:24} median {med(xs):6.2f} s (range {min(xs):.2f}-{max(xs):.2f}) = {med(xs) / slowest:.2f}x the slowest server")
+    used = med(cpus[label])
+    print(f"{label:24} median {med(xs):6.2f} s (range {min(xs):.2f}-{max(xs):.2f}) = {med(xs) / slowest:.2f}x the slowest server; "
+          f"CPU {used:.2f} s, so at best {used / cores:.2f} s = {used / cores / slowest:.2f}x on {cores} cores")
 print("lockfiles identical across runs and --jobs:", "yes" if len(locks) == 1 else f"NO ({len(locks)} variants)")
 PY
