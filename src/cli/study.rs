@@ -139,11 +139,13 @@ pub fn run(args: Args) -> Result<u8> {
         out: folder.path(),
         spec: &study.spec,
         rule_set: study.rule_set,
-        command: reproduce_command(&args),
+        command: reproduce_command(&args, &study.spec.id),
         research: results::research_dir(args.spec.as_deref()),
         rows: args.rows,
         figures: !args.no_figures && shard.is_none(),
         started,
+        checker_code: results::checker_code::pin(&study, &spec_folder(args.spec.as_deref()))
+            .map_err(|e| anyhow::anyhow!("hashing an external checker's files: {e}"))?,
     };
     let files = finished.write(&summary)?;
     folder.commit()?;
@@ -164,11 +166,23 @@ pub fn run(args: Args) -> Result<u8> {
     Ok(super::exit::PASS)
 }
 
-/// The command that reproduces the (unsharded) results.
-fn reproduce_command(args: &Args) -> String {
-    let mut command = String::from("driftlab study");
+/// The folder of the spec file as given (`.` for none, or a bare file name).
+fn spec_folder(spec: Option<&Path>) -> String {
+    spec.and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or(".".to_string(), |p| p.display().to_string())
+}
+
+/// The command that reproduces the (unsharded) results, as it can be run from the folder it
+/// ran in. It names the `--out` it was given unless that folder is named after the study and the
+/// spec is run as written: the default folder, `results/<id>`, then holds the same study or
+/// nothing, so the line runs as printed (at a checkout root too) and a rerun elsewhere prints
+/// the same line. An overridden seed or size, or another folder name, is named with its folder:
+/// the default one may hold the spec's own run, which a run of another study may not replace.
+fn reproduce_command(args: &Args, id: &str) -> String {
+    let mut words = vec!["driftlab".to_string(), "study".into()];
     if let Some(spec) = &args.spec {
-        command.push_str(&format!(" {}", spec.display()));
+        words.push(spec.display().to_string());
     }
     let o = &args.overrides;
     for (flag, value) in [
@@ -179,12 +193,23 @@ fn reproduce_command(args: &Args) -> String {
             "--rows",
             (args.rows != RowsMode::All).then(|| args.rows.as_str().to_string()),
         ),
+        (
+            "--out",
+            args.out
+                .as_ref()
+                .filter(|out| {
+                    let overridden = o.seed.is_some() || o.surfaces.is_some() || o.tools.is_some();
+                    let own_name = out.file_name().is_some_and(|n| n == id);
+                    args.shard.is_none() && (overridden || !own_name)
+                })
+                .map(|out| out.display().to_string()),
+        ),
     ] {
         if let Some(value) = value {
-            command.push_str(&format!(" {flag} {value}"));
+            words.extend([flag.to_string(), value]);
         }
     }
-    command
+    crate::text::shell_line(&words)
 }
 
 /// Sizes the worker pool (`-j N`); without it rayon's default (one per core, or

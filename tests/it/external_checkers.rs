@@ -295,6 +295,42 @@ fn checker_gates_are_checked_when_the_spec_is_read() {
     }
 }
 
+/// The manifest pins the checker's own script (not the interpreter): `verify` says OK, then
+/// EDITED naming the script once it changes.
+#[test]
+fn verify_notices_an_edited_checker_script() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(example("ordered_names.py"), dir.path().join("check.py")).unwrap();
+    write_spec(
+        dir.path(),
+        3,
+        "[[gates]]\nid = \"script\"\ncommand = [\"python3\", \"check.py\"]\n",
+    );
+    let output = study(dir.path(), "out", 1);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let manifest = read_json(&dir.path().join("out/manifest.json"));
+    let pinned = &manifest["checker_code"]["files"]["script"];
+    assert_eq!(
+        pinned
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect::<Vec<_>>()),
+        Some(vec!["check.py"]),
+        "the script, not the interpreter: {manifest}"
+    );
+    let verified = run_in(dir.path(), &["verify", "out"], None);
+    assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+    let mut script = fs::read_to_string(dir.path().join("check.py")).unwrap();
+    script.push_str("\n# edited\n");
+    fs::write(dir.path().join("check.py"), script).unwrap();
+    let edited = run_in(dir.path(), &["verify", "out"], None);
+    assert_eq!(edited.status.code(), Some(1), "{}", stdout(&edited));
+    assert!(
+        stdout(&edited).contains("checker script: ./check.py"),
+        "{}",
+        stdout(&edited)
+    );
+}
+
 #[test]
 fn the_real_checkers_study_regenerates_byte_for_byte() {
     let venv = repo().join("research/2026-11-30-real-checkers/.venv/bin/python");

@@ -268,6 +268,39 @@ fn rows_have_one_line_per_surface_mutation_and_gate() {
     assert!(text.contains(",structural+ordered-snapshot,true,ordered-snapshot,1,/tools/"));
 }
 
+/// The report's Reproduce line runs as printed where the study ran, even where the default
+/// folder holds another run (as at a checkout root), and gives the same rows.
+#[test]
+fn the_reproduce_line_reproduces_as_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = run_in(dir.path(), &["study", "--quiet", "--surfaces", "4"], None);
+    assert!(default.status.success(), "{}", stderr(&default));
+    let mine = [
+        "study",
+        "--quiet",
+        "--seed",
+        "9",
+        "--surfaces",
+        "4",
+        "--out",
+        "mine",
+    ];
+    let output = run_in(dir.path(), &mine, None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rows = fs::read(dir.path().join("mine/rows.csv")).unwrap();
+    let report = fs::read_to_string(dir.path().join("mine/report.md")).unwrap();
+    let line = report
+        .split("## Reproduce\n\n```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap();
+    assert_eq!(line, "driftlab study --seed 9 --surfaces 4 --out mine");
+    let words: Vec<&str> = line.split(' ').skip(1).collect();
+    let again = run_in(dir.path(), &words, None);
+    assert!(again.status.success(), "{line}: {}", stderr(&again));
+    assert_eq!(fs::read(dir.path().join("mine/rows.csv")).unwrap(), rows);
+}
+
 #[test]
 fn refuses_to_overwrite_another_studys_results() {
     let dir = tempfile::tempdir().unwrap();

@@ -103,6 +103,8 @@ pub struct Finish<'a> {
     pub rows: RowsMode,
     pub figures: bool,
     pub started: Instant,
+    /// The external checkers' files ([`super::checker_code::pin`]).
+    pub checker_code: Option<super::checker_code::CheckerCode>,
 }
 
 impl Finish<'_> {
@@ -133,6 +135,7 @@ impl Finish<'_> {
             rows: self.rows.as_str().to_string(),
             shard: summary.shard,
             files: hash_files(out, &names)?,
+            checker_code: self.checker_code.clone(),
         };
         if self.figures {
             write_report(out, summary, &manifest)?;

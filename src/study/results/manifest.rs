@@ -37,6 +37,9 @@ pub struct Manifest {
     pub shard: Option<Shard>,
     /// sha256 of every other file in the folder but run.json, by file name.
     pub files: BTreeMap<String, String>,
+    /// The external checkers' own files, per gate ([`super::checker_code`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker_code: Option<super::checker_code::CheckerCode>,
 }
 
 /// `run.json`: the code that wrote a results folder and when, where and how it ran. It differs
@@ -175,6 +178,9 @@ pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadE
             expected: expected.clone(),
             found,
         });
+    }
+    if let (None, Some(code)) = (names, &manifest.checker_code) {
+        out.extend(super::checker_code::verify(code, dir));
     }
     if let Some(names) = names {
         for name in names {

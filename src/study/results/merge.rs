@@ -75,6 +75,7 @@ pub fn merge(
         rows,
         figures,
         started,
+        checker_code: first.manifest.checker_code.clone(),
     };
     let files = finish.write(&summary)?;
     folder.commit()?;

@@ -2,6 +2,7 @@
 //! all), the manifest and run record, writing everything after the rows, verifying a folder
 //! against its manifest, and merging shard folders. The CLI parses arguments and calls this.
 
+pub mod checker_code;
 mod finish;
 mod folder;
 mod manifest;
