@@ -6,7 +6,9 @@ use crate::plot::{DETECTION_CHART, DETECTION_MATRIX};
 use crate::record::Summary;
 use crate::report::table::count;
 
+mod metrics_table;
 mod summary_table;
+use metrics_table::metrics_table;
 use summary_table::summary_table;
 
 /// What the report needs besides the summary.
@@ -39,42 +41,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     ));
 
     if !summary.metrics.is_empty() {
-        out.push_str("## Against the expected labels\n\n");
-        out.push_str(
-            "Breaking and dangerous changes are positives (a gate should flag them); compatible and \
-             benign changes are negatives. Mutation score: the share of breaking and dangerous classes \
-             a gate detects every time they apply.\n\n",
-        );
-        // External checkers' crashes get a column of their own when there are any.
-        let crashes = !summary.crashes.is_empty();
-        out.push_str(
-            "| gate | TP | FN | FP | TN | precision | recall | F1 | FP rate | mutation score |",
-        );
-        out.push_str(if crashes { " crashes |\n" } else { "\n" });
-        out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        out.push_str(if crashes { "---:|\n" } else { "\n" });
-        let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
-        for m in &summary.metrics {
-            let crashed = summary.crashed(&m.gate);
-            out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                m.gate,
-                m.true_positives,
-                m.false_negatives,
-                m.false_positives,
-                m.true_negatives,
-                show(m.precision),
-                show(m.recall),
-                show(m.f1),
-                show(m.false_positive_rate),
-                show(m.mutation_score)
-            ));
-            if crashes {
-                out.push_str(&format!(" {crashed} |"));
-            }
-            out.push('\n');
-        }
-        out.push('\n');
+        out.push_str(&metrics_table(summary));
     }
     if !summary.crashes.is_empty() {
         out.push_str("## Checker crashes\n\n");

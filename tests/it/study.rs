@@ -509,3 +509,36 @@ fn a_live_server_that_cannot_start_is_named_once_and_leaves_no_folder() {
     assert!(err.contains("/no/such/server"), "{err}");
     assert!(!dir.path().join("out").exists());
 }
+
+/// The report's macro recall is the mean of the per-class rates of breaking and dangerous
+/// classes, computed here from summary.json; controls are shown as k/n.
+#[test]
+fn the_metrics_table_gives_macro_recall_and_the_controls() {
+    let dir = repo().join("results/mcp-drift-taxonomy-2026-11-30");
+    let summary = read_json(&dir.join("summary.json"));
+    let report = fs::read_to_string(dir.join("report.md")).unwrap();
+    let positive = |class: &str| {
+        summary["labels"].as_array().unwrap().iter().any(|l| {
+            l["mutation"] == class && (l["label"] == "breaking" || l["label"] == "dangerous")
+        })
+    };
+    for gate in ["structural", "sorted-hash", "required-and-types"] {
+        let rates: Vec<f64> = summary["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["gate"] == gate && c["total"].as_u64().unwrap() > 0)
+            .filter(|c| positive(c["mutation"].as_str().unwrap()))
+            .map(|c| c["detected"].as_f64().unwrap() / c["total"].as_f64().unwrap())
+            .collect();
+        let expected = rates.iter().sum::<f64>() / rates.len() as f64;
+        let row = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{gate}` |")) && l.matches('|').count() == 13)
+            .unwrap_or_else(|| panic!("no metrics row for {gate}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[8], format!("{expected:.3}"), "{gate}: {row}");
+        assert_eq!(cells[11], "0/240", "{gate}: {row}");
+    }
+    assert!(report.contains("are not counted as negatives"));
+}
