@@ -163,12 +163,18 @@ classes! {
     enum_value_removed::{EnumValueRemoved},
     tool_removed::{ToolRemoved},
     tool_renamed::{ToolRenamed},
+    // Name noise, as RoTBench injects it (typos, random names, names swapped between tools)
+    name_typo::{NameTypo},
+    name_randomized::{NameRandomized},
+    tool_names_permuted::{ToolNamesPermuted},
     output_property_removed::{OutputPropertyRemoved},
     output_property_type_changed::{OutputPropertyTypeChanged},
     constraint_tightened::{ConstraintTightened},
     // Dangerous
     annotation_became_dangerous::{AnnotationBecameDangerous},
     description_rewritten::{DescriptionRewritten},
+    description_replaced::{DescriptionReplaced},
+    description_reworded::{DescriptionReworded},
     // Compatible
     optional_parameter_added::{OptionalParameterAdded},
     enum_value_added::{EnumValueAdded},
@@ -386,6 +392,25 @@ fn fresh(base: &str, taken: impl Fn(&str) -> bool) -> String {
         k += 1;
     }
     name
+}
+
+/// Renames property `old` of `schema` to `new` in place: its key (the order kept) and its
+/// entry in `required`.
+pub(crate) fn rename_property(schema: &mut Map<String, Value>, old: &str, new: &str) {
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        // Rebuild in order so only the key changes.
+        let all = std::mem::take(props);
+        for (k, v) in all {
+            props.insert(if k == old { new.to_string() } else { k }, v);
+        }
+    }
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        for r in required.iter_mut() {
+            if r.as_str() == Some(old) {
+                *r = Value::String(new.to_string());
+            }
+        }
+    }
 }
 
 /// A property name not yet used in `schema`'s properties.

@@ -28,20 +28,7 @@ impl MutationClass for ParameterRenamed {
         )?;
         let schema = schema_at(surface, site.tool, "inputSchema")?;
         let new = fresh_property(schema, &format!("renamed_{}", site.property));
-        if let Some(Value::Object(props)) = schema.get_mut("properties") {
-            // Rebuild in order so only the key changes.
-            let old = std::mem::take(props);
-            for (k, v) in old {
-                props.insert(if k == site.property { new.clone() } else { k }, v);
-            }
-        }
-        if let Some(Value::Array(required)) = schema.get_mut("required") {
-            for r in required.iter_mut() {
-                if r.as_str() == Some(&site.property) {
-                    *r = Value::String(new.clone());
-                }
-            }
-        }
+        rename_property(schema, &site.property, &new);
         Ok(Applied {
             tool_index: Some(site.tool),
             detail: format!("{} -> {new}", site.property),

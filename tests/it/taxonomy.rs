@@ -140,6 +140,14 @@ fn emulated_strategies_show_their_documented_blind_spots() {
         all("name-set", "tool-renamed");
         none("name-set", "tools-reordered");
         none("name-set", "required-parameter-added");
+        // Names permuted across tools keep the name set: a name-set diff sees nothing, a
+        // name-keyed hash sees every tool's schema change (RoTBench's heavy noise).
+        none("name-set", "tool-names-permuted");
+        all("description-hash", "tool-names-permuted");
+        all("name-set", "name-randomized");
+        // A description rewritten whole or in part: both change the text a hash pins.
+        all("description-hash", "description-replaced");
+        all("description-hash", "description-reworded");
         // required-and-types: no enums, constraints or outputs.
         none("required-and-types", "enum-value-removed");
         none("required-and-types", "constraint-tightened");
