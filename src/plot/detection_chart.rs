@@ -119,7 +119,12 @@ fn per_class(summary: &Summary) -> Chart {
             .gates
             .iter()
             .enumerate()
-            .map(|(g, gate)| (format!("gate: {}", gate.id), style::series_colour(g)))
+            .map(|(g, gate)| {
+                (
+                    format!("gate: {}", style::gate_label(gate)),
+                    style::series_colour(g),
+                )
+            })
             .collect(),
         groups,
     }
@@ -141,7 +146,7 @@ fn per_gate(summary: &Summary) -> Chart {
                     .total(&g.id)
                     .map_or_else(missing, |t| percent_bar(t.rate))],
             };
-            (g.id.clone(), bars)
+            (style::gate_label(g), bars)
         })
         .collect();
     let series = if labelled {

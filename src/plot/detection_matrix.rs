@@ -1,8 +1,11 @@
-//! Heatmap: gates (rows) × mutation classes (columns), the detection rate in each cell. Sized from
-//! the number of rows and columns (no wider than the grid and its title need), with vertical
-//! column labels, so it stays readable at ~15 × 25. In a labelled study a band over the columns
-//! names each run of classes with the same label (breaking, dangerous, compatible, benign): the
-//! columns a gate should flag, and those it should not. A colour bar reads the scale.
+//! Heatmap: gates (rows) × mutation classes (columns), the detection rate and its count (k/n) in
+//! each cell. Sized from the number of rows and columns (no wider than the grid and its title
+//! need), with vertical column labels, so it stays readable at ~15 × 25. In a labelled study a
+//! band over the columns names each run of classes with the same label (breaking, dangerous,
+//! compatible, benign), and the two kinds of column have two scales: a flag of a class a gate
+//! should flag is a detection (viridis), a flag of a harmless class a false alarm (reds), so a
+//! false alarm never looks like a detection. A colour bar reads each scale; gates that emulate a
+//! published tool are marked `(emulated)`.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -20,8 +23,13 @@ const CELL_H: u32 = 44;
 const LABEL_FONT: f64 = 18.0;
 /// Height of the label band over the column labels.
 const BAND_H: u32 = 34;
-/// Width of the colour bar and its labels, right of the grid.
+/// Width of one colour bar and its labels, right of the grid.
 const COLOUR_BAR_W: u32 = 150;
+/// How far apart two colour bars are.
+const COLOUR_BAR_STEP: i32 = 110;
+/// The size of a cell's rate and of its count under it.
+const RATE_SIZE: f64 = 16.0;
+const COUNT_SIZE: f64 = 12.0;
 
 struct Layout {
     left: u32,
@@ -39,7 +47,11 @@ struct Layout {
 }
 
 const NOTE: &str =
-    "Cell: share of injected changes of that class the gate detected (grey: class not applicable).";
+    "Cell: share (and count, k/n) of the injected changes of that class the gate flagged.";
+const NOTE_LABELLED: &str = " Breaking and dangerous columns: a flag is a detection (viridis). \
+    Compatible and benign columns: a flag is a false alarm (reds).";
+const NOTE_NOT_APPLICABLE: &str = " Grey: class not applicable.";
+const NOTE_EMULATED: &str = " (emulated): a gate that emulates a published tool's check.";
 const NOTE_SIZE: f64 = 18.0;
 const NOTE_LINE: u32 = 24;
 /// The colour bar's least height: room for its five labels.
@@ -100,11 +112,12 @@ fn layout(summary: &Summary) -> Layout {
             .max()
             .unwrap_or(0)
     };
-    let left = 40 + widest(&mut summary.gates.iter().map(|g| g.id.as_str()));
+    let gates: Vec<String> = summary.gates.iter().map(style::gate_label).collect();
+    let left = 40 + widest(&mut gates.iter().map(String::as_str));
     let longest_class = widest(&mut summary.mutations.iter().map(String::as_str));
     let cols = summary.mutations.len() as u32;
     let rows = summary.gates.len() as u32;
-    let natural = left + cols * CELL_W + 30 + COLOUR_BAR_W;
+    let natural = left + cols * CELL_W + 30 + colour_bars_width(summary);
     let width = natural.max(style::text_width(TITLE, TITLE_SIZE, true) + 80);
     let subtitle = style::wrap_words(summary.display_title(), SUBTITLE_SIZE, false, width - 80);
     let band_top = 64 + subtitle.len() as u32 * SUBTITLE_LINE;
@@ -117,7 +130,7 @@ fn layout(summary: &Summary) -> Layout {
     // Centre the grid when the title is wider than it.
     let left = left + (width - natural) / 2;
     let grid_height = (rows * CELL_H).max(COLOUR_BAR_MIN_H);
-    let note = style::wrap_words(NOTE, NOTE_SIZE, false, width - left - 20);
+    let note = style::wrap_words(&note(summary, &gates), NOTE_SIZE, false, width - left - 20);
     Layout {
         left,
         top,
@@ -127,6 +140,51 @@ fn layout(summary: &Summary) -> Layout {
         band_top,
         grid_height,
         note,
+    }
+}
+
+/// Whether the study has harmless (compatible or benign) classes: then the matrix has two scales.
+fn two_scales(summary: &Summary) -> bool {
+    summary.labels.iter().any(|l| is_harmless(l.label))
+}
+
+fn is_harmless(label: crate::mutate::Label) -> bool {
+    use crate::mutate::Label;
+    matches!(label, Label::Compatible | Label::Benign)
+}
+
+fn colour_bars_width(summary: &Summary) -> u32 {
+    match two_scales(summary) {
+        true => COLOUR_BAR_STEP as u32 + COLOUR_BAR_W,
+        false => COLOUR_BAR_W,
+    }
+}
+
+/// The note under the grid: what a cell holds, and only what this figure shows.
+fn note(summary: &Summary, gates: &[String]) -> String {
+    let mut note = NOTE.to_string();
+    if two_scales(summary) {
+        note.push_str(NOTE_LABELLED);
+    }
+    if summary.cells.iter().any(|c| c.total == 0) {
+        note.push_str(NOTE_NOT_APPLICABLE);
+    }
+    if gates.iter().any(|g| g.ends_with("(emulated)")) {
+        note.push_str(NOTE_EMULATED);
+    }
+    note
+}
+
+/// A cell's colour: grey when the class did not apply, else its rate on its column's scale.
+fn cell_colour(summary: &Summary, class: &str, rate: Option<f64>) -> RGBColor {
+    let harmless = summary
+        .labels
+        .iter()
+        .any(|l| l.mutation == class && is_harmless(l.label));
+    match (rate, harmless) {
+        (None, _) => style::NOT_APPLICABLE,
+        (Some(rate), true) => style::reds(rate),
+        (Some(rate), false) => style::viridis(rate),
     }
 }
 
@@ -171,28 +229,48 @@ fn draw<DB: DrawingBackend>(
     for (r, gate) in summary.gates.iter().enumerate() {
         let y = top + r as i32 * ch;
         root.draw(&Text::new(
-            gate.id.clone(),
+            style::gate_label(gate),
             (left - 10, y + ch / 2),
             label.pos(Pos::new(HPos::Right, VPos::Center)),
         ))?;
         for (c, class) in summary.mutations.iter().enumerate() {
             let x = left + c as i32 * cw;
-            let rate = summary.cell(&gate.id, class).and_then(|cell| cell.rate);
-            let fill = rate.map_or(style::NOT_APPLICABLE, style::viridis);
+            let cell = summary.cell(&gate.id, class);
+            let rate = cell.and_then(|cell| cell.rate);
+            let fill = cell_colour(summary, class, rate);
             root.draw(&Rectangle::new([(x, y), (x + cw, y + ch)], fill.filled()))?;
             root.draw(&Rectangle::new(
                 [(x, y), (x + cw, y + ch)],
                 WHITE.stroke_width(2),
             ))?;
             let ink = if style::is_light(fill) { BLACK } else { WHITE };
+            let count = cell
+                .filter(|c| c.total > 0)
+                .map(|c| crate::report::table::count(c.detected, c.total))
+                .filter(|k| style::text_width(k, COUNT_SIZE, false) + 6 <= CELL_W);
+            let rate_y = if count.is_some() {
+                y + ch / 2 - 8
+            } else {
+                y + ch / 2
+            };
             root.draw(&Text::new(
                 style::percent(rate),
-                (x + cw / 2, y + ch / 2),
-                (FONT, 17)
+                (x + cw / 2, rate_y),
+                (FONT, RATE_SIZE)
                     .into_font()
                     .color(&ink)
                     .pos(Pos::new(HPos::Center, VPos::Center)),
             ))?;
+            if let Some(count) = count {
+                root.draw(&Text::new(
+                    count,
+                    (x + cw / 2, y + ch / 2 + 11),
+                    (FONT, COUNT_SIZE)
+                        .into_font()
+                        .color(&ink)
+                        .pos(Pos::new(HPos::Center, VPos::Center)),
+                ))?;
+            }
         }
     }
     for (label, first, end) in label_bands(summary) {
@@ -216,12 +294,15 @@ fn draw<DB: DrawingBackend>(
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
     }
-    draw_colour_bar(
-        root,
-        left + summary.mutations.len() as i32 * cw + 30,
-        top,
-        layout.grid_height as i32,
-    )?;
+    let bar_x = left + summary.mutations.len() as i32 * cw + 30;
+    let height = layout.grid_height as i32;
+    if two_scales(summary) {
+        draw_colour_bar(root, bar_x, top, height, style::viridis, Some("detected"))?;
+        let x = bar_x + COLOUR_BAR_STEP;
+        draw_colour_bar(root, x, top, height, style::reds, Some("false alarm"))?;
+    } else {
+        draw_colour_bar(root, bar_x, top, height, style::viridis, None)?;
+    }
     style::draw_muted_lines(
         root,
         &layout.note,
@@ -232,13 +313,26 @@ fn draw<DB: DrawingBackend>(
     )
 }
 
-/// A vertical viridis bar from 0% (bottom) to 100% (top), labelled every 25%.
+/// A vertical bar of `scale` from 0% (bottom) to 100% (top), labelled every 25%, with its
+/// `title` over it.
 fn draw_colour_bar<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     x: i32,
     top: i32,
     height: i32,
+    scale: fn(f64) -> RGBColor,
+    title: Option<&str>,
 ) -> Drawn {
+    if let Some(title) = title {
+        root.draw(&Text::new(
+            title,
+            (x, top - 10),
+            (FONT, 15)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Bottom)),
+        ))?;
+    }
     let steps = 50;
     let step = (height as f64 / steps as f64).ceil() as i32;
     for i in 0..steps {
@@ -246,7 +340,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
         let y = top + (height * i) / steps;
         root.draw(&Rectangle::new(
             [(x, y), (x + 28, y + step)],
-            style::viridis(rate).filled(),
+            scale(rate).filled(),
         ))?;
     }
     for quarter in 0..=4 {
@@ -265,135 +359,4 @@ fn draw_colour_bar<DB: DrawingBackend>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_fit_their_areas_at_15_by_25() {
-        style::register_fonts().unwrap();
-        let summary = super::super::sample_summary(15, 25);
-        let layout = layout(&summary);
-        let mut pixels = vec![0u8; 3 * 64 * 64];
-        let area = BitMapBackend::with_buffer(&mut pixels, (64, 64)).into_drawing_area();
-        let font = (FONT, LABEL_FONT).into_font().color(&BLACK);
-        // Rotated column labels: each is one text line tall, narrower than a column.
-        assert!(CELL_W as f64 >= LABEL_FONT * 1.5);
-        for class in &summary.mutations {
-            let (w, _) = area.estimate_text_size(class, &font).unwrap();
-            assert!(
-                w + 8 + 60 < layout.top,
-                "{class}: {w}px does not fit above the grid"
-            );
-        }
-        for gate in summary.gates.iter().map(|g| &g.id) {
-            let (w, h) = area.estimate_text_size(gate, &font).unwrap();
-            assert!(
-                w + 10 < layout.left,
-                "{gate}: {w}px does not fit left of the grid"
-            );
-            assert!(h < CELL_H, "{gate}: {h}px taller than a row");
-        }
-        let cell_font = (FONT, 17).into_font().color(&BLACK);
-        let (w, _) = area.estimate_text_size("66.7%", &cell_font).unwrap();
-        assert!(w < CELL_W - 6);
-    }
-
-    #[test]
-    fn a_one_column_band_names_its_label_in_full_within_the_column() {
-        use crate::mutate::Label;
-        use crate::record::ClassLabel;
-        let mut summary = super::super::sample_summary(2, 5);
-        for (c, class) in summary.mutations.iter().enumerate() {
-            let label = if c == 4 {
-                Label::Dangerous
-            } else {
-                Label::Breaking
-            };
-            summary.labels.push(ClassLabel {
-                mutation: class.clone(),
-                label,
-            });
-        }
-        let svg = render(&summary).unwrap().svg;
-        assert!(
-            svg.contains("\ndangerous\n"),
-            "the one-column band is not named in full"
-        );
-        // The column is 76 px wide; its band leaves 4 px each side and 8 px for the text.
-        let room = CELL_W - 4 - 8;
-        for word in ["breaking", "dangerous", "compatible", "benign"] {
-            let size = band_font_size(word, room);
-            assert!(size >= 10.0, "{word}");
-            assert!(
-                style::text_width(word, size, false) <= room,
-                "{word} at {size}px"
-            );
-        }
-    }
-
-    #[test]
-    fn labelled_columns_get_bands_and_the_canvas_fits_the_grid() {
-        use crate::mutate::Label;
-        use crate::record::ClassLabel;
-        let mut summary = super::super::sample_summary(9, 24);
-        let labels = [
-            (14, Label::Breaking),
-            (3, Label::Dangerous),
-            (5, Label::Compatible),
-            (2, Label::Benign),
-        ];
-        let mut classes = summary.mutations.iter();
-        for (n, label) in labels {
-            for class in classes.by_ref().take(n) {
-                summary.labels.push(ClassLabel {
-                    mutation: class.clone(),
-                    label,
-                });
-            }
-        }
-        let bands = label_bands(&summary);
-        assert_eq!(
-            bands,
-            [
-                (Label::Breaking, 0, 14),
-                (Label::Dangerous, 14, 17),
-                (Label::Compatible, 17, 22),
-                (Label::Benign, 22, 24)
-            ]
-        );
-        let figure = render(&summary).unwrap();
-        for label in ["breaking", "dangerous", "compatible", "benign"] {
-            assert!(
-                figure.svg.contains(&format!("\n{label}\n")),
-                "band {label} drawn"
-            );
-        }
-        // No empty canvas: as wide as the grid, its labels and the colour bar, and no taller
-        // than the header the labels need; the study's title wraps instead of widening it.
-        summary.title = "a study title much longer than the grid is wide ".repeat(8);
-        let layout = layout(&summary);
-        let longest = style::text_width(&summary.mutations[0], LABEL_FONT, false);
-        assert_eq!(layout.width, layout.left + 24 * CELL_W + 30 + COLOUR_BAR_W);
-        assert!(layout.subtitle.len() >= 2, "{:?}", layout.subtitle);
-        for line in &layout.subtitle {
-            assert!(style::text_width(line, SUBTITLE_SIZE, false) <= layout.width - 80);
-        }
-        assert_eq!(
-            layout.top,
-            layout.band_top + BAND_H + 8 + longest + 16,
-            "the band sits right over the column labels"
-        );
-        for line in &layout.note {
-            assert!(style::text_width(line, NOTE_SIZE, false) <= layout.width - layout.left - 20);
-        }
-        // A two-gate, five-class study (the published one's shape): the note wraps to the
-        // canvas rather than running off it.
-        let small = super::super::sample_summary(2, 5);
-        let layout = super::layout(&small);
-        assert!(layout.note.len() >= 2, "{:?}", layout.note);
-        assert!(layout.height >= layout.top + layout.grid_height + 30 + 2 * NOTE_LINE);
-        // Without labels there are no bands.
-        summary.labels.clear();
-        assert!(label_bands(&summary).is_empty());
-    }
-}
+mod tests;

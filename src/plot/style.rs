@@ -173,6 +173,39 @@ pub fn viridis(rate: f64) -> RGBColor {
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// ColorBrewer's sequential Reds: the matrix's scale for harmless classes, where a flag is a
+/// false alarm, so it never looks like a detection.
+const REDS: [(u8, u8, u8); 5] = [
+    (255, 245, 240),
+    (252, 187, 161),
+    (251, 106, 74),
+    (203, 24, 29),
+    (103, 0, 13),
+];
+
+/// The colour of a false-alarm rate in `0..=1`: near white for none, dark red for all.
+pub fn reds(rate: f64) -> RGBColor {
+    let t = rate.clamp(0.0, 1.0) * (REDS.len() - 1) as f64;
+    let i = (t.floor() as usize).min(REDS.len() - 2);
+    let f = t - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
+    let (a, b) = (REDS[i], REDS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// A gate as figures name it: its id, marked `(emulated)` when every rule it runs emulates a
+/// published tool's check (`sorted-hash`, `description-hash`, `name-set`, `required-and-types`).
+pub fn gate_label(gate: &crate::record::GateInfo) -> String {
+    let emulated = !gate.rules.is_empty()
+        && gate.rules.iter().all(|id| {
+            crate::check::rules::by_id(id).is_some_and(|r| r.summary().starts_with("emulation:"))
+        });
+    match emulated {
+        true => format!("{} (emulated)", gate.id),
+        false => gate.id.clone(),
+    }
+}
+
 /// True when black text reads better than white on this colour.
 pub fn is_light(c: RGBColor) -> bool {
     0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2) > 140.0
