@@ -162,6 +162,15 @@ pub fn agent(timeout: Option<Duration>) -> ureq::Agent {
         .into()
 }
 
+/// A response header's value, when it is text.
+pub fn header<B>(response: &ureq::http::Response<B>, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
 /// Whether a message is a response (it has an id and no method).
 pub fn is_response(message: &[u8]) -> bool {
     #[derive(Deserialize)]
@@ -186,13 +195,7 @@ impl Transport for HttpTransport {
         .send(message)
         .map_err(|e| self.map_error(e, phase))?;
         let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
+        let header = |name: &str| header(&response, name);
         if let Some(id) = header("mcp-session-id") {
             self.session_id = Some(id);
         }

@@ -420,6 +420,20 @@ pub(crate) fn fresh_property(schema: &Map<String, Value>, base: &str) -> String 
     })
 }
 
+/// Draws a tool with a string name; returns its index and name.
+pub(crate) fn draw_named_tool(
+    surface: &Value,
+    rng: &mut Stream,
+) -> Result<(usize, String), NotApplicable> {
+    let sites = tool_sites(surface, |t| t.get("name").is_some_and(Value::is_string));
+    let tool = draw(sites, rng, "tool with a string name")?;
+    let name = surface["tools"][tool]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    Ok((tool, name))
+}
+
 /// A tool name not yet used on the surface.
 pub(crate) fn fresh_tool_name(surface: &Value, base: &str) -> String {
     let tools = surface.get("tools").and_then(Value::as_array);

@@ -24,12 +24,7 @@ impl MutationClass for NameRandomized {
         "calls by the old name fail, and nothing in the new name says which tool it was"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
-        let sites = tool_sites(surface, |t| t.get("name").is_some_and(Value::is_string));
-        let tool = draw(sites, rng, "tool with a string name")?;
-        let old = surface["tools"][tool]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let (tool, old) = draw_named_tool(surface, rng)?;
         let length = old.chars().count().clamp(3, 64);
         let mut random: String = (0..length)
             .map(|i| {

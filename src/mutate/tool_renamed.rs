@@ -21,12 +21,7 @@ impl MutationClass for ToolRenamed {
         "calls by the old name fail with an unknown-tool error"
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
-        let sites = tool_sites(surface, |t| t.get("name").is_some_and(Value::is_string));
-        let tool = draw(sites, rng, "tool with a string name")?;
-        let old = surface["tools"][tool]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let (tool, old) = draw_named_tool(surface, rng)?;
         let new = fresh_tool_name(surface, &format!("{old}_v2"));
         tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
         Ok(Applied {

@@ -165,11 +165,16 @@ const VIRIDIS: [(u8, u8, u8); 9] = [
 
 /// The colour of a rate in `0..=1`.
 pub fn viridis(rate: f64) -> RGBColor {
-    let t = rate.clamp(0.0, 1.0) * (VIRIDIS.len() - 1) as f64;
-    let i = (t.floor() as usize).min(VIRIDIS.len() - 2);
+    interpolate(&VIRIDIS, rate)
+}
+
+/// The colour at `rate` in `0..=1` along `stops`, evenly spaced, mixed linearly between them.
+fn interpolate(stops: &[(u8, u8, u8)], rate: f64) -> RGBColor {
+    let t = rate.clamp(0.0, 1.0) * (stops.len() - 1) as f64;
+    let i = (t.floor() as usize).min(stops.len() - 2);
     let f = t - i as f64;
     let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
-    let (a, b) = (VIRIDIS[i], VIRIDIS[i + 1]);
+    let (a, b) = (stops[i], stops[i + 1]);
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
@@ -185,12 +190,7 @@ const REDS: [(u8, u8, u8); 5] = [
 
 /// The colour of a false-alarm rate in `0..=1`: near white for none, dark red for all.
 pub fn reds(rate: f64) -> RGBColor {
-    let t = rate.clamp(0.0, 1.0) * (REDS.len() - 1) as f64;
-    let i = (t.floor() as usize).min(REDS.len() - 2);
-    let f = t - i as f64;
-    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
-    let (a, b) = (REDS[i], REDS[i + 1]);
-    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    interpolate(&REDS, rate)
 }
 
 /// A gate as figures name it: its id, marked `(emulated)` when every rule it runs emulates a

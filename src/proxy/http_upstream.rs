@@ -257,13 +257,7 @@ impl Shared {
         .send(line)
         .map_err(|e| format!("{url}: {e}"))?;
         let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
+        let header = |name: &str| http::header(&response, name);
         if initialize {
             if let Some(id) = header("mcp-session-id") {
                 *self.session_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
@@ -372,10 +366,7 @@ impl Shared {
             let Ok(mut response) = request.call() else {
                 return;
             };
-            let streams = response
-                .headers()
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
+            let streams = http::header(&response, "content-type")
                 .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"));
             // 405 is how a server says it offers no stream of its own.
             if response.status().as_u16() != 200 || !streams {
