@@ -24,7 +24,9 @@ pub struct Args {
     spec: Option<PathBuf>,
     #[command(flatten)]
     overrides: Overrides,
-    /// Results folder. Default: results/<study-id>/ (results/<study-id>-shard-K-of-N/ for a shard).
+    /// Results folder. Default: results/<study-id>/, with `-seed-S`, `-surfaces-N`, `-tools-T`
+    /// for each of those overridden (so the spec's own run is never replaced), and
+    /// `-shard-K-of-N` for a shard.
     #[arg(long, short, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Worker threads (default: one per core, or RAYON_NUM_THREADS). The results are the same
@@ -111,9 +113,10 @@ pub fn run(args: Args) -> Result<u8> {
         .shard
         .map(|(k, n)| Shard::of(k, n, study.spec.surfaces));
     let out = args.out.clone().unwrap_or_else(|| {
+        let id = default_name(&study.spec.id, &args.overrides);
         let name = match shard {
-            Some(s) => format!("{}-shard-{}-of-{}", study.spec.id, s.index, s.count),
-            None => study.spec.id.clone(),
+            Some(s) => format!("{id}-shard-{}-of-{}", s.index, s.count),
+            None => id,
         };
         Path::new("results").join(name)
     });
@@ -139,7 +142,7 @@ pub fn run(args: Args) -> Result<u8> {
         out: folder.path(),
         spec: &study.spec,
         rule_set: study.rule_set,
-        command: reproduce_command(&args, &study.spec.id),
+        command: reproduce_command(&args),
         research: results::research_dir(args.spec.as_deref()),
         rows: args.rows,
         figures: !args.no_figures && shard.is_none(),
@@ -173,13 +176,27 @@ fn spec_folder(spec: Option<&Path>) -> String {
         .map_or(".".to_string(), |p| p.display().to_string())
 }
 
-/// The command that reproduces the (unsharded) results, as it can be run from the folder it
-/// ran in. It names the `--out` it was given unless that folder is named after the study and the
-/// spec is run as written: the default folder, `results/<id>`, then holds the same study or
-/// nothing, so the line runs as printed (at a checkout root too) and a rerun elsewhere prints
-/// the same line. An overridden seed or size, or another folder name, is named with its folder:
-/// the default one may hold the spec's own run, which a run of another study may not replace.
-fn reproduce_command(args: &Args, id: &str) -> String {
+/// The default folder name of a run: the study's id, and the seed and sizes that override its
+/// spec. A run of the spec as written goes to `results/<id>`; one at another seed or size goes
+/// beside it, never into the folder of the spec's own run (which a checkout may hold), so its
+/// Reproduce line runs as printed there too.
+fn default_name(id: &str, o: &Overrides) -> String {
+    let mut name = id.to_string();
+    for (what, value) in [("seed", o.seed), ("surfaces", o.surfaces)] {
+        if let Some(value) = value {
+            name.push_str(&format!("-{what}-{value}"));
+        }
+    }
+    if let Some(tools) = o.tools {
+        name.push_str(&format!("-tools-{tools}"));
+    }
+    name
+}
+
+/// The command that reproduces the (unsharded) results. It names no `--out`: the results do
+/// not depend on the folder (a merged run equals the unsharded one byte for byte), and the
+/// default folder ([`default_name`]) of the line as printed holds the same study or nothing.
+fn reproduce_command(args: &Args) -> String {
     let mut words = vec!["driftlab".to_string(), "study".into()];
     if let Some(spec) = &args.spec {
         words.push(spec.display().to_string());
@@ -192,17 +209,6 @@ fn reproduce_command(args: &Args, id: &str) -> String {
         (
             "--rows",
             (args.rows != RowsMode::All).then(|| args.rows.as_str().to_string()),
-        ),
-        (
-            "--out",
-            args.out
-                .as_ref()
-                .filter(|out| {
-                    let overridden = o.seed.is_some() || o.surfaces.is_some() || o.tools.is_some();
-                    let own_name = out.file_name().is_some_and(|n| n == id);
-                    args.shard.is_none() && (overridden || !own_name)
-                })
-                .map(|out| out.display().to_string()),
         ),
     ] {
         if let Some(value) = value {

@@ -63,7 +63,7 @@ fn chart(summary: &Summary) -> Chart {
 
 fn bar(detected: u64, total: u64, rate: Option<f64>) -> Bar {
     Bar {
-        count: format!("{detected}/{total}"),
+        count: style::count(detected, total),
         rate,
     }
 }

@@ -246,7 +246,7 @@ fn draw<DB: DrawingBackend>(
             let ink = if style::is_light(fill) { BLACK } else { WHITE };
             let count = cell
                 .filter(|c| c.total > 0)
-                .map(|c| crate::report::table::count(c.detected, c.total))
+                .map(|c| style::count(c.detected, c.total))
                 .filter(|k| style::text_width(k, COUNT_SIZE, false) + 6 <= CELL_W);
             let rate_y = if count.is_some() {
                 y + ch / 2 - 8

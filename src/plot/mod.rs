@@ -21,7 +21,7 @@ use error::Drawn;
 pub use detection_chart::FILE_STEM as DETECTION_CHART;
 pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
 pub use error::{DrawFault, PlotError};
-pub use style::percent;
+pub use style::{count, percent};
 
 /// One figure in both formats.
 pub struct Figure {

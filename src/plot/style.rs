@@ -211,6 +211,11 @@ pub fn is_light(c: RGBColor) -> bool {
     0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2) > 140.0
 }
 
+/// `detected/total`, the way every table and chart prints a count.
+pub fn count(detected: u64, total: u64) -> String {
+    format!("{detected}/{total}")
+}
+
 /// A rate as a percentage for labels: `80%`, `66.7%`, `n/a`.
 pub fn percent(rate: Option<f64>) -> String {
     match rate {

@@ -2,10 +2,7 @@
 
 use crate::record::Summary;
 
-/// `detected/total`, the way every table and chart prints a count.
-pub fn count(detected: u64, total: u64) -> String {
-    format!("{detected}/{total}")
-}
+pub use crate::plot::count;
 
 /// Rows: one per mutation class, then the total, then the control's false positives; one
 /// column per gate.

@@ -51,7 +51,7 @@ fn the_default_study_writes_figures_and_a_report() {
         "Of 1200 injected contract changes, `structural` detected 960/1200 (80%) and `structural+ordered-snapshot` detected 1200/1200 (100%); `structural` missed every `tools-reordered` change; no gate flagged any of the 240 unchanged controls.",
         "![Detection chart](detection-chart.svg)",
         "Seed `20260822`",
-        "```sh\ndriftlab study --out out\n```",
+        "```sh\ndriftlab study\n```",
         rows_sha,
         "## Limits",
         "Detection is by construction",

@@ -268,13 +268,19 @@ fn rows_have_one_line_per_surface_mutation_and_gate() {
     assert!(text.contains(",structural+ordered-snapshot,true,ordered-snapshot,1,/tools/"));
 }
 
-/// The report's Reproduce line runs as printed where the study ran, even where the default
-/// folder holds another run (as at a checkout root), and gives the same rows.
+/// The report's Reproduce line runs as printed where the study ran, even where the spec's own
+/// folder holds its run (as at a checkout root): an overridden run's default folder is beside
+/// it, and the line gives the same rows.
 #[test]
 fn the_reproduce_line_reproduces_as_printed() {
     let dir = tempfile::tempdir().unwrap();
     let default = run_in(dir.path(), &["study", "--quiet", "--surfaces", "4"], None);
     assert!(default.status.success(), "{}", stderr(&default));
+    let committed = fs::read(
+        dir.path()
+            .join("results/mcp-contract-drift-2026-08-22-surfaces-4/rows.csv"),
+    )
+    .unwrap();
     let mine = [
         "study",
         "--quiet",
@@ -294,11 +300,23 @@ fn the_reproduce_line_reproduces_as_printed() {
         .nth(1)
         .and_then(|rest| rest.lines().next())
         .unwrap();
-    assert_eq!(line, "driftlab study --seed 9 --surfaces 4 --out mine");
+    assert_eq!(line, "driftlab study --seed 9 --surfaces 4");
     let words: Vec<&str> = line.split(' ').skip(1).collect();
     let again = run_in(dir.path(), &words, None);
     assert!(again.status.success(), "{line}: {}", stderr(&again));
-    assert_eq!(fs::read(dir.path().join("mine/rows.csv")).unwrap(), rows);
+    let default_folder = dir
+        .path()
+        .join("results/mcp-contract-drift-2026-08-22-seed-9-surfaces-4");
+    assert_eq!(fs::read(default_folder.join("rows.csv")).unwrap(), rows);
+    assert_eq!(
+        fs::read(
+            dir.path()
+                .join("results/mcp-contract-drift-2026-08-22-surfaces-4/rows.csv")
+        )
+        .unwrap(),
+        committed,
+        "the other run's folder is left alone"
+    );
 }
 
 #[test]
