@@ -17,6 +17,9 @@ use clap::Parser;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+/// A page's `nextCursor` member when it is the empty string.
+const EMPTY_CURSOR: &str = ",\"nextCursor\":\"\"";
+
 #[derive(Parser, Clone)]
 struct Args {
     /// A tools/list result {"tools":[…]} whose tools are served byte for byte.
@@ -27,6 +30,10 @@ struct Args {
     /// Always answer with the same nextCursor, so the listing never ends.
     #[arg(long)]
     repeat_cursor: bool,
+    /// With --page-size: the first page's nextCursor is the empty string (a valid cursor from
+    /// 2026-07-28 on; before, the usual way to say "no more"), which asks for the second page.
+    #[arg(long)]
+    empty_first_cursor: bool,
     /// Always answer with a new nextCursor (`page-N`, N growing), so the listing never ends
     /// and never repeats.
     #[arg(long)]
@@ -369,10 +376,13 @@ impl Server {
             let tools: Vec<String> = load(path).0.iter().map(|t| t.get().to_string()).collect();
             return format!(r#"{{"tools":[{}]}}"#, tools.join(","));
         }
-        let start: usize = cursor
-            .and_then(|c| c.strip_prefix("page-"))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
+        let start: usize = match cursor {
+            Some("") if self.args.empty_first_cursor => self.args.page_size,
+            _ => cursor
+                .and_then(|c| c.strip_prefix("page-"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+        };
         let all = self.tools.borrow();
         let size = if self.args.page_size == 0 {
             all.len().max(1)
@@ -393,6 +403,8 @@ impl Server {
             r#","nextCursor":"again""#.to_string()
         } else if self.args.endless_pages {
             format!(r#","nextCursor":"page-{}""#, start + size)
+        } else if end < all.len() && start == 0 && self.args.empty_first_cursor {
+            EMPTY_CURSOR.to_string()
         } else if end < all.len() {
             format!(r#","nextCursor":"page-{end}""#)
         } else {

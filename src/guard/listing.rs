@@ -158,9 +158,11 @@ impl Guard {
         if let Some(Value::Array(tools)) = result.get("tools") {
             listing.tools.extend(tools.iter().cloned());
         }
+        // An empty cursor ends a listing before 2026-07-28 and is one to follow from then on.
+        let modern = self.listing_era.as_deref() == Some(crate::live::era::MODERN);
         let cursor = result
             .get("nextCursor")
-            .filter(|c| c.as_str().is_some_and(|s| !s.is_empty()));
+            .filter(|c| c.as_str().is_some_and(|s| modern || !s.is_empty()));
         // The capture's bounds: an endless, looping or huge listing is a failed one.
         let over = if listing.pages >= DEFAULT_MAX_PAGES && cursor.is_some() {
             Some(format!("more than {DEFAULT_MAX_PAGES} pages"))

@@ -128,10 +128,10 @@ pub fn capture_on<T: Transport>(
     let initialize_result = opened.result;
 
     let listing = Instant::now();
-    let pages = list_pages(session, "tools/list", options)?;
+    let pages = list_pages(session, "tools/list", opened.era, options)?;
     let tools_list_ms = listing.elapsed().as_millis() as u64;
     let other_lists = match options.whole_contract {
-        true => other_lists(session, &initialize_result, options)?,
+        true => other_lists(session, &initialize_result, opened.era, options)?,
         false => Vec::new(),
     };
     Ok(Capture {
@@ -163,6 +163,7 @@ pub fn capture_on<T: Transport>(
 fn list_pages<T: Transport>(
     session: &mut Session<T>,
     method: &str,
+    era: Era,
     options: &CaptureOptions,
 ) -> Result<Vec<Box<RawValue>>, LiveError> {
     let mut pages = Vec::new();
@@ -191,7 +192,7 @@ fn list_pages<T: Transport>(
                 limit: options.max_bytes,
             });
         }
-        cursor = next_cursor(&page, &phase)?;
+        cursor = next_cursor(&page, &phase, era)?;
         pages.push(page);
         match &cursor {
             None => return Ok(pages),
@@ -214,6 +215,7 @@ fn list_pages<T: Transport>(
 fn other_lists<T: Transport>(
     session: &mut Session<T>,
     initialize_result: &RawValue,
+    era: Era,
     options: &CaptureOptions,
 ) -> Result<Vec<OtherList>, LiveError> {
     let declared = declared_capabilities(initialize_result);
@@ -227,7 +229,7 @@ fn other_lists<T: Transport>(
             continue;
         }
         let started = Instant::now();
-        let outcome = match list_pages(session, kind.method(), options) {
+        let outcome = match list_pages(session, kind.method(), era, options) {
             Ok(pages) => ListOutcome::Listed {
                 pages,
                 ms: started.elapsed().as_millis() as u64,
@@ -259,14 +261,16 @@ fn declared_capabilities(result: &RawValue) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The page's `nextCursor`: absent, `null` or `""` end the listing (before 2026-07-28 an empty
-/// cursor was the usual way to say "no more"); anything but a string is an error.
-fn next_cursor(page: &RawValue, phase: &str) -> Result<Option<String>, LiveError> {
+/// The page's `nextCursor`: absent or `null` end the listing. An empty string ends it too before
+/// 2026-07-28 (it was the usual way to say "no more"); from 2026-07-28 it is a valid cursor to
+/// follow, as the specification says (a server that repeats it is caught as a loop). Anything but
+/// a string is an error.
+fn next_cursor(page: &RawValue, phase: &str, era: Era) -> Result<Option<String>, LiveError> {
     let head: PageHead = serde_json::from_str(page.get())
         .map_err(|_| LiveError::Protocol(format!("the {phase} result is not an object")))?;
     match head.next_cursor {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) if s.is_empty() && era == Era::Handshake => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(LiveError::Protocol(format!(
             "the {phase} result has a nextCursor that is not a string: {}",

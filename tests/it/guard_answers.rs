@@ -292,3 +292,40 @@ fn without_a_handshake_a_call_is_decided_on_a_listing_in_its_own_era() {
         );
     }
 }
+
+/// An empty `nextCursor` ends the guard's listing in a handshake session and is followed in a
+/// 2026-07-28 one: there the second page's tool is live and its call is admitted.
+#[test]
+fn an_empty_cursor_is_followed_in_the_2026_era_only() {
+    let paged = ["--discover", "--page-size", "1", "--empty-first-cursor"];
+    let served = pin();
+    let second = r#""name":"convert_time","arguments":{"source_timezone":"UTC","time":"12:00","target_timezone":"UTC"}"#;
+    let modern = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{second},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let (out, events) = guarded(&[], &served, &paged, &[&modern], Pace::Paced);
+    assert_eq!(
+        answer(&out, 3)["result"]["content"][0]["text"],
+        "ok",
+        "{out:?}"
+    );
+    assert!(events
+        .iter()
+        .any(|e| e["event"] == "live-listed" && e["tools"] == 2));
+    let legacy =
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{second}}}}}"#);
+    let (out, events) = guarded(
+        &[],
+        &served,
+        &paged,
+        &[INIT, INITIALIZED, &legacy],
+        Pace::Paced,
+    );
+    // The listing ended after the first page: the second page's tool reads as removed.
+    let (rule, problems) = refusal(&out, 3);
+    assert_eq!(rule, "contract-drift", "{out:?}");
+    assert!(problems[0].contains("was removed"), "{problems:?}");
+    assert!(events
+        .iter()
+        .any(|e| e["event"] == "live-listed" && e["tools"] == 1));
+}

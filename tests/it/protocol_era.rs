@@ -308,3 +308,31 @@ fn the_guard_and_wrap_serve_a_2026_client_of_a_2026_server() {
     );
     assert!(answer(&out, "3").contains("validation error"), "{out:?}");
 }
+
+/// An empty `nextCursor` ends a listing before 2026-07-28 and is a cursor to follow from then on
+/// (the specification's rule): the capture gets the second page in that era only.
+#[test]
+fn an_empty_cursor_is_followed_only_in_the_2026_era() {
+    let dir = tempfile::tempdir().unwrap();
+    let argv = fixture(
+        "corpus/mcp-server-time@2026.10.19.json",
+        &["--discover", "--page-size", "1", "--empty-first-cursor"],
+    );
+    // A paged capture records each page; count the tools over them.
+    let tools = |file: &Value| {
+        let pages = file["toolsList"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| vec![file["toolsList"].clone()]);
+        pages
+            .iter()
+            .map(|p| p["tools"].as_array().map_or(0, Vec::len))
+            .sum::<usize>()
+    };
+    let (code, err, modern) = capture(dir.path(), "modern", &["--protocol", "2026-07-28"], &argv);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(tools(&modern), 2, "{modern}");
+    let (code, err, legacy) = capture(dir.path(), "legacy", &["--protocol", "legacy"], &argv);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(tools(&legacy), 1, "{legacy}");
+}
