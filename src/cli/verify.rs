@@ -36,7 +36,7 @@ pub fn run(args: Args) -> Result<u8> {
             continue;
         }
         let checked = results::verify(dir, None)
-            .and_then(|mismatches| Ok((mismatches, results::Manifest::load(dir)?.files.len())));
+            .and_then(|mismatches| Ok((mismatches, results::pinned_files(dir)?)));
         let (mismatches, pinned) = match checked {
             Ok(checked) => checked,
             Err(why) => {

@@ -290,8 +290,13 @@ pub fn write(
         (FIGURE_SVG, figure.svg.into_bytes()),
         (FIGURE_PNG, figure.png),
     ];
-    for (name, bytes) in files {
-        write_atomic(&out.join(name), &bytes).map_err(|e| io(name, e))?;
+    let mut files: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(name, bytes)| (name.to_string(), bytes))
+        .collect();
+    files.push(crate::study::results::folder_manifest(command, &files));
+    for (name, bytes) in &files {
+        write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
     }
     Ok(())
 }

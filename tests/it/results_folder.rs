@@ -198,3 +198,49 @@ fn a_sweep_never_replaces_a_study_folder_without_force() {
         assert!(output.status.success(), "{}", stderr(&output));
     }
 }
+
+/// The folders `scan --corpus`, `guard-study` and `stack-study` write have a manifest too:
+/// `verify` checks the committed ones, and names a file edited in a copy.
+#[test]
+fn verify_checks_the_folders_of_the_other_study_commands() {
+    let folders = [
+        "2026-11-30-output-contracts",
+        "2026-11-30-silent-failures",
+        "2026-12-03-six-stacks",
+    ];
+    let paths: Vec<String> = folders
+        .iter()
+        .map(|f| repo().join("results").join(f).display().to_string())
+        .collect();
+    let mut args = vec!["verify"];
+    args.extend(paths.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output)
+            .matches(": 6 files match manifest.json")
+            .count(),
+        3,
+        "{}",
+        stdout(&output)
+    );
+    let copy = tempfile::tempdir().unwrap();
+    let dir = copy.path().join(folders[1]);
+    std::fs::create_dir(&dir).unwrap();
+    for entry in std::fs::read_dir(repo().join("results").join(folders[1])).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    let mut report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    report.push_str("\nedited\n");
+    std::fs::write(dir.join("report.md"), report).unwrap();
+    let edited = run(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(edited.status.code(), Some(1), "{}", stdout(&edited));
+    assert!(
+        stdout(&edited).contains("report.md: pinned sha256"),
+        "{}",
+        stdout(&edited)
+    );
+}

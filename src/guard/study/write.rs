@@ -484,5 +484,7 @@ pub fn write(
             report(results, &rows, &total, reproduce).into_bytes(),
         ),
     ];
+    let mut files = files;
+    files.push(crate::study::results::folder_manifest(reproduce, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

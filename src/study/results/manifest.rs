@@ -42,6 +42,47 @@ pub struct Manifest {
     pub checker_code: Option<super::checker_code::CheckerCode>,
 }
 
+/// The manifest of a results folder the other study commands write (`guard-study`,
+/// `stack-study`, `scan --corpus`): the driftlab that wrote it, the command that reproduces it and
+/// the sha256 of every file it wrote, so `driftlab verify` checks those folders too.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FolderManifest {
+    pub driftlab_version: String,
+    pub command: String,
+    pub files: BTreeMap<String, String>,
+}
+
+/// `manifest.json` for `files` (name, bytes) written by `command`: its name and bytes, to write
+/// beside them.
+pub fn folder_manifest(command: &str, files: &[(String, Vec<u8>)]) -> (String, Vec<u8>) {
+    let manifest = FolderManifest {
+        driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
+        command: command.to_string(),
+        files: files
+            .iter()
+            .map(|(name, bytes)| (name.clone(), crate::text::sha256_hex(bytes)))
+            .collect(),
+    };
+    // A struct of strings always serialises.
+    let mut bytes = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
+    bytes.push(b'\n');
+    (MANIFEST.to_string(), bytes)
+}
+
+/// What `verify` reads of either kind of manifest: the files it pins and an external checker's
+/// code.
+#[derive(Deserialize)]
+struct Pins {
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    checker_code: Option<super::checker_code::CheckerCode>,
+}
+
+/// How many files a folder's manifest pins.
+pub fn pinned_files(dir: &Path) -> Result<usize, ReadError> {
+    Ok(read_json::<Pins>(&dir.join(MANIFEST))?.files.len())
+}
+
 /// `run.json`: the code that wrote a results folder and when, where and how it ran. It differs
 /// between reruns, so it is neither in manifest.json nor pinned by it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -158,7 +199,7 @@ pub struct Mismatch {
 /// Re-hashes `names` of a results folder (every file its manifest pins, for `None`) against the
 /// manifest; the files that do not match.
 pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadError> {
-    let manifest = Manifest::load(dir)?;
+    let manifest: Pins = read_json(&dir.join(MANIFEST))?;
     let mut out = Vec::new();
     for (file, expected) in &manifest.files {
         if names.is_some_and(|n| !n.contains(&file.as_str())) {

@@ -15,7 +15,8 @@ use serde::Serialize;
 pub use finish::{research_dir, write, write_figures, write_report, Finish};
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
-    hash_files, host_name, verify, CodeVersion, Manifest, Mismatch, RunInfo, RunRecord,
+    folder_manifest, hash_files, host_name, pinned_files, verify, CodeVersion, FolderManifest,
+    Manifest, Mismatch, RunInfo, RunRecord,
 };
 pub use merge::{merge, Merged};
 pub use staging::StagedFolder;

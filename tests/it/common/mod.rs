@@ -118,8 +118,8 @@ pub struct Regenerated {
 }
 
 /// Runs `args --out <temp>/<study>` from the repository root and checks that every file it wrote
-/// (but the manifest, whose `run` block differs, and hidden files such as the lock) equals
-/// results/<study>'s copy.
+/// (but `run.json`, the run's volatile record, and hidden files such as the lock) equals
+/// results/<study>'s copy, `manifest.json` included; `names` lists the others.
 pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
     let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
@@ -135,7 +135,7 @@ pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
         .filter(|n| n != "manifest.json" && n != "run.json" && !n.starts_with('.'))
         .collect();
     names.sort();
-    for name in &names {
+    for name in names.iter().map(String::as_str).chain(["manifest.json"]) {
         let a = std::fs::read(committed.join(name)).unwrap_or_default();
         let b = std::fs::read(fresh.join(name)).unwrap();
         assert!(
