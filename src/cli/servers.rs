@@ -48,7 +48,7 @@ impl ConfigArgs {
 
     /// The config `lock` was made from, as it is now: `config_flag` or the one the lockfile
     /// names; for a lock of `lock --discover`, every config it found, read again and merged as
-    /// then (a config gone since has no servers). Returns the config and where it is.
+    /// then (a config gone since has no servers).
     pub fn read_locked(
         &self,
         lock: &Lockfile,

@@ -3,6 +3,7 @@
 
 mod atomic;
 pub mod csv_text;
+pub mod manifest;
 mod read;
 pub mod repository;
 

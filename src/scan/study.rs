@@ -22,13 +22,14 @@ const FIGURE_SVG: &str = "output-contracts.svg";
 const FIGURE_PNG: &str = "output-contracts.png";
 
 /// Every file [`write`] writes into a results folder.
-pub const FILES: [&str; 6] = [
+pub const FILES: [&str; 7] = [
     SERVERS_CSV,
     TOOLS_CSV,
     SUMMARY_JSON,
     REPORT,
     FIGURE_SVG,
     FIGURE_PNG,
+    crate::fs::manifest::MANIFEST,
 ];
 
 /// The published scanner's headline (31 servers, 265 tools), for the side-by-side.
@@ -294,7 +295,7 @@ pub fn write(
         .into_iter()
         .map(|(name, bytes)| (name.to_string(), bytes))
         .collect();
-    files.push(crate::study::results::folder_manifest(command, &files));
+    files.push(crate::fs::manifest::folder_manifest(command, &files));
     for (name, bytes) in &files {
         write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
     }

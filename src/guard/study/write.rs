@@ -25,6 +25,7 @@ pub fn file_names() -> Vec<String> {
         .map(String::from)
         .to_vec();
     names.extend(["svg", "png"].map(|ext| format!("{FIGURE_STEM}.{ext}")));
+    names.push(crate::fs::manifest::MANIFEST.into());
     names
 }
 
@@ -485,6 +486,6 @@ pub fn write(
         ),
     ];
     let mut files = files;
-    files.push(crate::study::results::folder_manifest(reproduce, &files));
+    files.push(crate::fs::manifest::folder_manifest(reproduce, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

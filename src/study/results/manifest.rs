@@ -42,33 +42,6 @@ pub struct Manifest {
     pub checker_code: Option<super::checker_code::CheckerCode>,
 }
 
-/// The manifest of a results folder the other study commands write (`guard-study`,
-/// `stack-study`, `scan --corpus`): the driftlab that wrote it, the command that reproduces it and
-/// the sha256 of every file it wrote, so `driftlab verify` checks those folders too.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FolderManifest {
-    pub driftlab_version: String,
-    pub command: String,
-    pub files: BTreeMap<String, String>,
-}
-
-/// `manifest.json` for `files` (name, bytes) written by `command`: its name and bytes, to write
-/// beside them.
-pub fn folder_manifest(command: &str, files: &[(String, Vec<u8>)]) -> (String, Vec<u8>) {
-    let manifest = FolderManifest {
-        driftlab_version: env!("CARGO_PKG_VERSION").to_string(),
-        command: command.to_string(),
-        files: files
-            .iter()
-            .map(|(name, bytes)| (name.clone(), crate::text::sha256_hex(bytes)))
-            .collect(),
-    };
-    // A struct of strings always serialises.
-    let mut bytes = serde_json::to_vec_pretty(&manifest).unwrap_or_default();
-    bytes.push(b'\n');
-    (MANIFEST.to_string(), bytes)
-}
-
 /// What `verify` reads of either kind of manifest: the files it pins and an external checker's
 /// code.
 #[derive(Deserialize)]

@@ -15,8 +15,8 @@ use serde::Serialize;
 pub use finish::{research_dir, write, write_figures, write_report, Finish};
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
-    folder_manifest, hash_files, host_name, pinned_files, verify, CodeVersion, FolderManifest,
-    Manifest, Mismatch, RunInfo, RunRecord,
+    hash_files, host_name, pinned_files, verify, CodeVersion, Manifest, Mismatch, RunInfo,
+    RunRecord,
 };
 pub use merge::{merge, Merged};
 pub use staging::StagedFolder;
@@ -25,7 +25,7 @@ pub const ROWS: &str = "rows.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const METRICS_CSV: &str = "metrics.csv";
-pub const MANIFEST: &str = "manifest.json";
+pub use crate::fs::manifest::MANIFEST;
 pub const REPORT: &str = "report.md";
 /// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
 /// rerun changes no committed byte; `results/*/run.json` is git-ignored.
