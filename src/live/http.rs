@@ -162,6 +162,17 @@ pub fn agent(timeout: Option<Duration>) -> ureq::Agent {
         .into()
 }
 
+/// The start of an error answer's body (at most 4 KiB read), on one line, for a message.
+pub fn body_excerpt(response: &mut ureq::http::Response<ureq::Body>) -> String {
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(4096)
+        .read_to_vec()
+        .unwrap_or_default();
+    excerpt(&body, 200)
+}
+
 /// A response header's value, when it is text.
 pub fn header<B>(response: &ureq::http::Response<B>, name: &str) -> Option<String> {
     response
@@ -223,16 +234,10 @@ impl Transport for HttpTransport {
             });
         }
         if !(200..300).contains(&status) {
-            let body = response
-                .body_mut()
-                .with_config()
-                .limit(4096)
-                .read_to_vec()
-                .unwrap_or_default();
             return Err(LiveError::Http(format!(
                 "{} answered {phase} with HTTP {status}: {}",
                 self.url,
-                excerpt(&body, 200)
+                body_excerpt(&mut response)
             )));
         }
         if status == 202 || status == 204 {

@@ -20,7 +20,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::live::http::{self, read_event_stream, StreamError};
-use crate::text::excerpt;
 
 /// Where the server is and what every request to it carries.
 #[derive(Debug, Clone)]
@@ -267,12 +266,6 @@ impl Shared {
             .unwrap_or_default()
             .to_ascii_lowercase();
         if !(200..300).contains(&status) {
-            let body = response
-                .body_mut()
-                .with_config()
-                .limit(4096)
-                .read_to_vec()
-                .unwrap_or_default();
             let hint = match status {
                 401 => " (the server wants authorization: give it with --header)",
                 300..=399 => " (driftlab follows no redirect: give the final URL)",
@@ -280,7 +273,7 @@ impl Shared {
             };
             return Err(format!(
                 "{url} answered HTTP {status}{hint}: {}",
-                excerpt(&body, 200)
+                http::body_excerpt(&mut response)
             ));
         }
         let limit = self.max_message as u64;
