@@ -86,11 +86,22 @@ fn a_request_reusing_an_id_in_flight_is_refused_whatever_its_method() {
     let ping7 = request("7", "ping");
     // The two answers to id 7 when `requests` follow the handshake at once: one is the
     // `id-in-flight` refusal of the second request.
+    // The session reads until a last call is answered: the guard holds calls until its listing
+    // and sends them in order, so that answer comes after every call's (a ping would pass the
+    // held calls, and a loaded machine could then lose their answers at hang-up).
+    let last = call(0, "get_current_time", VALID).replace("\"id\":0", "\"id\":\"last\"");
     let both_answers = |requests: &[&str]| {
         let mut lines = vec![INIT, INITIALIZED];
         lines.extend_from_slice(requests);
+        lines.push(&last);
         let strict = ["--on-output", "error"];
-        let (out, events) = unpaced(&strict, &pin(), &["--delay-ms", "300"], &lines);
+        let (out, events) = guarded(
+            &strict,
+            &pin(),
+            &["--delay-ms", "300"],
+            &lines,
+            Pace::Until("\"last\""),
+        );
         let sevens = answers(&out, &7.into());
         assert_eq!(sevens.len(), 2, "{out:?}");
         assert!(sevens
