@@ -148,10 +148,8 @@ fn guard_url_flags_are_checked() {
 /// and `uninstall` puts the file back byte for byte.
 #[test]
 fn guard_install_fronts_a_url_entry_and_uninstall_restores_it() {
-    use crate::lock::{code, run_in, session_through, TOOLS};
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    use crate::lock::{code, run_in, session_through, tools_dir};
+    let (dir, payload) = tools_dir();
     let (mut server, port) = http_fixture(payload.to_str().unwrap(), &["--calls", "accept"]);
     let url = format!("http://127.0.0.1:{port}/mcp");
     std::fs::create_dir(dir.path().join(".vscode")).unwrap();

@@ -17,6 +17,24 @@ pub(crate) const TOOLS: &str = r#"{"tools": [
    "properties": {"id": {"type": "string"}}, "required": ["id"]}}
 ]}"#;
 
+/// A temporary folder holding the fixture's payload, `tools.json` ([`TOOLS`]), and its path.
+pub(crate) fn tools_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("tools.json");
+    std::fs::write(&payload, TOOLS).unwrap();
+    (dir, payload)
+}
+
+/// The names of a lockfile's servers, in its order.
+pub(crate) fn locked_names(lock: &Value) -> Vec<&str> {
+    lock["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect()
+}
+
 pub(crate) fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
     driftlab()
         .current_dir(dir)
@@ -106,9 +124,7 @@ fn config_path(dir: &Path, layout: &str) -> PathBuf {
 #[test]
 fn every_config_format_locks_checks_guards_and_restores() {
     for layout in ["claude-desktop", "cursor", "vscode", "gemini", "codex"] {
-        let dir = tempfile::tempdir().unwrap();
-        let payload = dir.path().join("tools.json");
-        std::fs::write(&payload, TOOLS).unwrap();
+        let (dir, payload) = tools_dir();
         let argv = vec![
             fixture_server().display().to_string(),
             payload.display().to_string(),
@@ -234,9 +250,7 @@ fn every_config_format_locks_checks_guards_and_restores() {
 /// A folder with the fixture server `notes` (serving `tools.json`) in a Claude Desktop config,
 /// locked: the folder, the payload the server serves, and the config's path.
 fn locked_notes() -> (tempfile::TempDir, PathBuf, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let argv = vec![
         fixture_server().display().to_string(),
         payload.display().to_string(),
@@ -273,9 +287,7 @@ fn a_ref_chain_too_deep_to_follow_gets_a_verdict_from_check_lock() {
 #[test]
 fn guard_install_keeps_a_dash_name_a_name_and_the_backup_as_private_as_the_config() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let fixture = fixture_server().display().to_string();
     let config = dir.path().join("claude_desktop_config.json");
     let text = json!({"mcpServers": {"-h": {"command": fixture, "args": [payload],
@@ -364,9 +376,7 @@ fn a_lockfile_whose_digests_were_edited_is_refused() {
 #[cfg(unix)]
 #[test]
 fn guard_install_and_uninstall_write_through_a_symlinked_config() {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let argv = vec![
         fixture_server().display().to_string(),
         payload.display().to_string(),
@@ -528,10 +538,8 @@ fn four_real_servers_lock_check_drift_update_guard_and_restore() {
     {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, payload) = tools_dir();
     let d = dir.path().display().to_string();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
     let config = dir.path().join(".mcp.json");
     let text = serde_json::to_string_pretty(&json!({"mcpServers": {
         "filesystem": {"command": "node", "args": [fs.display().to_string(), d]},
@@ -750,9 +758,7 @@ fn uninstall_refuses_a_config_edited_since_the_install() {
 /// `--jobs 1` cannot; the lockfile is the same bytes at any `--jobs`, servers in config order.
 #[test]
 fn servers_are_captured_at_once_and_the_lockfile_does_not_depend_on_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let barrier = dir.path().join("barrier");
     std::fs::create_dir(&barrier).unwrap();
     let server = |name: &str| {
@@ -783,12 +789,7 @@ fn servers_are_captured_at_once_and_the_lockfile_does_not_depend_on_it() {
     let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
     assert_eq!(read("three.lock"), read("eight.lock"));
     let lock: Value = serde_json::from_slice(&read("three.lock")).unwrap();
-    let names: Vec<&str> = lock["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = locked_names(&lock);
     let err = stderr(&three);
     let said: Vec<usize> = names
         .iter()
@@ -829,9 +830,7 @@ fn servers_are_captured_at_once_and_the_lockfile_does_not_depend_on_it() {
 /// it still holds for every server.
 #[test]
 fn a_waiver_scoped_to_a_server_waives_its_finding_there_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let server = json!({"command": fixture_server().display().to_string(),
         "args": [payload.display().to_string()]});
     let config = dir.path().join(".mcp.json");
@@ -913,9 +912,7 @@ fn a_waiver_scoped_to_a_server_waives_its_finding_there_only() {
 #[test]
 fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let payload = dir.path().join("tools.json");
-    std::fs::write(&payload, TOOLS).unwrap();
+    let (dir, payload) = tools_dir();
     let package = dir.path().join("node_modules/@acme/notes");
     std::fs::create_dir_all(package.join("bin")).unwrap();
     std::fs::write(

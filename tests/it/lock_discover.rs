@@ -3,7 +3,7 @@
 //! `check --lock` and `guard install` on that lock.
 
 use crate::common;
-use crate::lock::{code, run_in, TOOLS};
+use crate::lock::{code, locked_names, run_in, TOOLS};
 
 use std::path::Path;
 
@@ -94,12 +94,7 @@ fn lock_discover_locks_every_clients_config_and_check_and_install_use_it() {
         stderr(&locked)
     );
     let lock: Value = common::read_json(&p.join("mcp.lock"));
-    let names: Vec<&str> = lock["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = locked_names(&lock);
     assert_eq!(
         names,
         [
