@@ -29,13 +29,18 @@ pub struct Args {
     all: bool,
 }
 
-pub fn run(args: Args) -> Result<u8> {
-    let home = match args.home {
-        Some(home) => home,
+/// `--home`, else `$HOME`: where user configs are looked for.
+pub(super) fn home_folder(flag: Option<PathBuf>) -> Result<PathBuf> {
+    match flag {
+        Some(home) => Ok(home),
         None => std::env::var_os("HOME")
             .map(PathBuf::from)
-            .ok_or_else(|| anyhow!("no home folder: give --home DIR"))?,
-    };
+            .ok_or_else(|| anyhow!("no home folder: give --home DIR")),
+    }
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let home = home_folder(args.home)?;
     let env = |name: &str| std::env::var(name).ok();
     let mut found = 0;
     for place in discover::places(&home, &args.project) {

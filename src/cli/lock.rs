@@ -130,12 +130,7 @@ pub fn run(args: Args) -> Result<u8> {
 type Discovery = (Vec<(Place, ClientConfig)>, PathBuf);
 
 fn discover(args: &Args) -> Result<Discovery> {
-    let home = match &args.home {
-        Some(home) => home.clone(),
-        None => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .ok_or_else(|| anyhow!("no home folder: give --home DIR"))?,
-    };
+    let home = super::configs::home_folder(args.home.clone())?;
     let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
     let project = project
         .canonicalize()
