@@ -74,9 +74,6 @@ pub fn plan(
             not_guarded.push(format!("{name} ({why})"));
             continue;
         }
-        if entry.map(|e| &e.launch) != Some(&server.written.to_json()) {
-            launch_differs.push(name.clone());
-        }
         let guard = vec![
             driftlab.display().to_string(),
             "guard".into(),
@@ -105,6 +102,10 @@ pub fn plan(
                 }
             },
         };
+        // Only a server that is guarded gets the warning (a Codex URL entry is not).
+        if entry.map(|e| &e.launch) != Some(&server.written.to_json()) {
+            launch_differs.push(name.clone());
+        }
         guarded.push((name.clone(), argv));
     }
     if guarded.is_empty() {
