@@ -135,10 +135,21 @@ pub fn post(
     session_id: Option<&str>,
     protocol_version: Option<&str>,
 ) -> ureq::RequestBuilder<ureq::typestate::WithBody> {
-    let mut request = agent
+    let request = agent
         .post(url)
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream");
+    with_session(request, headers, session_id, protocol_version)
+}
+
+/// `request` with the caller's `headers`, and the session id and protocol version when there
+/// are any: what every request of a Streamable HTTP session carries.
+pub fn with_session<B>(
+    mut request: ureq::RequestBuilder<B>,
+    headers: &[(String, String)],
+    session_id: Option<&str>,
+    protocol_version: Option<&str>,
+) -> ureq::RequestBuilder<B> {
     for (name, value) in headers {
         request = request.header(name, value);
     }

@@ -341,21 +341,19 @@ impl Shared {
         std::thread::spawn(move || {
             // The stream stays open as long as the session: no overall timeout.
             let agent = http::agent(None);
-            let mut request = agent
-                .get(&shared.upstream.url)
-                .header("Accept", "text/event-stream")
-                .header("Mcp-Session-Id", &session);
-            for (name, value) in &shared.upstream.headers {
-                request = request.header(name, value);
-            }
-            if let Some(version) = shared
+            let version = shared
                 .negotiated
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .clone()
-            {
-                request = request.header("MCP-Protocol-Version", version);
-            }
+                .clone();
+            let request = http::with_session(
+                agent
+                    .get(&shared.upstream.url)
+                    .header("Accept", "text/event-stream"),
+                &shared.upstream.headers,
+                Some(&session),
+                version.as_deref(),
+            );
             let Ok(mut response) = request.call() else {
                 return;
             };
