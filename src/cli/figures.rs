@@ -5,15 +5,45 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
+use crate::plot::{Medium, Print, PrintWidth, DEFAULT_DPI};
 use crate::record::Summary;
 use crate::study::results::{self, Manifest};
 
-/// Re-render figures (SVG + PNG) and report.md from RESULTS_DIR/summary.json.
+/// Re-render figures (SVG + PNG) and report.md from RESULTS_DIR/summary.json: for the screen
+/// and for print at one column (3.5 in) and full width (7 in), every text at least 7 pt.
 #[derive(clap::Args)]
 pub struct Args {
     /// A results folder written by `driftlab study`.
     #[arg(value_name = "RESULTS_DIR")]
     dir: PathBuf,
+    /// Redraw only the print version at this width (`3.5in` or `7in`), as
+    /// FIGURE-3.5in.svg/.png or FIGURE-7in.svg/.png. Without it, every version is redrawn.
+    #[arg(long, value_name = "WIDTH", value_parser = parse_width)]
+    width: Option<PrintWidth>,
+    /// The print PNGs' resolution (their SVGs are vector). Without --width, both print widths
+    /// are redrawn at it; the screen version is left as it is.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(72..=2400))]
+    dpi: Option<u32>,
+}
+
+fn parse_width(text: &str) -> Result<PrintWidth, String> {
+    text.parse()
+}
+
+/// The media to redraw: every default, or the print widths asked for at the dpi asked for.
+fn media(args: &Args) -> Vec<Medium> {
+    if args.width.is_none() && args.dpi.is_none() {
+        return Medium::DEFAULTS.to_vec();
+    }
+    let widths = match args.width {
+        Some(width) => vec![width],
+        None => PrintWidth::ALL.to_vec(),
+    };
+    let dpi = args.dpi.unwrap_or(DEFAULT_DPI);
+    widths
+        .into_iter()
+        .map(|width| Medium::Print(Print { width, dpi }))
+        .collect()
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -33,7 +63,7 @@ pub fn run(args: Args) -> Result<u8> {
     let summary: Summary = crate::fs::read_json(&args.dir.join(results::SUMMARY_JSON)).map_err(|e| {
         anyhow!("{e}: not the summary of a `driftlab study` folder, which is all `figures` redraws (a `guard-study` or `scan --corpus` folder is redrawn by rerunning its command)")
     })?;
-    let figures = results::write_figures(&args.dir, &summary)?;
+    let figures = results::write_figures_in(&args.dir, &summary, &media(&args))?;
     match Manifest::load(&args.dir) {
         Ok(mut manifest) => {
             results::write_report(&args.dir, &summary, &manifest)?;

@@ -8,8 +8,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::error::Drawn;
+use super::legend::{self, Entry, LegendStyle};
 use super::style::{self, FONT};
-use super::{render_both, Figure, PlotError};
+use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
 
 pub const FILE_STEM: &str = "output-contracts";
 
@@ -31,13 +32,136 @@ pub struct ContractRow {
 /// What a chart counts, singular and plural ("tool", "tools").
 pub type Unit = (&'static str, &'static str);
 
-const LEFT: i32 = 560;
-const RIGHT_MARGIN: i32 = 150;
-const TOP: i32 = 150;
-const ROW: i32 = 30;
+/// Sizes and spacing of one medium.
+struct Sizes {
+    title: f64,
+    title_line: i32,
+    label: f64,
+    line: i32,
+    legend: LegendStyle,
+    margin: i32,
+    /// The least row height, and the gap between a row's bar and its neighbours.
+    row: i32,
+    bar_inset: i32,
+}
 
-pub fn render(title: &str, rows: &[ContractRow]) -> Result<Figure, PlotError> {
-    render_stacked(FILE_STEM, title, &SEGMENTS, rows, ("tool", "tools"))
+const SCREEN: Sizes = Sizes {
+    title: 28.0,
+    title_line: 36,
+    label: 16.0,
+    line: 20,
+    legend: LegendStyle {
+        size: 18.0,
+        left: 40,
+        right: 40,
+        swatch: 22,
+        swatch_inset: 2,
+        swatch_gap: 30,
+        entry_gap: 40,
+        row: 26,
+        step: 32,
+        line: 22,
+    },
+    margin: 40,
+    row: 30,
+    bar_inset: 4,
+};
+
+const PRINT: Sizes = Sizes {
+    title: 11.0,
+    title_line: 14,
+    label: PRINT_MIN_SIZE,
+    line: 11,
+    legend: LegendStyle::PRINT,
+    margin: 6,
+    row: 13,
+    bar_inset: 2,
+};
+
+/// Where everything goes.
+struct Layout {
+    sizes: Sizes,
+    width: u32,
+    height: u32,
+    title: Vec<String>,
+    legend: Vec<Entry>,
+    /// The bars' left edge and width.
+    left: i32,
+    bar_width: i32,
+    /// Each row's top, height and label lines.
+    rows: Vec<(i32, i32, Vec<String>)>,
+    bottom: i32,
+}
+
+impl Layout {
+    fn new(
+        title: &str,
+        segments: &[(&str, RGBColor)],
+        rows: &[ContractRow],
+        unit: Unit,
+        medium: Medium,
+    ) -> Layout {
+        let (sizes, width) = match medium.print() {
+            None => (SCREEN, 1600),
+            Some(print) => (PRINT, print.width.points()),
+        };
+        let room = width - 2 * sizes.margin as u32;
+        let title = style::wrap_words(title, sizes.title, true, room);
+        let series: Vec<(String, RGBColor)> =
+            segments.iter().map(|&(l, c)| (l.to_string(), c)).collect();
+        let legend_top =
+            sizes.margin / 2 + sizes.title_line * title.len() as i32 + sizes.margin / 2;
+        let (legend, legend_bottom) = legend::layout(&series, legend_top, width, &sizes.legend);
+        let totals = rows
+            .iter()
+            .map(|r| style::text_width(&total_label(r, unit), sizes.label, false))
+            .max()
+            .unwrap_or(0) as i32;
+        // Labels take what they need, up to 45% of the canvas; longer ones wrap.
+        let longest = rows
+            .iter()
+            .map(|r| style::text_width(&r.label, sizes.label, false))
+            .max()
+            .unwrap_or(0) as i32;
+        let label_room = longest.min(width as i32 * 45 / 100);
+        let left = sizes.margin + label_room + sizes.margin;
+        let bar_width = width as i32 - left - totals - 2 * sizes.margin;
+        let mut y = legend_bottom + sizes.margin + sizes.line / 2;
+        let rows = rows
+            .iter()
+            .map(|r| {
+                let lines = style::break_to_width(&r.label, sizes.label, label_room as u32);
+                let height = sizes
+                    .row
+                    .max(sizes.line * lines.len() as i32 + 2 * sizes.bar_inset);
+                let row = (y, height, lines);
+                y += height;
+                row
+            })
+            .collect();
+        // The guides' labels under the bars, then a margin.
+        let height = (y + sizes.bar_inset + sizes.line + sizes.margin + sizes.line / 2) as u32;
+        Layout {
+            sizes,
+            width,
+            height,
+            title,
+            legend,
+            left,
+            bar_width,
+            rows,
+            bottom: y,
+        }
+    }
+}
+
+fn total_label(row: &ContractRow, unit: Unit) -> String {
+    let total: usize = row.counts.iter().sum();
+    format!("{total} {}", if total == 1 { unit.0 } else { unit.1 })
+}
+
+pub fn render(title: &str, rows: &[ContractRow], medium: Medium) -> Result<Figure, PlotError> {
+    render_stacked(FILE_STEM, title, &SEGMENTS, rows, ("tool", "tools"), medium)
 }
 
 /// Any stacked bar chart: `segments` gives each count's legend text and colour, in order.
@@ -47,26 +171,41 @@ pub fn render_stacked(
     segments: &[(&str, RGBColor)],
     rows: &[ContractRow],
     unit: Unit,
+    medium: Medium,
 ) -> Result<Figure, PlotError> {
-    let height = (TOP + ROW * rows.len() as i32 + 60) as u32;
+    let layout = Layout::new(title, segments, rows, unit, medium);
+    let size = (layout.width, layout.height);
     render_both(
         stem,
-        (1600, height),
-        &|root| draw(root, title, segments, rows, unit),
-        &|root| draw(root, title, segments, rows, unit),
+        medium,
+        size,
+        &Stacked {
+            segments,
+            rows,
+            unit,
+            layout,
+        },
     )
 }
 
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    segments: &[(&str, RGBColor)],
-    rows: &[ContractRow],
+struct Stacked<'a> {
+    segments: &'a [(&'a str, RGBColor)],
+    rows: &'a [ContractRow],
     unit: Unit,
-) -> Drawn {
+    layout: Layout,
+}
+
+impl Drawing for Stacked<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        draw(root, self)
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) -> Drawn {
+    let l = &chart.layout;
+    let s = &l.sizes;
     root.fill(&WHITE)?;
-    let (width, _) = root.dim_in_pixel();
-    let text = |size: u32, bold: bool, h: HPos| {
+    let text = |size: f64, bold: bool, h: HPos, v: VPos| {
         let style = if bold {
             FontStyle::Bold
         } else {
@@ -75,64 +214,60 @@ fn draw<DB: DrawingBackend>(
         (FONT, size, style)
             .into_font()
             .color(&BLACK)
-            .pos(Pos::new(h, VPos::Center))
+            .pos(Pos::new(h, v))
     };
-    root.draw(&Text::new(
-        title.to_string(),
-        (width as i32 / 2, 30),
-        text(28, true, HPos::Center),
-    ))?;
-    // Legend: one swatch and label per segment, in one row.
-    let mut x = 40;
-    for &(label, colour) in segments {
-        root.draw(&Rectangle::new([(x, 75), (x + 22, 97)], colour.filled()))?;
+    for (i, line) in l.title.iter().enumerate() {
         root.draw(&Text::new(
-            label.to_string(),
-            (x + 30, 86),
-            text(18, false, HPos::Left),
+            line.as_str(),
+            (l.width as i32 / 2, s.margin / 2 + s.title_line * i as i32),
+            text(s.title, true, HPos::Center, VPos::Top),
         ))?;
-        x += 40 + 9 * label.chars().count() as i32 + 20;
     }
-    let bar_width = width as i32 - LEFT - RIGHT_MARGIN;
-    for (i, row) in rows.iter().enumerate() {
-        let y = TOP + ROW * i as i32;
+    legend::draw(root, &l.legend, &s.legend)?;
+    let (left, bar_width) = (l.left, l.bar_width);
+    for (row, (y, height, lines)) in chart.rows.iter().zip(&l.rows) {
+        let (y, height) = (*y, *height);
+        let first = y + height / 2 - s.line * (lines.len() as i32 - 1) / 2;
+        for (i, line) in lines.iter().enumerate() {
+            root.draw(&Text::new(
+                line.as_str(),
+                (left - s.margin, first + s.line * i as i32),
+                text(s.label, false, HPos::Right, VPos::Center),
+            ))?;
+        }
         let total: usize = row.counts.iter().sum();
-        root.draw(&Text::new(
-            row.label.clone(),
-            (LEFT - 12, y + ROW / 2),
-            text(16, false, HPos::Right),
-        ))?;
         let mut start = 0usize;
-        for (count, &(_, colour)) in row.counts.iter().zip(segments) {
+        for (count, &(_, colour)) in row.counts.iter().zip(chart.segments) {
             if *count == 0 || total == 0 {
                 continue;
             }
-            let x0 = LEFT + (bar_width as usize * start / total) as i32;
-            let x1 = LEFT + (bar_width as usize * (start + count) / total) as i32;
+            let x0 = left + (bar_width as usize * start / total) as i32;
+            let x1 = left + (bar_width as usize * (start + count) / total) as i32;
             root.draw(&Rectangle::new(
-                [(x0, y + 4), (x1, y + ROW - 4)],
+                [(x0, y + s.bar_inset), (x1, y + height - s.bar_inset)],
                 colour.filled(),
             ))?;
             start += count;
         }
         root.draw(&Text::new(
-            format!("{total} {}", if total == 1 { unit.0 } else { unit.1 }),
-            (LEFT + bar_width + 10, y + ROW / 2),
-            text(16, false, HPos::Left),
+            total_label(row, chart.unit),
+            (left + bar_width + s.margin, y + height / 2),
+            text(s.label, false, HPos::Left, VPos::Center),
         ))?;
     }
     // 0%, 50% and 100% guides under the bars.
-    let bottom = TOP + ROW * rows.len() as i32 + 4;
+    let top = l.rows.first().map_or(l.bottom, |r| r.0);
+    let bottom = l.bottom + s.bar_inset;
     for (share, label) in [(0, "0%"), (50, "50%"), (100, "100%")] {
-        let x = LEFT + bar_width * share / 100;
+        let x = left + bar_width * share / 100;
         root.draw(&PathElement::new(
-            vec![(x, TOP - 6), (x, bottom)],
+            vec![(x, top - s.bar_inset), (x, bottom)],
             style::GRID,
         ))?;
         root.draw(&Text::new(
             label.to_string(),
-            (x, bottom + 16),
-            text(16, false, HPos::Center),
+            (x, bottom + 2),
+            text(s.label, false, HPos::Center, VPos::Top),
         ))?;
     }
     Ok(())

@@ -3,16 +3,22 @@
 //! When gates × classes would make more than [`MAX_BARS`] bars (the taxonomy's 9 × 25 made an
 //! 11,570-pixel-wide chart), one group per gate instead: for a labelled study its recall on the
 //! classes it should flag and its false-positive rate on the harmless ones, else its overall
-//! rate; the detection matrix carries the per-class detail.
+//! rate; the detection matrix carries the per-class detail. In print (`layout.rs`) the same
+//! chart is laid out in points: labels that do not fit across are rotated, and bars carry
+//! counts, else percentages, only where every one fits at the least print size.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::error::Drawn;
+use super::legend;
 use super::style::{self, FONT};
-use super::{render_both, Figure, PlotError};
+use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
 use crate::record::Summary;
+
+mod layout;
+use layout::{Layout, Sizes};
 
 pub const FILE_STEM: &str = "detection-chart";
 
@@ -40,17 +46,14 @@ struct Chart {
     groups: Vec<(String, Vec<Bar>)>,
 }
 
-pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
+pub fn render(summary: &Summary, medium: Medium) -> Result<Figure, PlotError> {
     let chart = chart(summary);
-    let bars = chart.groups.len() * chart.series.len();
-    let width = (1600)
-        .max(220 + chart.groups.len() as u32 * 40 + bars as u32 * 46)
-        .min(MAX_WIDTH);
+    let layout = Layout::new(&chart, medium);
     render_both(
         FILE_STEM,
-        (width, 900),
-        &|root| draw(root, &chart),
-        &|root| draw(root, &chart),
+        medium,
+        (layout.width, layout.height),
+        &(chart, layout),
     )
 }
 
@@ -174,41 +177,55 @@ fn per_gate(summary: &Summary) -> Chart {
     }
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Drawn {
+impl Drawing for (Chart, Layout) {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        draw(root, &self.0, &self.1)
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    layout: &Layout,
+) -> Drawn {
+    let sizes = &layout.sizes;
     let groups = &chart.groups;
     root.fill(&WHITE)?;
     let (width, _) = root.dim_in_pixel();
-    root.draw(&Text::new(
-        chart.title,
-        (width as i32 / 2, 14),
-        (FONT, 30, FontStyle::Bold)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))?;
-    // A long study title wraps rather than running off the fixed canvas.
-    let subtitle = style::wrap_words(&chart.subtitle, 22.0, false, width.saturating_sub(80));
+    for (i, line) in layout.title.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (
+                width as i32 / 2,
+                sizes.title_top + sizes.title_line * i as i32,
+            ),
+            (FONT, sizes.title, FontStyle::Bold)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
     style::draw_muted_lines(
         root,
-        &subtitle,
-        (width as i32 / 2, 54),
-        28,
-        22.0,
+        &layout.subtitle,
+        (width as i32 / 2, layout.subtitle_top),
+        sizes.subtitle_line,
+        sizes.subtitle,
         HPos::Center,
     )?;
-    let extra_lines = subtitle.len().saturating_sub(1) as i32;
-    let legend_bottom = draw_legend(root, &chart.series, 96 + 28 * extra_lines)?;
-    let (_, body) = root.split_vertically(legend_bottom + 10);
+    legend::draw(root, &layout.legend, &sizes.legend)?;
+    let (_, body) = root.split_vertically(layout.legend_bottom + sizes.body_gap);
 
     let n_series = chart.series.len().max(1);
     let (x_desc, y_desc) = (chart.x_desc, chart.y_desc);
     let series_colours: Vec<RGBColor> = chart.series.iter().map(|(_, c)| *c).collect();
+    let (margin_left, margin_right, margin_bottom) = sizes.margins;
     let mut chart = ChartBuilder::on(&body)
-        .margin_left(20)
-        .margin_right(30)
-        .margin_bottom(10)
-        .x_label_area_size(110)
-        .y_label_area_size(100)
+        .margin_left(margin_left)
+        .margin_right(margin_right)
+        .margin_bottom(margin_bottom)
+        .x_label_area_size(layout.x_label_area)
+        .y_label_area_size(sizes.y_label_area)
         .build_cartesian_2d(0f64..groups.len() as f64, 0f64..1.12)?;
     chart
         .configure_mesh()
@@ -218,8 +235,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Dra
         .y_label_formatter(&|v| style::percent(Some(*v)))
         .y_desc(y_desc)
         .x_desc(x_desc)
-        .axis_desc_style((FONT, 22))
-        .label_style((FONT, 20))
+        .axis_desc_style((FONT, sizes.axis))
+        .label_style((FONT, sizes.tick))
         .light_line_style(TRANSPARENT)
         .bold_line_style(style::GRID)
         .draw()?;
@@ -237,74 +254,116 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Dra
         });
         chart.draw_series(rects)?;
     }
-    // Count labels above bars, sized to the bar width so neighbours never overlap.
-    let longest = groups
-        .iter()
-        .flat_map(|(_, bars)| bars.iter().map(|b| b.count.chars().count()))
-        .max()
-        .unwrap_or(1);
-    let count_size = ((bar_px as f64 * 0.95) / (longest as f64 * 0.58)).clamp(9.0, 22.0);
-    let count_font = (FONT, count_size).into_font().color(&BLACK);
+    let labels = bar_labels(groups, bar_px as u32, sizes);
+    let group_px = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
     for (i, (label, bars)) in groups.iter().enumerate() {
-        for (g, bar) in bars.iter().enumerate() {
-            let centre = i as f64 + 0.12 + (g as f64 + 0.45) * slot;
-            let (x, y) = chart.backend_coord(&(centre, bar.rate.unwrap_or(0.0)));
-            let text = if bar.rate.is_some() {
-                bar.count.clone()
-            } else {
-                "n/a".into()
-            };
-            root.draw(&Text::new(
-                text,
-                (x, y - 4),
-                count_font.pos(Pos::new(HPos::Center, VPos::Bottom)),
-            ))?;
+        if let Some((count_size, texts)) = &labels {
+            let count_font = (FONT, *count_size).into_font().color(&BLACK);
+            for (g, (bar, text)) in bars.iter().zip(&texts[i]).enumerate() {
+                let centre = i as f64 + 0.12 + (g as f64 + 0.45) * slot;
+                let (x, y) = chart.backend_coord(&(centre, bar.rate.unwrap_or(0.0)));
+                root.draw(&Text::new(
+                    text.as_str(),
+                    (x, y - 4),
+                    count_font.pos(Pos::new(HPos::Center, VPos::Bottom)),
+                ))?;
+            }
         }
         let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-        let group_px = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
-        let max_chars = ((group_px as f64) / 11.0).max(6.0) as usize;
-        for (line, text) in style::wrap(label, max_chars).into_iter().enumerate() {
-            root.draw(&Text::new(
-                text,
-                (x, y + 10 + 24 * line as i32),
-                (FONT, 20)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Top)),
-            ))?;
-        }
+        draw_group_label(root, label, (x, y), group_px, sizes)?;
     }
     Ok(())
 }
 
-/// Draws "■ series" entries left to right from `top`, wrapping; returns the bottom pixel row.
-fn draw_legend<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    series: &[(String, RGBColor)],
-    top: i32,
-) -> Drawn<u32> {
-    let font = (FONT, 22).into_font().color(&BLACK);
-    let (width, _) = root.dim_in_pixel();
-    let (mut x, mut y) = (120, top);
-    for (label, colour) in series {
-        let (w, _) = root.estimate_text_size(label, &font)?;
-        let entry = 30 + w as i32 + 40;
-        if x + entry > width as i32 - 20 && x > 120 {
-            x = 120;
-            y += 34;
-        }
-        root.draw(&Rectangle::new(
-            [(x, y + 3), (x + 22, y + 25)],
-            colour.filled(),
-        ))?;
-        root.draw(&Text::new(
-            label.clone(),
-            (x + 30, y + 2),
-            font.pos(Pos::new(HPos::Left, VPos::Top)),
-        ))?;
-        x += entry;
+/// The text over each bar, and its size: counts sized to the bar width on screen; in print at
+/// the least print size, counts where every count fits its bar, else percentages where those
+/// fit, else none (the figure's numbers are all in summary.csv).
+fn bar_labels(
+    groups: &[(String, Vec<Bar>)],
+    bar_px: u32,
+    sizes: &Sizes,
+) -> Option<(f64, Vec<Vec<String>>)> {
+    let text = |bar: &Bar, percent: bool| match (bar.rate, percent) {
+        (None, _) => "n/a".to_string(),
+        (Some(_), false) => bar.count.clone(),
+        (Some(rate), true) => style::percent(Some(rate)),
+    };
+    let texts = |percent: bool| -> Vec<Vec<String>> {
+        groups
+            .iter()
+            .map(|(_, bars)| bars.iter().map(|b| text(b, percent)).collect())
+            .collect()
+    };
+    if !sizes.print {
+        // Counts sized to the bar width so neighbours never overlap.
+        let longest = groups
+            .iter()
+            .flat_map(|(_, bars)| bars.iter().map(|b| b.count.chars().count()))
+            .max()
+            .unwrap_or(1);
+        let size = ((bar_px as f64 * 0.95) / (longest as f64 * 0.58)).clamp(9.0, 22.0);
+        return Some((size, texts(false)));
     }
-    Ok((y + 30) as u32)
+    let fits = |texts: &Vec<Vec<String>>| {
+        texts
+            .iter()
+            .flatten()
+            .all(|t| style::text_width(t, PRINT_MIN_SIZE, false) <= bar_px + bar_px / 4)
+    };
+    [false, true]
+        .into_iter()
+        .map(texts)
+        .find(fits)
+        .map(|texts| (PRINT_MIN_SIZE, texts))
+}
+
+/// A group's label under its bars: on screen wrapped at a hyphen by character count; in print
+/// across when its lines fit the group, else rotated to read bottom to top.
+fn draw_group_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    label: &str,
+    (x, y): (i32, i32),
+    group_px: i32,
+    sizes: &Sizes,
+) -> Drawn {
+    let font = (FONT, sizes.group_label).into_font().color(&BLACK);
+    let lines = match sizes.print {
+        false => style::wrap(label, ((group_px as f64) / 11.0).max(6.0) as usize),
+        true => match print_label_lines(label, group_px as u32, sizes.group_label) {
+            Some(lines) => lines,
+            None => {
+                return root
+                    .draw(&Text::new(
+                        label.to_string(),
+                        (x - sizes.group_label as i32 / 2, y + 6),
+                        font.transform(FontTransform::Rotate270)
+                            .pos(Pos::new(HPos::Right, VPos::Top)),
+                    ))
+                    .map_err(Into::into);
+            }
+        },
+    };
+    for (line, text) in lines.into_iter().enumerate() {
+        root.draw(&Text::new(
+            text,
+            (x, y + sizes.group_gap + sizes.group_line * line as i32),
+            font.pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A print label's lines across its group (at most two, cut at a hyphen), if they fit.
+fn print_label_lines(label: &str, room: u32, size: f64) -> Option<Vec<String>> {
+    let max_chars = label.chars().count().div_ceil(2).max(1) + 1;
+    [label.chars().count(), max_chars]
+        .into_iter()
+        .map(|max| style::wrap(label, max))
+        .find(|lines| {
+            lines
+                .iter()
+                .all(|l| style::text_width(l, size, false) <= room)
+        })
 }
 
 #[cfg(test)]
@@ -319,7 +378,7 @@ mod tests {
             let summary = super::super::sample_summary(gates, classes);
             let chart = chart(&summary);
             assert_eq!(chart.groups.len(), gates);
-            let figure = render(&summary).unwrap();
+            let figure = render(&summary, Medium::Screen).unwrap();
             assert!(
                 figure.width <= MAX_WIDTH,
                 "{gates} x {classes}: {}",
@@ -333,7 +392,7 @@ mod tests {
     fn a_long_study_title_wraps_on_the_canvas() {
         let mut summary = super::super::sample_summary(2, 5);
         summary.title = "a study title far longer than any canvas is wide ".repeat(6);
-        let figure = render(&summary).unwrap();
+        let figure = render(&summary, Medium::Screen).unwrap();
         let lines = style::wrap_words(&summary.title, 22.0, false, figure.width - 80);
         assert!(lines.len() >= 2, "{lines:?}");
         for line in &lines {

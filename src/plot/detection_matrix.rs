@@ -13,8 +13,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::error::Drawn;
 use super::style::{self, FONT};
-use super::{render_both, Figure, PlotError};
+use super::{render_both, Drawing, Figure, Medium, PlotError};
 use crate::record::Summary;
+
+mod print;
 
 pub const FILE_STEM: &str = "detection-matrix";
 
@@ -50,31 +52,50 @@ const NOTE: &str =
     "Cell: share (and count, k/n) of the injected changes of that class the gate flagged.";
 const NOTE_LABELLED: &str = " Breaking and dangerous columns: a flag is a detection (viridis). \
     Compatible and benign columns: a flag is a false alarm (reds).";
-const NOTE_NOT_APPLICABLE: &str = " Grey: class not applicable.";
-const NOTE_EMULATED: &str = " (emulated): a gate that emulates a published tool's check.";
+pub(super) const NOTE_NOT_APPLICABLE: &str = " Grey: class not applicable.";
+pub(super) const NOTE_EMULATED: &str =
+    " (emulated): a gate that emulates a published tool's check.";
 const NOTE_SIZE: f64 = 18.0;
 const NOTE_LINE: u32 = 24;
 /// The colour bar's least height: room for its five labels.
 const COLOUR_BAR_MIN_H: u32 = 160;
 
 /// The figure's own title (30 px bold), then the study's (wrapped, 20 px).
-const TITLE: &str = "Detection rate, gate × mutation class";
+pub(super) const TITLE: &str = "Detection rate, gate × mutation class";
 const TITLE_SIZE: f64 = 30.0;
 const SUBTITLE_SIZE: f64 = 20.0;
 const SUBTITLE_LINE: u32 = 26;
 
-pub fn render(summary: &Summary) -> Result<Figure, PlotError> {
+/// The matrix for `medium`: on screen gates are rows and classes columns; in print, where
+/// 24+ classes cannot be columns at 7 in, classes are rows grouped under their label.
+pub fn render(summary: &Summary, medium: Medium) -> Result<Figure, PlotError> {
     style::register_fonts().map_err(|fault| PlotError {
         figure: FILE_STEM,
         fault,
     })?;
-    let layout = layout(summary);
-    render_both(
-        FILE_STEM,
-        (layout.width, layout.height),
-        &|root| draw(root, summary, &layout),
-        &|root| draw(root, summary, &layout),
-    )
+    match medium.print() {
+        None => {
+            let layout = layout(summary);
+            let size = (layout.width, layout.height);
+            render_both(FILE_STEM, medium, size, &Screen { summary, layout })
+        }
+        Some(print) => {
+            let layout = print::Layout::new(summary, print.width.points());
+            let size = (layout.width, layout.height);
+            render_both(FILE_STEM, medium, size, &print::Matrix { summary, layout })
+        }
+    }
+}
+
+struct Screen<'a> {
+    summary: &'a Summary,
+    layout: Layout,
+}
+
+impl Drawing for Screen<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        draw(root, self.summary, &self.layout)
+    }
 }
 
 /// Consecutive runs of classes with the same label: (label, first column, end column). Empty
@@ -144,7 +165,7 @@ fn layout(summary: &Summary) -> Layout {
 }
 
 /// Whether the study has harmless (compatible or benign) classes: then the matrix has two scales.
-fn two_scales(summary: &Summary) -> bool {
+pub(super) fn two_scales(summary: &Summary) -> bool {
     summary.labels.iter().any(|l| is_harmless(l.label))
 }
 
@@ -161,7 +182,7 @@ fn colour_bars_width(summary: &Summary) -> u32 {
 }
 
 /// The note under the grid: what a cell holds, and only what this figure shows.
-fn note(summary: &Summary, gates: &[String]) -> String {
+pub(super) fn note(summary: &Summary, gates: &[String]) -> String {
     let mut note = NOTE.to_string();
     if two_scales(summary) {
         note.push_str(NOTE_LABELLED);
@@ -176,7 +197,7 @@ fn note(summary: &Summary, gates: &[String]) -> String {
 }
 
 /// A cell's colour: grey when the class did not apply, else its rate on its column's scale.
-fn cell_colour(summary: &Summary, class: &str, rate: Option<f64>) -> RGBColor {
+pub(super) fn cell_colour(summary: &Summary, class: &str, rate: Option<f64>) -> RGBColor {
     let harmless = summary
         .labels
         .iter()

@@ -75,6 +75,46 @@ pub fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> 
     lines
 }
 
+/// `text` in lines at most `width` px wide at `size` px: broken after a space, `-`, `_`, `/`
+/// or `@` where it can be, inside a run of other characters only where it must.
+pub fn break_to_width(text: &str, size: f64, width: u32) -> Vec<String> {
+    let fits = |line: &str| text_width(line, size, false) <= width;
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    // The pieces: each ends just after a break character.
+    let mut pieces: Vec<String> = Vec::new();
+    let mut piece = String::new();
+    for c in text.chars() {
+        piece.push(c);
+        if matches!(c, ' ' | '-' | '_' | '/' | '@') {
+            pieces.push(std::mem::take(&mut piece));
+        }
+    }
+    pieces.push(piece);
+    for piece in pieces.into_iter().filter(|p| !p.is_empty()) {
+        if fits(&format!("{line}{piece}")) {
+            line.push_str(&piece);
+            continue;
+        }
+        if fits(&piece) {
+            lines.push(std::mem::take(&mut line).trim_end().to_string());
+            line = piece;
+            continue;
+        }
+        // Too long for any line: fill this one, then as many as it takes.
+        for c in piece.chars() {
+            if !line.is_empty() && !fits(&format!("{line}{c}")) {
+                lines.push(std::mem::take(&mut line));
+            }
+            line.push(c);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line.trim_end().to_string());
+    }
+    lines
+}
+
 /// Draws `lines` in muted text of `size` px one under another, `step` px apart, the first with
 /// its top at `(x, y)`, anchored left or centred by `h_pos`.
 pub fn draw_muted_lines<DB: DrawingBackend>(
@@ -269,6 +309,24 @@ mod tests {
         assert_eq!(lines.join(" "), "a study of drift in contracts");
         assert!(lines.iter().all(|l| text_width(l, 20.0, false) <= 120));
         assert!(text_width("WW", 20.0, true) > text_width("ii", 20.0, true));
+    }
+
+    #[test]
+    fn a_label_breaks_at_its_separators_then_where_it_must() {
+        register_fonts().unwrap();
+        let label = "@modelcontextprotocol__server-filesystem@2026.8.31";
+        let width = text_width("modelcontextprotocol", 9.0, false);
+        let lines = break_to_width(label, 9.0, width);
+        assert_eq!(lines.concat(), label);
+        assert!(
+            lines.iter().all(|l| text_width(l, 9.0, false) <= width),
+            "{lines:?}"
+        );
+        assert!(lines[0].starts_with("@model"), "{lines:?}");
+        assert_eq!(break_to_width("a-b", 9.0, 1000), ["a-b"]);
+        // A word wider than the room is cut where it must be.
+        let narrow = break_to_width("abcdefgh", 9.0, text_width("abc", 9.0, false));
+        assert_eq!(narrow, ["abc", "def", "gh"]);
     }
 
     #[test]

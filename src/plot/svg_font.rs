@@ -73,7 +73,7 @@ fn characters(svg: &str) -> (BTreeSet<char>, BTreeSet<char>) {
 }
 
 /// XML text with its entities decoded.
-fn unescape(text: &str) -> String {
+pub(super) fn unescape(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(amp) = rest.find('&') {

@@ -37,7 +37,9 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
     out.push_str(&format!(
         "\n![Detection chart]({DETECTION_CHART}.svg)\n\n![Detection matrix]({DETECTION_MATRIX}.svg)\n\n\
          PNG versions: [`{DETECTION_CHART}.png`]({DETECTION_CHART}.png), \
-         [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n"
+         [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n{} `driftlab figures DIR --width 3.5in|7in --dpi N` redraws \
+         them from summary.json.\n\n",
+        crate::plot::print_links(&[DETECTION_CHART, DETECTION_MATRIX])
     ));
 
     if !summary.metrics.is_empty() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::study::{self, FILES};
+use super::study;
 use super::study_error::ScanStudyError;
 use super::ScanReport;
 use crate::payload::Limits;
@@ -52,7 +52,8 @@ impl CorpusStudy<'_> {
         let out = self.out;
         let staged = StagedFolder::begin(out)?;
         // Its own files, and folders (the live reports), are never foreign.
-        let owns = |name: &str| FILES.contains(&name) || out.join(name).is_dir();
+        let files = study::file_names();
+        let owns = |name: &str| files.iter().any(|f| f == name) || out.join(name).is_dir();
         staging::refuse_foreign(out, owns, "a scan study", self.force)?;
         let reports = study::scan_folder(self.corpus, self.seed, self.limits)?;
         let id = out.file_name().map_or("output-contracts".into(), |n| {
@@ -71,7 +72,7 @@ impl CorpusStudy<'_> {
             &live,
         )?;
         for name in staging::entry_names(out) {
-            if !FILES.contains(&name.as_str()) {
+            if !files.contains(&name) {
                 let to: PathBuf = staged.path().join(&name);
                 staging::copy_tree(&out.join(&name), &to)?;
             }

@@ -18,19 +18,19 @@ pub const SERVERS_CSV: &str = "servers.csv";
 pub const TOOLS_CSV: &str = "tools.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT: &str = "report.md";
-const FIGURE_SVG: &str = "output-contracts.svg";
-const FIGURE_PNG: &str = "output-contracts.png";
 
 /// Every file [`write`] writes into a results folder.
-pub const FILES: [&str; 7] = [
-    SERVERS_CSV,
-    TOOLS_CSV,
-    SUMMARY_JSON,
-    REPORT,
-    FIGURE_SVG,
-    FIGURE_PNG,
-    crate::fs::manifest::MANIFEST,
-];
+pub fn file_names() -> Vec<String> {
+    let mut names: Vec<String> = [SERVERS_CSV, TOOLS_CSV, SUMMARY_JSON, REPORT]
+        .map(String::from)
+        .to_vec();
+    names.extend(crate::plot::file_names(
+        contract_chart::FILE_STEM,
+        &crate::plot::Medium::DEFAULTS,
+    ));
+    names.push(crate::fs::manifest::MANIFEST.into());
+    names
+}
 
 /// The published scanner's headline (31 servers, 265 tools), for the side-by-side.
 pub const PUBLISHED: Published = Published {
@@ -273,11 +273,14 @@ pub fn write(
         serde_json::to_vec_pretty(&summary).map_err(|e| encode(SUMMARY_JSON, e.to_string()))?;
     summary_bytes.push(b'\n');
     let rows = chart_rows(reports);
-    let figure = contract_chart::render(
-        "What each server's outputSchema does with a corrupted answer (share of its tools)",
-        &rows,
-    )?;
-    let files: [(&str, Vec<u8>); 6] = [
+    let figures = crate::plot::files_in(&crate::plot::Medium::DEFAULTS, |medium| {
+        contract_chart::render(
+            "What each server's outputSchema does with a corrupted answer (share of its tools)",
+            &rows,
+            medium,
+        )
+    })?;
+    let files: [(&str, Vec<u8>); 4] = [
         (
             SERVERS_CSV,
             csv_bytes(&summary.per_server).map_err(|e| encode(SERVERS_CSV, e.to_string()))?,
@@ -288,13 +291,12 @@ pub fn write(
         ),
         (SUMMARY_JSON, summary_bytes),
         (REPORT, report.into_bytes()),
-        (FIGURE_SVG, figure.svg.into_bytes()),
-        (FIGURE_PNG, figure.png),
     ];
     let mut files: Vec<(String, Vec<u8>)> = files
         .into_iter()
         .map(|(name, bytes)| (name.to_string(), bytes))
         .collect();
+    files.extend(figures);
     files.push(crate::fs::manifest::folder_manifest(command, &files));
     for (name, bytes) in &files {
         write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
@@ -432,7 +434,9 @@ fn render_report(
          schemas (every corrupted answer rejected, but some leaves unguarded) from enforceable ones; \
          and the server sets differ (see LIMITS.md).\n\n",
     );
-    out.push_str("![Output contracts per server](output-contracts.svg)\n\n## Per server\n\n");
+    out.push_str("![Output contracts per server](output-contracts.svg)\n\n");
+    out.push_str(&crate::plot::print_links(&[contract_chart::FILE_STEM]));
+    out.push_str("\n\n## Per server\n\n");
     out.push_str("| server | tools | outputSchema | enforceable | partial | vacuous | invalid | wrapped | input refuses unknown | input minimum bar |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for s in servers {

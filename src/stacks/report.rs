@@ -128,6 +128,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         spec.seed
     );
     let _ = writeln!(md, "![Outcomes per stack row]({FIGURE_STEM}.svg)\n");
+    let _ = writeln!(md, "{}\n", crate::plot::print_links(&[FIGURE_STEM]));
     glance_table(&mut md, results, claims);
     let _ = writeln!(md, "## Stack × drift\n");
     row_table(

@@ -16,13 +16,14 @@ use super::{
 };
 use crate::fs::write_files_atomic;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
+use crate::plot::Medium;
 
 /// Every file [`write`] writes: a folder holding only these is an earlier run's.
 pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(["svg", "png"].map(|ext| format!("{FIGURE_STEM}.{ext}")));
+    names.extend(crate::plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
     names.push(crate::fs::manifest::MANIFEST.into());
     names
 }
@@ -182,13 +183,16 @@ pub fn write(
         "{}: outcomes of version-1 calls at version 2",
         results.spec.title
     );
-    let figure = render_stacked(
-        FIGURE_STEM,
-        &title,
-        &SEGMENTS,
-        &chart_rows,
-        ("call", "calls"),
-    )
+    let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {
+        render_stacked(
+            FIGURE_STEM,
+            &title,
+            &SEGMENTS,
+            &chart_rows,
+            ("call", "calls"),
+            medium,
+        )
+    })
     .map_err(|e| fail(e.to_string()))?;
     let json = SummaryJson {
         title: &results.spec.title,
@@ -222,14 +226,13 @@ pub fn write(
             summary_csv(results).map_err(|e| fail(e.to_string()))?,
         ),
         (SUMMARY_JSON.into(), summary_json),
-        (format!("{FIGURE_STEM}.svg"), figure.svg.into_bytes()),
-        (format!("{FIGURE_STEM}.png"), figure.png),
         (
             REPORT.into(),
             report(results, &claims, reproduce).into_bytes(),
         ),
     ];
     let mut files = files;
+    files.extend(figures);
     files.push(crate::fs::manifest::folder_manifest(reproduce, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

@@ -77,6 +77,8 @@ fn figures_re_renders_identical_bytes_from_the_summary() {
         "detection-chart.svg",
         "detection-matrix.svg",
         "detection-chart.png",
+        "detection-matrix-7in.svg",
+        "detection-chart-3.5in.png",
         "report.md",
         "manifest.json",
     ];
@@ -84,7 +86,7 @@ fn figures_re_renders_identical_bytes_from_the_summary() {
         .iter()
         .map(|n| fs::read(out.join(n)).unwrap())
         .collect();
-    for name in &names[..4] {
+    for name in &names[..6] {
         fs::remove_file(out.join(name)).unwrap();
     }
     // rows.csv is not needed: figures come from summary.json alone.
@@ -140,7 +142,7 @@ fn missing_or_malformed_summary_exits_2_with_one_line() {
 #[test]
 fn a_15_by_25_matrix_renders() {
     let summary = driftlab::plot::sample_summary(15, 25);
-    let figures = driftlab::plot::all(&summary).unwrap();
+    let figures = driftlab::plot::all(&summary, driftlab::plot::Medium::Screen).unwrap();
     let matrix = figures
         .iter()
         .find(|f| f.stem == "detection-matrix")
@@ -168,4 +170,58 @@ fn png_size(path: &std::path::Path) -> (u32, u32) {
     let reader = decoder.read_info().unwrap();
     let info = reader.info();
     (info.width, info.height)
+}
+
+#[test]
+fn a_study_writes_print_versions_and_figures_redraws_one_width_at_a_dpi() {
+    use driftlab::plot::{study_file_names, Medium};
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_default_study(dir.path());
+    for name in study_file_names(&Medium::DEFAULTS) {
+        assert!(out.join(&name).is_file(), "{name} not written");
+    }
+    assert_eq!(png_size(&out.join("detection-matrix-7in.png")).0, 2100);
+    assert_eq!(png_size(&out.join("detection-chart-3.5in.png")).0, 1050);
+    let svg = fs::read_to_string(out.join("detection-chart-3.5in.svg")).unwrap();
+    assert!(svg.starts_with("<svg width=\"3.5in\""), "{}", &svg[..80]);
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("[`detection-matrix-7in.svg`](detection-matrix-7in.svg)"));
+
+    let untouched = ["detection-chart.png", "detection-matrix-3.5in.png"];
+    let before: Vec<Vec<u8>> = untouched
+        .iter()
+        .map(|n| fs::read(out.join(n)).unwrap())
+        .collect();
+    let output = run(&[
+        "figures",
+        out.to_str().unwrap(),
+        "--width",
+        "7in",
+        "--dpi",
+        "150",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let path = out.join("detection-matrix-7in.png");
+    assert_eq!(png_size(&path).0, 1050, "7 in at 150 dpi");
+    let decoder = png::Decoder::new(fs::File::open(&path).unwrap());
+    let dims = decoder.read_info().unwrap().info().pixel_dims.unwrap();
+    assert_eq!(dims.xppu, 5906, "150 dpi in pixels per metre");
+    for (name, bytes) in untouched.iter().zip(&before) {
+        assert!(
+            &fs::read(out.join(name)).unwrap() == bytes,
+            "{name} was redrawn"
+        );
+    }
+    // The manifest follows the redrawn files.
+    let output = run(&["verify", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    for bad in [&["--width", "5in"][..], &["--dpi", "10"]] {
+        let mut argv = vec!["figures", out.to_str().unwrap()];
+        argv.extend_from_slice(bad);
+        let output = run(&argv);
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+        let message = stderr(&output);
+        assert!(message.contains(bad[1]), "{message}");
+    }
 }

@@ -292,6 +292,10 @@ fn the_guard_study_regenerates_byte_for_byte() {
         [
             "calls.csv",
             "report.md",
+            "silent-failures-3.5in.png",
+            "silent-failures-3.5in.svg",
+            "silent-failures-7in.png",
+            "silent-failures-7in.svg",
             "silent-failures.png",
             "silent-failures.svg",
             "summary.csv",

@@ -218,7 +218,7 @@ fn verify_checks_the_folders_of_the_other_study_commands() {
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert_eq!(
         stdout(&output)
-            .matches(": 6 files match manifest.json")
+            .matches(": 10 files match manifest.json")
             .count(),
         3,
         "{}",

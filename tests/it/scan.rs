@@ -237,6 +237,8 @@ fn the_output_contracts_study_regenerates_byte_for_byte() {
         "summary.json",
         "output-contracts.svg",
         "output-contracts.png",
+        "output-contracts-3.5in.svg",
+        "output-contracts-7in.png",
     ] {
         let fresh =
             std::fs::read(out.path().join("2026-11-30-output-contracts").join(name)).unwrap();

@@ -53,6 +53,10 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
         [
             "calls.csv",
             "report.md",
+            "six-stacks-3.5in.png",
+            "six-stacks-3.5in.svg",
+            "six-stacks-7in.png",
+            "six-stacks-7in.svg",
             "six-stacks.png",
             "six-stacks.svg",
             "summary.csv",

@@ -12,6 +12,7 @@ use super::{CallRow, GuardStudyError, StudyResults, Verdict};
 use crate::fs::write_files_atomic;
 use crate::mutate::Label;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
+use crate::plot::Medium;
 
 pub const CALLS_CSV: &str = "calls.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
@@ -24,7 +25,7 @@ pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(["svg", "png"].map(|ext| format!("{FIGURE_STEM}.{ext}")));
+    names.extend(crate::plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
     names.push(crate::fs::manifest::MANIFEST.into());
     names
 }
@@ -370,6 +371,7 @@ fn report(
         results.control_failures
     );
     let _ = writeln!(md, "![Verdicts per class and path]({FIGURE_STEM}.svg)\n");
+    let _ = writeln!(md, "{}\n", crate::plot::print_links(&[FIGURE_STEM]));
     let _ = write!(md, "| class | label | calls |");
     for (path, _) in &total.paths {
         let _ = write!(md, " {}: silent | rejected | refused |", path_title(path));
@@ -441,13 +443,16 @@ pub fn write(
         "{}: verdicts of calls that worked before the drift",
         results.spec.title
     );
-    let figure = render_stacked(
-        FIGURE_STEM,
-        &title,
-        &SEGMENTS,
-        &chart_rows,
-        ("call", "calls"),
-    )
+    let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {
+        render_stacked(
+            FIGURE_STEM,
+            &title,
+            &SEGMENTS,
+            &chart_rows,
+            ("call", "calls"),
+            medium,
+        )
+    })
     .map_err(|e| fail(e.to_string()))?;
     let json = SummaryJson {
         title: &results.spec.title,
@@ -478,14 +483,13 @@ pub fn write(
             summary_csv(&rows, &total).map_err(|e| fail(e.to_string()))?,
         ),
         (SUMMARY_JSON.into(), summary_json),
-        (format!("{FIGURE_STEM}.svg"), figure.svg.into_bytes()),
-        (format!("{FIGURE_STEM}.png"), figure.png),
         (
             REPORT.into(),
             report(results, &rows, &total, reproduce).into_bytes(),
         ),
     ];
     let mut files = files;
+    files.extend(figures);
     files.push(crate::fs::manifest::folder_manifest(reproduce, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

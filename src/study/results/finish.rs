@@ -20,14 +20,25 @@ use std::time::Instant;
 const DEFAULT_LIMITS: &str =
     include_str!("../../../research/mcp-contract-drift-2026-08-22/LIMITS.md");
 
-/// Renders every figure as SVG and PNG into `dir`; returns the file names written.
+/// Renders every figure as SVG and PNG into `dir`, for the screen and both print presets;
+/// returns the file names written.
 pub fn write_figures(dir: &Path, summary: &Summary) -> Result<Vec<String>> {
+    write_figures_in(dir, summary, &plot::Medium::DEFAULTS)
+}
+
+/// Renders every figure in each medium of `media` into `dir`; returns the file names written.
+pub fn write_figures_in(
+    dir: &Path,
+    summary: &Summary,
+    media: &[plot::Medium],
+) -> Result<Vec<String>> {
     let mut names = Vec::new();
-    for figure in plot::all(summary)? {
-        for (extension, bytes) in [("svg", figure.svg.as_bytes()), ("png", &figure.png[..])] {
-            let name = format!("{}.{extension}", figure.stem);
-            write(dir, &name, bytes)?;
-            names.push(name);
+    for &medium in media {
+        for figure in plot::all(summary, medium)? {
+            for (name, bytes) in figure.files() {
+                write(dir, &name, bytes)?;
+                names.push(name);
+            }
         }
     }
     Ok(names)

@@ -12,7 +12,7 @@ pub mod sweep;
 
 use serde::Serialize;
 
-pub use finish::{research_dir, write, write_figures, write_report, Finish};
+pub use finish::{research_dir, write, write_figures, write_figures_in, write_report, Finish};
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
     hash_files, host_name, pinned_files, verify, CodeVersion, Manifest, Mismatch, RunInfo,
