@@ -6,6 +6,7 @@
 
 // The library: reading, checking and studying MCP contracts. Each module's header says what it
 // promises; `docs/architecture.md` draws how they stack.
+pub mod census;
 pub mod check;
 pub mod config;
 pub mod digest;

@@ -17,6 +17,7 @@ macro_rules! outln {
 
 mod anchor;
 mod capture;
+mod census;
 mod check_lock;
 mod configs;
 mod consent;
@@ -114,6 +115,7 @@ enum Command {
     Guard(guard::Args),
     GuardStudy(guard_study::Args),
     StackStudy(stack_study::Args),
+    Census(census::Args),
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
@@ -158,6 +160,7 @@ where
         Command::Guard(args) => guard::run(args),
         Command::GuardStudy(args) => guard_study::run(args),
         Command::StackStudy(args) => stack_study::run(args),
+        Command::Census(args) => census::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),

@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 mod big_schemas;
 mod bounds;
+mod census;
 mod ci_surfaces;
 mod cli_docs;
 mod contract;

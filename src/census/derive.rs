@@ -1,0 +1,280 @@
+//! The census derived from its captures alone: each release's row, each consecutive pair's
+//! diff (witnesses and rename pairing included, from the diff rules of a pinned rule set),
+//! the bump between them, and reverts. Nothing here touches the network, so `--offline` and an
+//! online run derive the same bytes from the same captures.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::spec::{CensusSpec, Package};
+use super::version::{Bump, Version};
+use crate::check::rules;
+use crate::check::RuleKind;
+use crate::check::{FailOn, Finding, Severity};
+use crate::payload::input::read_surface;
+use crate::payload::Limits;
+use crate::surface::Surface;
+use crate::verdict::{evaluate, ResolvedPolicy};
+
+/// A release that gave no contract: the stage it failed at and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// `install` or `capture`.
+    pub stage: String,
+    pub reason: String,
+}
+
+/// A release's record in `captures/`: its capture, or why there is none.
+pub enum Record {
+    Captured(Box<Surface>),
+    Failed(Failure),
+}
+
+/// One release, in version order within its package.
+pub struct Release {
+    pub package: String,
+    pub version: String,
+    pub record: Record,
+    pub protocol: String,
+}
+
+/// What a pair's findings add up to, most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairVerdict {
+    Breaking,
+    Unknown,
+    Warning,
+    Compatible,
+    Info,
+    Unchanged,
+}
+
+impl PairVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairVerdict::Breaking => "breaking",
+            PairVerdict::Unknown => "unknown",
+            PairVerdict::Warning => "warning",
+            PairVerdict::Compatible => "compatible",
+            PairVerdict::Info => "info",
+            PairVerdict::Unchanged => "unchanged",
+        }
+    }
+
+    fn of(findings: &[Finding]) -> PairVerdict {
+        match findings.iter().map(|f| f.severity).max() {
+            None => PairVerdict::Unchanged,
+            Some(Severity::Breaking) => PairVerdict::Breaking,
+            Some(Severity::Unknown) => PairVerdict::Unknown,
+            Some(Severity::Warning) => PairVerdict::Warning,
+            Some(Severity::Compatible) => PairVerdict::Compatible,
+            Some(Severity::Info) => PairVerdict::Info,
+        }
+    }
+}
+
+/// Two consecutive captured releases of a package and what changed between them.
+pub struct Pair {
+    pub package: String,
+    pub old: String,
+    pub new: String,
+    pub bump: Bump,
+    /// Releases between the two that gave no contract.
+    pub skipped: usize,
+    pub verdict: PairVerdict,
+    pub findings: Vec<Finding>,
+    /// An earlier release (before `old`) whose whole contract `new` restores: a flap.
+    pub reverts_to: Option<String>,
+}
+
+impl Pair {
+    /// Findings of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// A breaking finding is proven when it carries a value the new schema rejects, or names a
+/// thing that is gone (a removed or renamed tool, parameter, prompt…).
+pub fn proven(finding: &Finding) -> bool {
+    finding.witness.is_some()
+        || finding.rule.ends_with("-removed")
+        || finding.rule.ends_with("-renamed")
+}
+
+/// Everything the tables, figures and report are made of.
+pub struct Census {
+    pub releases: Vec<Release>,
+    pub pairs: Vec<Pair>,
+    /// Lines for the report: versions a spec names that have no record, and so on.
+    pub notes: Vec<String>,
+    pub rule_set: String,
+}
+
+/// What a package's registry said when asked for its versions and could not answer.
+pub const VERSIONS_FAILED: &str = "versions.failed.json";
+
+/// The file names of a release's record: its capture, or its failure.
+pub fn capture_name(version: &str) -> String {
+    format!("{version}.json")
+}
+
+pub fn failure_name(version: &str) -> String {
+    format!("{version}.failed.json")
+}
+
+/// The versions recorded for `package` under `captures`, captured or failed.
+pub fn recorded_versions(captures: &Path, package: &Package) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(captures.join(package.folder())) else {
+        return Vec::new();
+    };
+    let mut versions: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name == VERSIONS_FAILED {
+                return None;
+            }
+            let version = name
+                .strip_suffix(".failed.json")
+                .or_else(|| name.strip_suffix(".json"))?;
+            Some(version.to_string())
+        })
+        .collect();
+    versions.sort();
+    versions.dedup();
+    versions
+}
+
+/// Reads every chosen release's record and derives the pairs.
+pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Census, String> {
+    let rules = rules::sets::of_kind_as_of(RuleKind::Diff, rule_set).ok_or_else(|| {
+        format!("rule set {rule_set:?} is not one this build knows (`driftlab rules`)")
+    })?;
+    let mut census = Census {
+        releases: Vec::new(),
+        pairs: Vec::new(),
+        notes: Vec::new(),
+        rule_set: rule_set.to_string(),
+    };
+    for package_spec in &spec.packages {
+        let package = package_spec.package()?;
+        let chosen = package_spec.choose(package.scheme, &recorded_versions(captures, &package));
+        for version in &chosen.missing {
+            census.notes.push(format!(
+                "{} {version}: no record in captures/ (not yet captured)",
+                package.key()
+            ));
+        }
+        census.notes.extend(
+            chosen
+                .skipped
+                .iter()
+                .map(|why| format!("{}: {why}", package.key())),
+        );
+        let unlisted = captures.join(package.folder()).join(VERSIONS_FAILED);
+        if unlisted.is_file() && chosen.releases.is_empty() {
+            let failure: Failure = crate::fs::read_json(&unlisted).map_err(|e| e.to_string())?;
+            census.releases.push(Release {
+                package: package.key(),
+                version: String::new(),
+                record: Record::Failed(failure),
+                protocol: String::new(),
+            });
+            continue;
+        }
+        let first = census.releases.len();
+        for (_, version) in &chosen.releases {
+            census
+                .releases
+                .push(read_release(captures, &package, version)?);
+        }
+        let versions: Vec<&Version> = chosen.releases.iter().map(|(v, _)| v).collect();
+        pairs_of(
+            &census.releases[first..],
+            &versions,
+            &rules,
+            &mut census.pairs,
+        );
+    }
+    Ok(census)
+}
+
+fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Release, String> {
+    let folder = captures.join(package.folder());
+    let failed = folder.join(failure_name(version));
+    let release = |record, protocol| Release {
+        package: package.key(),
+        version: version.to_string(),
+        record,
+        protocol,
+    };
+    if failed.is_file() {
+        let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
+        return Ok(release(Record::Failed(failure), String::new()));
+    }
+    let path = folder.join(capture_name(version));
+    let limits = Limits {
+        max_bytes: usize::MAX,
+    };
+    let surface = read_surface(&path.to_string_lossy(), limits).map_err(|e| e.to_string())?;
+    let file: serde_json::Value = crate::fs::read_json(&path).map_err(|e| e.to_string())?;
+    let protocol = file
+        .get("protocolVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
+    Ok(release(Record::Captured(Box::new(surface)), protocol))
+}
+
+/// Consecutive captured releases of one package, paired; a pair that changes something and
+/// whose new contract no diff rule tells from an earlier release's reverts to it.
+fn pairs_of(
+    releases: &[Release],
+    versions: &[&Version],
+    rules: &[&'static dyn crate::check::Rule],
+    pairs: &mut Vec<Pair>,
+) {
+    let captured: Vec<(usize, &Surface)> = releases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| match &r.record {
+            Record::Captured(surface) => Some((i, &**surface)),
+            Record::Failed(_) => None,
+        })
+        .collect();
+    let policy = ResolvedPolicy::default();
+    let same = |a: &Surface, b: &Surface| {
+        evaluate(rules, a, b, None, &policy, FailOn::Any)
+            .findings
+            .is_empty()
+    };
+    for (k, window) in captured.windows(2).enumerate() {
+        let ((i, old), (j, new)) = (window[0], window[1]);
+        let outcome = evaluate(rules, old, new, None, &policy, FailOn::Any);
+        // A change that restores what callers saw before: the same contract to every diff rule
+        // (a server's own version string is not part of it).
+        let reverts_to = match outcome.findings.is_empty() {
+            true => None,
+            false => (0..k)
+                .rev()
+                .find(|&e| same(captured[e].1, new))
+                .map(|e| releases[captured[e].0].version.clone()),
+        };
+        pairs.push(Pair {
+            package: releases[i].package.clone(),
+            old: releases[i].version.clone(),
+            new: releases[j].version.clone(),
+            bump: Bump::between(versions[i], versions[j]),
+            skipped: j - i - 1,
+            verdict: PairVerdict::of(&outcome.findings),
+            findings: outcome.findings,
+            reverts_to,
+        });
+    }
+}

@@ -1,0 +1,113 @@
+//! `driftlab census`: the release history of real MCP servers replayed. Each release of each
+//! package is installed into a folder of its own and its whole contract captured (kept in the
+//! results folder under `captures/`); consecutive releases are diffed with witnesses, and each
+//! pair's version bump is set beside what it broke. Everything but the captures is derived from
+//! the captures alone, so `--offline` rewrites the same bytes.
+
+pub mod derive;
+pub mod online;
+mod pep440;
+pub mod spec;
+pub mod version;
+pub mod write;
+
+use std::path::Path;
+
+use derive::{capture_name, failure_name, Census, Failure};
+use spec::CensusSpec;
+
+use derive::VERSIONS_FAILED;
+
+/// Fetches every chosen release not yet recorded under `captures` (a capture or a failure;
+/// nothing recorded is fetched again), telling `progress` about each. A package whose registry
+/// cannot list its versions is recorded as such.
+pub fn fetch(
+    spec: &CensusSpec,
+    captures: &Path,
+    scratch: &online::Scratch,
+    progress: &dyn Fn(&str),
+) -> Result<(), String> {
+    for package_spec in &spec.packages {
+        let package = package_spec.package()?;
+        let folder = captures.join(package.folder());
+        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let write = |name: &str, bytes: &[u8]| {
+            crate::fs::write_atomic(&folder.join(name), bytes)
+                .map_err(|e| format!("{}: {e}", folder.join(name).display()))
+        };
+        let versions = match online::available_versions(spec, &package, scratch) {
+            Ok(versions) => {
+                let _ = std::fs::remove_file(folder.join(VERSIONS_FAILED));
+                versions
+            }
+            Err(reason) => {
+                progress(&format!(
+                    "{}: cannot list versions: {reason}",
+                    package.key()
+                ));
+                let reason = scratch.scrub(&reason);
+                write(
+                    VERSIONS_FAILED,
+                    &json_line(&Failure {
+                        stage: "versions".into(),
+                        reason,
+                    })?,
+                )?;
+                continue;
+            }
+        };
+        let chosen = package_spec.choose(package.scheme, &versions);
+        for (_, version) in &chosen.releases {
+            if folder.join(capture_name(version)).is_file()
+                || folder.join(failure_name(version)).is_file()
+            {
+                continue;
+            }
+            let started = std::time::Instant::now();
+            match online::capture_release(spec, package_spec, &package, version, scratch) {
+                Ok(bytes) => {
+                    write(&capture_name(version), &bytes)?;
+                    progress(&format!(
+                        "{} {version}: captured in {:.1} s",
+                        package.key(),
+                        started.elapsed().as_secs_f64()
+                    ));
+                }
+                Err(failure) => {
+                    progress(&format!(
+                        "{} {version}: {} failed: {}",
+                        package.key(),
+                        failure.stage,
+                        failure.reason
+                    ));
+                    write(&failure_name(version), &json_line(&failure)?)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn json_line<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Derives the census from `dir/captures` and writes every derived file into `dir`.
+pub fn derive_and_write(
+    spec: &CensusSpec,
+    dir: &Path,
+    command: &str,
+) -> Result<(Census, Vec<String>), String> {
+    let rule_set = spec
+        .rule_set
+        .clone()
+        .unwrap_or_else(|| crate::check::rules::sets::latest().to_string());
+    let census = derive::derive(spec, &dir.join(write::CAPTURES), &rule_set)?;
+    let captures = write::read_captures(dir)?;
+    let files = write::render(&census, &spec.id, &spec.title, command, &captures)?;
+    let names = crate::fs::write_files_atomic(dir, files)
+        .map_err(|(path, e)| format!("{}: {e}", path.display()))?;
+    Ok((census, names))
+}

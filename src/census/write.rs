@@ -1,0 +1,446 @@
+//! A census's results folder: `releases.csv`, `pairs.csv`, `findings.csv`, `summary.json`,
+//! `report.md`, a figure (screen and print), and `manifest.json` pinning those and every
+//! capture under `captures/`. Derived files only: the captures are the census's data.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::derive::{proven, Census, PairVerdict, Record};
+use super::version::Bump;
+use crate::check::Severity;
+use crate::plot::contract_chart::{render_stacked, ContractRow};
+use crate::plot::{self, Medium};
+use plotters::style::RGBColor;
+
+pub const RELEASES_CSV: &str = "releases.csv";
+pub const PAIRS_CSV: &str = "pairs.csv";
+pub const FINDINGS_CSV: &str = "findings.csv";
+pub const SUMMARY_JSON: &str = "summary.json";
+pub const REPORT: &str = "report.md";
+pub const FIGURE_STEM: &str = "census-pairs";
+pub const CAPTURES: &str = "captures";
+
+/// The figure's segments: each pair's verdict.
+const SEGMENTS: [(&str, RGBColor); 5] = [
+    ("breaking", RGBColor(178, 34, 34)),
+    ("unknown (could not be judged)", RGBColor(0, 0, 0)),
+    ("warning (dangerous)", RGBColor(213, 94, 0)),
+    ("compatible or info", RGBColor(0, 114, 178)),
+    ("unchanged", RGBColor(200, 200, 200)),
+];
+
+/// Every derived file the census writes (the captures are its own, too).
+pub fn file_names() -> Vec<String> {
+    let mut names: Vec<String> = [RELEASES_CSV, PAIRS_CSV, FINDINGS_CSV, SUMMARY_JSON, REPORT]
+        .map(String::from)
+        .to_vec();
+    names.extend(plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
+    names.push(crate::fs::manifest::MANIFEST.into());
+    names
+}
+
+#[derive(Serialize)]
+struct ReleaseRow<'a> {
+    package: &'a str,
+    version: &'a str,
+    status: &'a str,
+    tools: Option<usize>,
+    prompts: Option<usize>,
+    resources: Option<usize>,
+    protocol: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct PairRow<'a> {
+    package: &'a str,
+    old: &'a str,
+    new: &'a str,
+    bump: &'a str,
+    verdict: &'a str,
+    releases_between_without_contract: usize,
+    breaking: usize,
+    unknown: usize,
+    warning: usize,
+    compatible: usize,
+    info: usize,
+    breaking_proven: usize,
+    reverts_to: &'a str,
+}
+
+#[derive(Serialize)]
+struct FindingRow<'a> {
+    package: &'a str,
+    old: &'a str,
+    new: &'a str,
+    bump: &'a str,
+    severity: &'a str,
+    rule: &'a str,
+    tool: &'a str,
+    pointer: &'a str,
+    message: &'a str,
+    /// A value the new release rejects, as compact JSON.
+    witness: String,
+}
+
+/// Counts of pairs per bump kind.
+#[derive(Serialize, Default, Clone, Copy)]
+pub struct BumpCounts {
+    pub pairs: usize,
+    pub breaking: usize,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    id: &'a str,
+    title: &'a str,
+    rule_set: &'a str,
+    packages: usize,
+    releases: usize,
+    releases_captured: usize,
+    releases_failed: usize,
+    pairs: usize,
+    pairs_breaking: usize,
+    /// Breaking pairs that came with a minor or patch bump.
+    pairs_breaking_minor_or_patch: usize,
+    pairs_reverting: usize,
+    breaking_findings: usize,
+    breaking_findings_proven: usize,
+    by_bump: BTreeMap<&'static str, BumpCounts>,
+    /// Per rule: in how many pairs it fired.
+    pairs_by_rule: BTreeMap<&'static str, usize>,
+    headline: String,
+}
+
+fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>, String> {
+    crate::study::results::csv_bytes(rows).map_err(|e| e.to_string())
+}
+
+/// The sentence the report, the summary and the README lead with.
+pub fn headline(census: &Census) -> String {
+    let breaking: Vec<_> = census
+        .pairs
+        .iter()
+        .filter(|p| p.verdict == PairVerdict::Breaking)
+        .collect();
+    let quiet = breaking
+        .iter()
+        .filter(|p| matches!(p.bump, Bump::Minor | Bump::Patch))
+        .count();
+    format!(
+        "{} of {} release pairs break at least one caller; {} of them came with a minor or patch version.",
+        breaking.len(),
+        census.pairs.len(),
+        quiet
+    )
+}
+
+/// Every derived file, rendered (the manifest last, over these and the captures).
+pub fn render(
+    census: &Census,
+    id: &str,
+    title: &str,
+    command: &str,
+    captures: &[(String, Vec<u8>)],
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let releases: Vec<ReleaseRow> = census
+        .releases
+        .iter()
+        .map(|r| {
+            let (status, reason, surface) = match &r.record {
+                Record::Captured(s) => ("captured", "", Some(s)),
+                Record::Failed(f) => {
+                    let status = match f.stage.as_str() {
+                        "install" => "install-failed",
+                        "capture" => "capture-failed",
+                        _ => "unlisted",
+                    };
+                    (status, f.reason.as_str(), None)
+                }
+            };
+            let contract = surface.and_then(|s| s.contract());
+            ReleaseRow {
+                package: &r.package,
+                version: &r.version,
+                status,
+                tools: surface.map(|s| s.len()),
+                prompts: contract.and_then(|c| c.prompts.as_ref()).map(Vec::len),
+                resources: contract.and_then(|c| c.resources.as_ref()).map(Vec::len),
+                protocol: &r.protocol,
+                reason,
+            }
+        })
+        .collect();
+    let pairs: Vec<PairRow> = census
+        .pairs
+        .iter()
+        .map(|p| PairRow {
+            package: &p.package,
+            old: &p.old,
+            new: &p.new,
+            bump: p.bump.as_str(),
+            verdict: p.verdict.as_str(),
+            releases_between_without_contract: p.skipped,
+            breaking: p.count(Severity::Breaking),
+            unknown: p.count(Severity::Unknown),
+            warning: p.count(Severity::Warning),
+            compatible: p.count(Severity::Compatible),
+            info: p.count(Severity::Info),
+            breaking_proven: p
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Breaking && proven(f))
+                .count(),
+            reverts_to: p.reverts_to.as_deref().unwrap_or(""),
+        })
+        .collect();
+    let findings: Vec<FindingRow> = census
+        .pairs
+        .iter()
+        .flat_map(|p| {
+            p.findings.iter().map(move |f| FindingRow {
+                package: &p.package,
+                old: &p.old,
+                new: &p.new,
+                bump: p.bump.as_str(),
+                severity: f.severity.as_str(),
+                rule: f.rule,
+                tool: f.tool.as_ref().map_or("", |t| t.name.as_str()),
+                pointer: &f.pointer,
+                message: &f.message,
+                witness: f
+                    .witness
+                    .as_ref()
+                    .map(|w| serde_json::to_string(&w.value).unwrap_or_default())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect();
+    let summary = summary(census, id, title);
+    let mut summary_json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    summary_json.push(b'\n');
+    let mut files = vec![
+        (RELEASES_CSV.to_string(), csv_bytes(&releases)?),
+        (PAIRS_CSV.to_string(), csv_bytes(&pairs)?),
+        (FINDINGS_CSV.to_string(), csv_bytes(&findings)?),
+        (SUMMARY_JSON.to_string(), summary_json),
+        (
+            REPORT.to_string(),
+            report(census, &summary, title, command).into_bytes(),
+        ),
+    ];
+    files.extend(figure(census, title)?);
+    let mut pinned = files.clone();
+    pinned.extend(captures.iter().cloned());
+    files.push(crate::fs::manifest::folder_manifest(command, &pinned));
+    Ok(files)
+}
+
+fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
+    let mut by_bump: BTreeMap<&'static str, BumpCounts> = Bump::ALL
+        .iter()
+        .map(|b| (b.as_str(), BumpCounts::default()))
+        .collect();
+    let mut pairs_by_rule: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for pair in &census.pairs {
+        let counts = by_bump.entry(pair.bump.as_str()).or_default();
+        counts.pairs += 1;
+        counts.breaking += usize::from(pair.verdict == PairVerdict::Breaking);
+        let mut rules: Vec<&'static str> = pair.findings.iter().map(|f| f.rule).collect();
+        rules.sort_unstable();
+        rules.dedup();
+        for rule in rules {
+            *pairs_by_rule.entry(rule).or_default() += 1;
+        }
+    }
+    let breaking = census
+        .pairs
+        .iter()
+        .filter(|p| p.verdict == PairVerdict::Breaking);
+    let breaking_findings = || {
+        census
+            .pairs
+            .iter()
+            .flat_map(|p| &p.findings)
+            .filter(|f| f.severity == Severity::Breaking)
+    };
+    let failed = census
+        .releases
+        .iter()
+        .filter(|r| matches!(r.record, Record::Failed(_)))
+        .count();
+    let mut packages: Vec<&str> = census.releases.iter().map(|r| r.package.as_str()).collect();
+    packages.dedup();
+    Summary {
+        id,
+        title,
+        rule_set: &census.rule_set,
+        packages: packages.len(),
+        releases: census.releases.len(),
+        releases_captured: census.releases.len() - failed,
+        releases_failed: failed,
+        pairs: census.pairs.len(),
+        pairs_breaking: breaking.clone().count(),
+        pairs_breaking_minor_or_patch: breaking
+            .filter(|p| matches!(p.bump, Bump::Minor | Bump::Patch))
+            .count(),
+        pairs_reverting: census
+            .pairs
+            .iter()
+            .filter(|p| p.reverts_to.is_some())
+            .count(),
+        breaking_findings: breaking_findings().count(),
+        breaking_findings_proven: breaking_findings().filter(|f| proven(f)).count(),
+        by_bump,
+        pairs_by_rule,
+        headline: headline(census),
+    }
+}
+
+fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# {}\n",
+        if title.is_empty() { summary.id } else { title }
+    );
+    let _ = writeln!(md, "**Result.** {}", summary.headline);
+    let _ = writeln!(
+        md,
+        "{} of the {} breaking findings carry a witness (a value the new release rejects) or name what was removed or renamed. {} of {} releases gave no contract (see `releases.csv`); {} pair(s) restore an earlier release's whole contract (a revert).\n",
+        summary.breaking_findings_proven,
+        summary.breaking_findings,
+        summary.releases_failed,
+        summary.releases,
+        summary.pairs_reverting
+    );
+    let _ = writeln!(
+        md,
+        "## By version bump\n\n| bump | pairs | breaking |\n|---|---:|---:|"
+    );
+    for (bump, counts) in &summary.by_bump {
+        let _ = writeln!(md, "| {bump} | {} | {} |", counts.pairs, counts.breaking);
+    }
+    let _ = writeln!(md, "\nA bump's kind follows Cargo: the leftmost non-zero component is the major one (a 0.x minor is major); either side a pre-release makes it `pre-release`. Releases are paired in version order (SemVer for npm, PEP 440 for PyPI), not by publish date.\n");
+    let _ = writeln!(md, "## Pairs\n\n| package | old | new | bump | verdict | breaking (proven) | reverts to |\n|---|---|---|---|---|---:|---|");
+    for p in &census.pairs {
+        let breaking = p.count(Severity::Breaking);
+        let proven_count = p
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Breaking && proven(f))
+            .count();
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} | {breaking} ({proven_count}) | {} |",
+            p.package,
+            p.old,
+            p.new,
+            p.bump,
+            p.verdict.as_str(),
+            p.reverts_to.as_deref().unwrap_or("")
+        );
+    }
+    let _ = writeln!(md, "\n## Classes of change\n\nIn how many pairs each rule fired (rule set `{}`):\n\n| rule | pairs |\n|---|---:|", census.rule_set);
+    for (rule, count) in &summary.pairs_by_rule {
+        let _ = writeln!(md, "| `{rule}` | {count} |");
+    }
+    let _ = writeln!(
+        md,
+        "\n![Release pairs by verdict]({FIGURE_STEM}.svg)\n\n{}\n",
+        plot::print_links(&[FIGURE_STEM])
+    );
+    if !census.notes.is_empty() {
+        let _ = writeln!(md, "## Notes\n");
+        for note in &census.notes {
+            let _ = writeln!(md, "- {note}");
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(
+        md,
+        "## Reproduce\n\nFrom the captures alone (no network):\n\n```sh\n{command}\n```"
+    );
+    md
+}
+
+/// One stacked bar per package (its pairs by verdict), then one per bump kind.
+fn figure(census: &Census, title: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let segment = |v: PairVerdict| match v {
+        PairVerdict::Breaking => 0,
+        PairVerdict::Unknown => 1,
+        PairVerdict::Warning => 2,
+        PairVerdict::Compatible | PairVerdict::Info => 3,
+        PairVerdict::Unchanged => 4,
+    };
+    let mut rows: Vec<ContractRow> = Vec::new();
+    let mut add = |label: String, verdicts: &mut dyn Iterator<Item = PairVerdict>| {
+        let mut counts = vec![0; SEGMENTS.len()];
+        for v in verdicts {
+            counts[segment(v)] += 1;
+        }
+        rows.push(ContractRow { label, counts });
+    };
+    let mut packages: Vec<&str> = census.pairs.iter().map(|p| p.package.as_str()).collect();
+    packages.dedup();
+    for package in packages {
+        add(
+            package.to_string(),
+            &mut census
+                .pairs
+                .iter()
+                .filter(|p| p.package == package)
+                .map(|p| p.verdict),
+        );
+    }
+    for bump in Bump::ALL {
+        add(
+            format!("all {bump} bumps"),
+            &mut census
+                .pairs
+                .iter()
+                .filter(|p| p.bump == bump)
+                .map(|p| p.verdict),
+        );
+    }
+    let title = format!(
+        "{}: release pairs by verdict",
+        if title.is_empty() { "Census" } else { title }
+    );
+    plot::files_in(&Medium::DEFAULTS, |medium| {
+        render_stacked(
+            FIGURE_STEM,
+            &title,
+            &SEGMENTS,
+            &rows,
+            ("pair", "pairs"),
+            medium,
+        )
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Every capture file under `dir/captures`, as (relative name, bytes), sorted by name.
+pub fn read_captures(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.join(CAPTURES)];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                out.push((relative.to_string_lossy().replace('\\', "/"), bytes));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

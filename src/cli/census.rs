@@ -1,0 +1,154 @@
+//! `driftlab census`: replay the release history of real MCP servers and say how often a
+//! release breaks its callers, and whether its version number said so.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Result};
+
+use crate::census::spec::CensusSpec;
+use crate::census::version::Scheme;
+use crate::census::{self, online, write};
+
+/// Replay the release history of MCP servers from npm and PyPI: install each chosen release
+/// into a folder of its own (npm with --ignore-scripts, a venv per PyPI release), capture its
+/// whole contract with nothing of your environment but PATH (HOME and TMPDIR in a scratch
+/// folder), diff each pair of consecutive releases (version order) with witnesses, and set the
+/// version bump beside what broke.
+///
+/// Captures are kept in OUT/captures/ and never fetched twice; releases.csv, pairs.csv,
+/// findings.csv, summary.json, report.md, census-pairs.svg/png (and print versions) and
+/// manifest.json are derived from them alone, so `--offline` rewrites the same bytes with no
+/// network. A census runs other people's code: each command is printed first and a terminal
+/// asked (--yes for CI). Method and spec format: docs/census.md.
+#[derive(clap::Args)]
+#[command(after_help = "Example:\n  \
+    driftlab census research/2026-12-05-mcp-census/census.toml --yes\n  \
+    driftlab census research/2026-12-05-mcp-census/census.toml --offline")]
+pub struct Args {
+    /// The census spec (TOML).
+    spec: PathBuf,
+    /// The results folder, captures included [default: results/<id of the spec>].
+    #[arg(long, short, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Derive from the captures already in the folder: no install, no server, no network.
+    #[arg(long)]
+    offline: bool,
+    /// Install and run the releases without asking (CI).
+    #[arg(long, short = 'y')]
+    yes: bool,
+    /// Write into a folder that holds files a census does not write.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    let text =
+        std::fs::read_to_string(&args.spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+    let spec = CensusSpec::parse(&text).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&spec.id));
+    let mut ours = write::file_names();
+    ours.extend([write::CAPTURES.to_string(), "run.json".to_string()]);
+    crate::study::results::staging::refuse_foreign(
+        &out,
+        |name| ours.iter().any(|o| o == name),
+        "a census",
+        args.force,
+    )?;
+    if args.offline {
+        if !out.join(write::CAPTURES).is_dir() {
+            bail!(
+                "{}: no captures/ to derive from; run without --offline first",
+                out.display()
+            );
+        }
+    } else {
+        super::consent::ask(
+            &format!(
+                "about to install and run the releases {} names",
+                args.spec.display()
+            ),
+            &commands(&spec),
+            args.yes,
+            "a census installs and runs other people's code: give --yes to allow it where no \
+             terminal can ask (CI)",
+        )?;
+        let root = std::env::temp_dir().join(format!("driftlab-census-{}", std::process::id()));
+        let _remove = crate::cleanup::remove_on_signal(root.clone());
+        let scratch = online::Scratch { root: root.clone() };
+        std::fs::create_dir_all(&root).map_err(|e| anyhow!("{}: {e}", root.display()))?;
+        let fetched = census::fetch(&spec, &out.join(write::CAPTURES), &scratch, &|line| {
+            eprintln!("driftlab census: {line}")
+        });
+        let _ = std::fs::remove_dir_all(&root);
+        fetched.map_err(|e| anyhow!(e))?;
+    }
+    let command = format!(
+        "driftlab census {} --offline --out {}",
+        args.spec.display(),
+        out.display()
+    );
+    let (census, names) =
+        census::derive_and_write(&spec, &out, &command).map_err(|e| anyhow!(e))?;
+    eprintln!(
+        "driftlab census: {} releases, {} pairs; wrote {} to {}",
+        census.releases.len(),
+        census.pairs.len(),
+        names.join(", "),
+        out.display()
+    );
+    outln!("{}", write::headline(&census));
+    Ok(super::exit::PASS)
+}
+
+/// What the census will run, per package, for the consent prompt.
+fn commands(spec: &CensusSpec) -> Vec<String> {
+    let registry = spec.npm_registry.as_deref().unwrap_or(online::NPM_REGISTRY);
+    let index = spec.pypi_index.as_deref().unwrap_or(online::PYPI_INDEX);
+    let mut lines = Vec::new();
+    for package in &spec.packages {
+        let Ok(p) = package.package() else { continue };
+        let env: Vec<String> = package.env.keys().map(|k| format!("{k}=…")).collect();
+        let run = |program: String| {
+            let mut words = vec!["env -i PATH HOME TMPDIR".to_string()];
+            words.extend(env.iter().cloned());
+            words.push(program);
+            words.extend(package.args.iter().cloned());
+            words.join(" ")
+        };
+        match p.scheme {
+            Scheme::Npm => {
+                lines.push(format!(
+                    "npm install --ignore-scripts {}@<each release> --registry {registry}",
+                    p.name
+                ));
+                lines.push(format!(
+                    "  then: {}",
+                    run(format!(
+                        "node <its bin{}>",
+                        package
+                            .bin
+                            .as_deref()
+                            .map(|b| format!(" {b}"))
+                            .unwrap_or_default()
+                    ))
+                ));
+            }
+            Scheme::Pypi => {
+                lines.push(format!(
+                    "python3 -m venv, then pip install {}==<each release> --index-url {index}",
+                    p.name
+                ));
+                let program = match (&package.script, &package.module) {
+                    (Some(script), _) => script.clone(),
+                    (None, Some(module)) => format!("python -m {module}"),
+                    (None, None) => String::new(),
+                };
+                lines.push(format!("  then: {}", run(program)));
+            }
+        }
+    }
+    lines
+}

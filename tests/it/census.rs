@@ -1,0 +1,428 @@
+//! `driftlab census`: offline from hand-made captures (bumps, verdicts, reverts, failure rows,
+//! byte-identical reruns), and online against a real local npm registry (Verdaccio, started by
+//! the test on 127.0.0.1) to which the test publishes releases of a fixture server.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use crate::common::{self, *};
+
+/// Tools of the fixture's releases: a base, a rename of a required parameter, a revert to the
+/// base, and a compatible addition (an optional parameter).
+fn tools(release: &str) -> serde_json::Value {
+    let weather = |param: &str, extra: bool| {
+        let mut properties = json!({ param: { "type": "string" }, "units": { "type": "string", "enum": ["c", "f"] } });
+        if extra {
+            properties["days"] = json!({ "type": "integer" });
+        }
+        json!({
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "inputSchema": { "type": "object", "properties": properties, "required": [param] }
+        })
+    };
+    let list = json!({ "name": "list_cities", "description": "Every city known.", "inputSchema": { "type": "object" } });
+    match release {
+        "1.0.0" | "1.1.1" => json!([weather("city", false), list]),
+        "1.1.0" => json!([weather("location", false), list]),
+        _ => json!([weather("city", true), list]),
+    }
+}
+
+fn rows(path: &Path) -> Vec<Vec<String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+fn spec(dir: &Path, registry: Option<&str>, packages: &str) -> PathBuf {
+    let path = dir.join("census.toml");
+    let registry = registry
+        .map(|r| format!("npm_registry = \"{r}\"\n"))
+        .unwrap_or_default();
+    fs::write(
+        &path,
+        format!("id = \"census-fixture\"\ntitle = \"Census fixture\"\ncapture_timeout_seconds = 20\n{registry}{packages}"),
+    )
+    .unwrap();
+    path
+}
+
+/// Every file of `dir` but the captures and run records, with its bytes.
+fn derived(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let folder = out.join("captures/npm/fixture");
+    fs::create_dir_all(&folder).unwrap();
+    // Written out of order, and with a release that failed to install between two captures.
+    for release in ["1.2.0", "1.0.0", "1.1.1", "1.1.0"] {
+        fs::write(
+            folder.join(format!("{release}.json")),
+            json!({ "tools": tools(release) }).to_string(),
+        )
+        .unwrap();
+    }
+    fs::write(
+        folder.join("1.1.5.failed.json"),
+        json!({ "stage": "install", "reason": "npm install exited with 1: ETARGET" }).to_string(),
+    )
+    .unwrap();
+    let spec = spec(dir.path(), None, "[[package]]\nsource = \"npm:fixture\"\n");
+    let args = [
+        "census",
+        spec.to_str().unwrap(),
+        "--offline",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
+    );
+    let pairs = rows(&out.join("pairs.csv"));
+    let brief: Vec<[&str; 5]> = pairs
+        .iter()
+        .map(|r| [r[1].as_str(), &r[2], &r[3], &r[4], &r[12]])
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            ["1.0.0", "1.1.0", "minor", "breaking", ""],
+            ["1.1.0", "1.1.1", "patch", "breaking", "1.0.0"],
+            ["1.1.1", "1.2.0", "minor", "compatible", ""],
+        ]
+    );
+    // The failed release sits between 1.1.1 and 1.2.0 and is counted there.
+    assert_eq!(
+        pairs[2][5], "1",
+        "releases without a contract between the pair"
+    );
+    let releases = rows(&out.join("releases.csv"));
+    let failed = releases.iter().find(|r| r[1] == "1.1.5").unwrap();
+    assert_eq!(failed[2], "install-failed");
+    assert!(failed[7].contains("ETARGET"), "{failed:?}");
+    let findings = fs::read_to_string(out.join("findings.csv")).unwrap();
+    // The break is proven: a call 1.1.0 rejects, built from what 1.0.0 accepted.
+    assert!(
+        findings.contains("required-parameter-added,get_weather,/tools/0/inputSchema/properties/location,\"required parameter \"\"location\"\" was added\",\"{\"\"city\"\":\"\"x\"\"}\""),
+        "{findings}"
+    );
+    assert!(findings.contains("optional-parameter-added"), "{findings}");
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["by_bump"]["minor"]["breaking"], 1);
+    assert_eq!(summary["by_bump"]["patch"]["breaking"], 1);
+    assert_eq!(summary["pairs_reverting"], 1);
+    assert_eq!(
+        summary["breaking_findings"],
+        summary["breaking_findings_proven"]
+    );
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("**Result.** 2 of 3 release pairs break"),
+        "{report}"
+    );
+    assert!(out.join("census-pairs-7in.svg").is_file());
+
+    // Rerun: the same bytes; verify pins the captures too.
+    let before = derived(&out);
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(derived(&out) == before, "a rerun changed the derived files");
+    let verify = run(&["verify", out.to_str().unwrap()]);
+    assert!(verify.status.success(), "{}", stdout(&verify));
+    fs::write(
+        folder.join("1.2.0.json"),
+        json!({ "tools": tools("1.0.0") }).to_string(),
+    )
+    .unwrap();
+    let verify = run(&["verify", out.to_str().unwrap()]);
+    assert_eq!(verify.status.code(), Some(1));
+    assert!(
+        stdout(&verify).contains("captures/npm/fixture/1.2.0.json"),
+        "{}",
+        stdout(&verify)
+    );
+}
+
+#[test]
+fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (packages, expected) in [
+        (
+            "[[package]]\nsource = \"cargo:serde\"\n",
+            "a package is `npm:NAME` or `pypi:NAME`",
+        ),
+        (
+            "[[package]]\nsource = \"npm:../../etc\"\n",
+            "not a package name",
+        ),
+        (
+            "[[package]]\nsource = \"pypi:x\"\n",
+            "give one of `script` and `module`",
+        ),
+        (
+            "[[package]]\nsource = \"npm:x\"\nversions = [\"1.0.0\"]\nlast = 2\n",
+            "not both",
+        ),
+        ("", "no [[package]]"),
+    ] {
+        let spec = spec(dir.path(), None, packages);
+        let output = run(&[
+            "census",
+            spec.to_str().unwrap(),
+            "--offline",
+            "--out",
+            dir.path().join("o").to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{packages}");
+        let message = stderr(&output);
+        assert!(message.contains(expected), "{packages}: {message}");
+        assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+    }
+    let spec = spec(dir.path(), None, "[[package]]\nsource = \"npm:x\"\n");
+    let output = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--offline",
+        "--out",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no captures/"),
+        "{}",
+        stderr(&output)
+    );
+    // Online without --yes and without a terminal: nothing runs.
+    let output = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--out",
+        dir.path().join("o2").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("nothing was run"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// A Verdaccio on a free 127.0.0.1 port, killed when dropped.
+struct Registry {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn verdaccio() -> Option<PathBuf> {
+    let path = repo().join("tools/registries/node_modules/.bin/verdaccio");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
+        "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: run `npm ci --prefix tools/registries`",
+        path.display()
+    );
+    common::skip("Verdaccio is not installed (npm ci --prefix tools/registries)");
+    None
+}
+
+fn start_registry(bin: &Path, dir: &Path) -> Registry {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    fs::write(
+        dir.join("config.yaml"),
+        "storage: ./storage\nauth:\n  htpasswd:\n    file: ./htpasswd\n    max_users: 10\nuplinks: {}\n\
+         packages:\n  '**':\n    access: $all\n    publish: $authenticated\nlog: { type: stdout, format: json, level: warn }\n",
+    )
+    .unwrap();
+    let mut child = Command::new(bin)
+        .args([
+            "--config",
+            "config.yaml",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/");
+    let agent = ureq::Agent::new_with_defaults();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while agent.get(&format!("{url}-/ping")).call().is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Verdaccio did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // Its log goes nowhere we read; keep the pipe drained.
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || BufReader::new(stdout).lines().for_each(drop));
+    let mut answer = agent
+        .put(&format!("{url}-/user/org.couchdb.user:census"))
+        .header("content-type", "application/json")
+        .send(json!({ "name": "census", "password": "census-fixture-password" }).to_string())
+        .unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(&answer.body_mut().read_to_string().unwrap()).unwrap();
+    let token = body["token"].as_str().unwrap().to_string();
+    Registry { child, url, token }
+}
+
+/// Publishes one release of the fixture server: its tools, or a server that exits at start.
+fn publish(registry: &Registry, work: &Path, release: &str, contract: serde_json::Value) {
+    let dir = work.join(format!("pkg-{release}"));
+    fs::create_dir_all(&dir).unwrap();
+    fs::copy(
+        repo().join("tests/fixtures/census/server.js"),
+        dir.join("server.js"),
+    )
+    .unwrap();
+    let mut contract = contract;
+    contract["version"] = json!(release);
+    fs::write(dir.join("tools.json"), contract.to_string()).unwrap();
+    fs::write(
+        dir.join("package.json"),
+        json!({ "name": "driftlab-census-fixture", "version": release, "bin": { "census-fixture": "server.js" } }).to_string(),
+    )
+    .unwrap();
+    let host = registry.url.trim_start_matches("http:");
+    let npmrc = work.join("npmrc");
+    fs::write(&npmrc, format!("{host}:_authToken={}\n", registry.token)).unwrap();
+    let output = Command::new("npm")
+        .args(["publish", "--registry", &registry.url, "--userconfig"])
+        .arg(&npmrc)
+        .current_dir(&dir)
+        .env("npm_config_cache", work.join("npm-cache"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "npm publish {release}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failure() {
+    let Some(bin) = verdaccio() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let registry = start_registry(&bin, dir.path());
+    for release in ["1.0.0", "1.1.0", "1.1.1", "1.2.0"] {
+        publish(
+            &registry,
+            dir.path(),
+            release,
+            json!({ "tools": tools(release) }),
+        );
+    }
+    publish(&registry, dir.path(), "1.3.0", json!({ "exit": 3 }));
+    let spec = spec(
+        dir.path(),
+        Some(&registry.url),
+        "[[package]]\nsource = \"npm:driftlab-census-fixture\"\n\n\
+         [[package]]\nsource = \"npm:driftlab-no-such-package\"\n",
+    );
+    let out = dir.path().join("out");
+    let args = [
+        "census",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
+    );
+    let releases = rows(&out.join("releases.csv"));
+    let status: Vec<(&str, &str, &str)> = releases
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("npm:driftlab-census-fixture", "1.0.0", "captured"),
+            ("npm:driftlab-census-fixture", "1.1.0", "captured"),
+            ("npm:driftlab-census-fixture", "1.1.1", "captured"),
+            ("npm:driftlab-census-fixture", "1.2.0", "captured"),
+            ("npm:driftlab-census-fixture", "1.3.0", "capture-failed"),
+            ("npm:driftlab-no-such-package", "", "unlisted"),
+        ]
+    );
+    assert_eq!(releases[0][3], "2", "tools of 1.0.0");
+    assert_eq!(releases[0][6], "2025-06-18", "its protocol version");
+    let pairs = rows(&out.join("pairs.csv"));
+    assert_eq!(pairs[1][12], "1.0.0", "1.1.1 reverts to 1.0.0");
+    assert_eq!(pairs[2][4], "compatible");
+
+    // Offline from the captures: the same bytes. Online again: nothing captured twice.
+    let captures =
+        |out: &Path| fs::read(out.join("captures/npm/driftlab-census-fixture/1.0.0.json")).unwrap();
+    let (before, captured) = (derived(&out), captures(&out));
+    let offline = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--offline",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(offline.status.success(), "{}", stderr(&offline));
+    assert!(
+        derived(&out) == before,
+        "--offline changed the derived files"
+    );
+    let again = run(&args);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        captures(&out) == captured,
+        "a recorded release was captured again"
+    );
+    assert!(derived(&out) == before);
+    let verify = run(&["verify", out.to_str().unwrap()]);
+    assert!(verify.status.success(), "{}", stdout(&verify));
+}
