@@ -22,3 +22,6 @@ scripts/scan-pinned-servers.sh
 ./target/release/driftlab guard-study --yes research/2026-11-30-silent-failures/study.toml
 ./target/release/driftlab study research/2026-11-30-real-checkers/study.toml --force "$@"
 ./target/release/driftlab stack-study --yes research/2026-12-03-six-stacks/study.toml --force
+# The census rederives from its kept captures (no network); recapturing is
+# `driftlab census research/2026-12-05-mcp-census/census.toml --yes` (19 min, needs the registries).
+./target/release/driftlab census research/2026-12-05-mcp-census/census.toml --offline

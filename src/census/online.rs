@@ -100,7 +100,9 @@ fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, St
     let said: Vec<&str> = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.contains("complete log of this run"))
+        .filter(|l| {
+            !l.is_empty() && !l.contains("complete log of this run") && !l.starts_with("WARNING:")
+        })
         .take(2)
         .collect();
     let said = match said.is_empty() {
@@ -159,6 +161,8 @@ pub fn available_versions(
                 "pip",
                 "index",
                 "versions",
+                // Pre-releases too: the spec decides whether to keep them.
+                "--pre",
                 &package.name,
                 "--disable-pip-version-check",
                 "--index-url",
@@ -348,8 +352,12 @@ fn capture(
         whole_contract: true,
         protocol: ProtocolMode::Auto,
     };
+    // Every release runs in the same folder: a server that names its working folder in a
+    // description (figma-developer-mcp does) would otherwise differ release to release.
+    let cwd = scratch.root.join("cwd");
+    std::fs::create_dir_all(&cwd).map_err(|e| failed(format!("{}: {e}", cwd.display())))?;
     let launch = Launch {
-        dir: Some(folder.to_path_buf()),
+        dir: Some(cwd),
         env: Vec::new(),
     };
     let transport = StdioTransport::spawn_in(&argv, MAX_BYTES, None, &launch)

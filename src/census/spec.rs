@@ -195,6 +195,15 @@ impl CensusSpec {
                 spec.id
             ));
         }
+        if let Some(set) = &spec.rule_set {
+            let known = crate::check::rules::sets::ids();
+            if !known.contains(&set.as_str()) {
+                return Err(format!(
+                    "rule_set {set:?}: not a rule set of this build (one of {})",
+                    known.join(", ")
+                ));
+            }
+        }
         if spec.packages.is_empty() {
             return Err("no [[package]]: a census needs at least one".into());
         }

@@ -75,7 +75,10 @@ pub fn run(args: Args) -> Result<u8> {
             "a census installs and runs other people's code: give --yes to allow it where no \
              terminal can ask (CI)",
         )?;
-        let root = std::env::temp_dir().join(format!("driftlab-census-{}", std::process::id()));
+        // Named for the census, not the run: a server that names its folders in its contract
+        // then lists the same text in every run (releases captured on different days compare).
+        let root = std::env::temp_dir().join(format!("driftlab-census-{}", spec.id));
+        let _ = std::fs::remove_dir_all(&root);
         let _remove = crate::cleanup::remove_on_signal(root.clone());
         let scratch = online::Scratch { root: root.clone() };
         std::fs::create_dir_all(&root).map_err(|e| anyhow!("{}: {e}", root.display()))?;
@@ -85,10 +88,12 @@ pub fn run(args: Args) -> Result<u8> {
         let _ = std::fs::remove_dir_all(&root);
         fetched.map_err(|e| anyhow!(e))?;
     }
+    // As the other studies do: the command names the spec's own folder, so a copy written
+    // elsewhere (a test's) has the same bytes.
     let command = format!(
-        "driftlab census {} --offline --out {}",
+        "driftlab census {} --offline --out results/{}",
         args.spec.display(),
-        out.display()
+        spec.id
     );
     let (census, names) =
         census::derive_and_write(&spec, &out, &command).map_err(|e| anyhow!(e))?;

@@ -191,6 +191,10 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
             "not both",
         ),
         ("", "no [[package]]"),
+        (
+            "rule_set = \"1999-01-01\"\n[[package]]\nsource = \"npm:x\"\n",
+            "not a rule set of this build",
+        ),
     ] {
         let spec = spec(dir.path(), None, packages);
         let output = run(&[
@@ -425,4 +429,58 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
     assert!(derived(&out) == before);
     let verify = run(&["verify", out.to_str().unwrap()]);
     assert!(verify.status.success(), "{}", stdout(&verify));
+}
+
+/// Copies `from` into `to`, folders included.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_committed_census_rederives_byte_for_byte_from_its_captures() {
+    let study = "mcp-census-2026-12-05";
+    let committed = repo().join("results").join(study);
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join(study);
+    copy_tree(&committed.join("captures"), &fresh.join("captures"));
+    let output = run_in(
+        &repo(),
+        &[
+            "census",
+            "research/2026-12-05-mcp-census/census.toml",
+            "--offline",
+            "--out",
+            fresh.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let files = derived(&fresh);
+    assert!(
+        files.len() >= 12,
+        "{:?}",
+        files.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for (name, bytes) in files {
+        assert!(
+            fs::read(committed.join(&name)).unwrap_or_default() == bytes,
+            "{name} of {study} differs from the committed copy: rerun the census with --offline"
+        );
+    }
+    // The README quotes the committed headline.
+    let summary = read_json(&committed.join("summary.json"));
+    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(summary["headline"].as_str().unwrap()),
+        "README lacks the census headline"
+    );
 }
