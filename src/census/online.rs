@@ -44,7 +44,7 @@ impl Scratch {
                 text = text.replace(&path, "$PATH");
             }
         }
-        text.replace(&*self.root.to_string_lossy(), "$SCRATCH")
+        scrub_path(&text, &self.root.to_string_lossy(), "$SCRATCH")
     }
 
     /// An installer's command (npm, pip: they run no package's code, see [`capture_release`]):
@@ -59,6 +59,40 @@ impl Scratch {
             .stdin(Stdio::null());
         command
     }
+}
+
+/// `text` with every occurrence of `path` named `name`, a shortened one too (`/tmp/dri…`, as
+/// an error's excerpt of a server's stderr cuts it).
+fn scrub_path(text: &str, path: &str, name: &str) -> String {
+    // Long enough that a cut-off prefix is this path, not any word.
+    const LEAST: usize = 8;
+    if path.len() < LEAST || !path.is_char_boundary(LEAST) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&path[..LEAST]) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let mut same = tail
+            .bytes()
+            .zip(path.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !tail.is_char_boundary(same) {
+            same -= 1;
+        }
+        let cut = tail[same..].starts_with('…');
+        if same == path.len() || cut {
+            out.push_str(name);
+            rest = &tail[same..];
+        } else {
+            out.push_str(&tail[..LEAST]);
+            rest = &tail[LEAST..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Runs `command` to its end or `timeout`, its output kept in `log` (stdout then stderr).
@@ -362,8 +396,11 @@ fn capture(
     };
     let transport = StdioTransport::spawn_in(&argv, MAX_BYTES, None, &launch)
         .map_err(|e| failed(crate::text::with_causes(&e)))?;
-    let capture =
-        live::capture(transport, &options).map_err(|e| failed(crate::text::with_causes(&e)))?;
+    // The live error's hint names `capture`'s flag; a census sets the spec's timeout instead.
+    let capture = live::capture(transport, &options).map_err(|e| {
+        let why = crate::text::with_causes(&e);
+        failed(why.replace("raise it with --timeout", "raise capture_timeout_seconds"))
+    })?;
     // Recorded as it runs, minus the environment's values and this machine's folders.
     let install = format!("{}/", folder.display());
     let recorded: Vec<String> = argv
@@ -386,4 +423,28 @@ fn capture(
         &at,
         None,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scrub_path;
+
+    #[test]
+    fn a_scratch_path_is_named_whole_or_cut() {
+        let root = "/tmp/driftlab-census-x";
+        assert_eq!(
+            scrub_path(
+                "at /tmp/driftlab-census-x/installs/a and /tmp/driftlab-cens…",
+                root,
+                "$S"
+            ),
+            "at $S/installs/a and $S…"
+        );
+        // Another folder that merely starts alike is left as it is.
+        assert_eq!(
+            scrub_path("/tmp/driftlab-other", root, "$S"),
+            "/tmp/driftlab-other"
+        );
+        assert_eq!(scrub_path("/tmp/dr", root, "$S"), "/tmp/dr");
+    }
 }
