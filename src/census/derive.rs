@@ -90,6 +90,14 @@ pub struct Pair {
 }
 
 impl Pair {
+    /// Breaking findings that are [`proven`].
+    pub fn breaking_proven(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Breaking && proven(f))
+            .count()
+    }
+
     /// Findings of `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.findings

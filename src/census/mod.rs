@@ -89,9 +89,7 @@ pub fn fetch(
 }
 
 fn json_line<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    Ok(bytes)
+    crate::study::results::json_bytes(value).map_err(|e| e.to_string())
 }
 
 /// Derives the census from `dir/captures` and writes every derived file into `dir`.

@@ -12,7 +12,7 @@ use super::derive::Failure;
 use super::spec::{CensusSpec, Package, PackageSpec};
 use super::version::Scheme;
 use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{self, CaptureOptions, ProtocolMode, Target};
+use crate::live::{self, CaptureOptions, LiveError, ProtocolMode, Target};
 
 /// Where npm installs from unless the spec says otherwise.
 pub const NPM_REGISTRY: &str = "https://registry.npmjs.org/";
@@ -396,10 +396,12 @@ fn capture(
     };
     let transport = StdioTransport::spawn_in(&argv, MAX_BYTES, None, &launch)
         .map_err(|e| failed(crate::text::with_causes(&e)))?;
-    // The live error's hint names `capture`'s flag; a census sets the spec's timeout instead.
-    let capture = live::capture(transport, &options).map_err(|e| {
-        let why = crate::text::with_causes(&e);
-        failed(why.replace("raise it with --timeout", "raise capture_timeout_seconds"))
+    // A timeout's own hint names `capture`'s flag; a census sets the spec's timeout instead.
+    let capture = live::capture(transport, &options).map_err(|e| match e {
+        LiveError::Timeout { phase, seconds } => failed(format!(
+            "no answer to {phase} within {seconds} s (raise capture_timeout_seconds)"
+        )),
+        e => failed(crate::text::with_causes(&e)),
     })?;
     // Recorded as it runs, minus the environment's values and this machine's folders.
     let install = format!("{}/", folder.display());

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::derive::{proven, Census, PairVerdict, Record};
+use super::derive::{Census, Pair, PairVerdict, Record};
 use super::version::Bump;
 use crate::check::Severity;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
@@ -119,22 +119,25 @@ fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>, String> {
     crate::study::results::csv_bytes(rows).map_err(|e| e.to_string())
 }
 
-/// The sentence the report, the summary and the README lead with.
-pub fn headline(census: &Census) -> String {
-    let breaking: Vec<_> = census
+/// The pairs that break a caller, and how many of them came with a minor or patch bump.
+fn breaking_pairs(census: &Census) -> (usize, usize) {
+    let breaking = census
         .pairs
         .iter()
-        .filter(|p| p.verdict == PairVerdict::Breaking)
-        .collect();
+        .filter(|p| p.verdict == PairVerdict::Breaking);
     let quiet = breaking
-        .iter()
+        .clone()
         .filter(|p| matches!(p.bump, Bump::Minor | Bump::Patch))
         .count();
+    (breaking.count(), quiet)
+}
+
+/// The sentence the report, the summary and the README lead with.
+pub fn headline(census: &Census) -> String {
+    let (breaking, quiet) = breaking_pairs(census);
     format!(
-        "{} of {} release pairs break at least one caller; {} of them came with a minor or patch version.",
-        breaking.len(),
+        "{breaking} of {} release pairs break at least one caller; {quiet} of them came with a minor or patch version.",
         census.pairs.len(),
-        quiet
     )
 }
 
@@ -189,11 +192,7 @@ pub fn render(
             warning: p.count(Severity::Warning),
             compatible: p.count(Severity::Compatible),
             info: p.count(Severity::Info),
-            breaking_proven: p
-                .findings
-                .iter()
-                .filter(|f| f.severity == Severity::Breaking && proven(f))
-                .count(),
+            breaking_proven: p.breaking_proven(),
             reverts_to: p.reverts_to.as_deref().unwrap_or(""),
         })
         .collect();
@@ -220,8 +219,7 @@ pub fn render(
         })
         .collect();
     let summary = summary(census, id, title);
-    let mut summary_json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    summary_json.push(b'\n');
+    let summary_json = crate::study::results::json_bytes(&summary).map_err(|e| e.to_string())?;
     let mut files = vec![
         (RELEASES_CSV.to_string(), csv_bytes(&releases)?),
         (PAIRS_CSV.to_string(), csv_bytes(&pairs)?),
@@ -256,17 +254,7 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
             *pairs_by_rule.entry(rule).or_default() += 1;
         }
     }
-    let breaking = census
-        .pairs
-        .iter()
-        .filter(|p| p.verdict == PairVerdict::Breaking);
-    let breaking_findings = || {
-        census
-            .pairs
-            .iter()
-            .flat_map(|p| &p.findings)
-            .filter(|f| f.severity == Severity::Breaking)
-    };
+    let (pairs_breaking, pairs_breaking_minor_or_patch) = breaking_pairs(census);
     let failed = census
         .releases
         .iter()
@@ -283,17 +271,19 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         releases_captured: census.releases.len() - failed,
         releases_failed: failed,
         pairs: census.pairs.len(),
-        pairs_breaking: breaking.clone().count(),
-        pairs_breaking_minor_or_patch: breaking
-            .filter(|p| matches!(p.bump, Bump::Minor | Bump::Patch))
-            .count(),
+        pairs_breaking,
+        pairs_breaking_minor_or_patch,
         pairs_reverting: census
             .pairs
             .iter()
             .filter(|p| p.reverts_to.is_some())
             .count(),
-        breaking_findings: breaking_findings().count(),
-        breaking_findings_proven: breaking_findings().filter(|f| proven(f)).count(),
+        breaking_findings: census
+            .pairs
+            .iter()
+            .map(|p| p.count(Severity::Breaking))
+            .sum(),
+        breaking_findings_proven: census.pairs.iter().map(Pair::breaking_proven).sum(),
         by_bump,
         pairs_by_rule,
         headline: headline(census),
@@ -328,11 +318,7 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     let _ = writeln!(md, "## Pairs\n\n| package | old | new | bump | verdict | breaking (proven) | reverts to |\n|---|---|---|---|---|---:|---|");
     for p in &census.pairs {
         let breaking = p.count(Severity::Breaking);
-        let proven_count = p
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Breaking && proven(f))
-            .count();
+        let proven_count = p.breaking_proven();
         let _ = writeln!(
             md,
             "| `{}` | {} | {} | {} | {} | {breaking} ({proven_count}) | {} |",

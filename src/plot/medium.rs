@@ -99,11 +99,17 @@ impl Medium {
 
     /// The file name of a figure `stem` in this medium, without extension:
     /// `detection-matrix`, `detection-matrix-7in`.
-    pub fn file_stem(self, stem: &str) -> String {
+    fn file_stem(self, stem: &str) -> String {
         match self {
             Medium::Screen => stem.to_string(),
             Medium::Print(print) => format!("{stem}-{}", print.width),
         }
+    }
+
+    /// The SVG's and the PNG's file names of a figure `stem` in this medium.
+    pub fn file_names(self, stem: &str) -> [String; 2] {
+        let base = self.file_stem(stem);
+        [format!("{base}.svg"), format!("{base}.png")]
     }
 
     /// The print preset, if this is one.
@@ -117,13 +123,7 @@ impl Medium {
 
 /// The file names (SVG and PNG) every medium in `media` writes for figure `stem`.
 pub fn file_names(stem: &str, media: &[Medium]) -> Vec<String> {
-    media
-        .iter()
-        .flat_map(|m| {
-            let base = m.file_stem(stem);
-            [format!("{base}.svg"), format!("{base}.png")]
-        })
-        .collect()
+    media.iter().flat_map(|m| m.file_names(stem)).collect()
 }
 
 /// A report's sentence linking the print versions of figures `stems`.
@@ -132,8 +132,12 @@ pub fn print_links(stems: &[&str]) -> String {
         stems
             .iter()
             .map(|stem| {
-                let name = format!("{stem}-{width}.svg");
-                format!("[`{name}`]({name})")
+                let print = Medium::Print(Print {
+                    width,
+                    dpi: DEFAULT_DPI,
+                });
+                let [svg, _] = print.file_names(stem);
+                format!("[`{svg}`]({svg})")
             })
             .collect::<Vec<_>>()
             .join(", ")

@@ -46,11 +46,8 @@ impl Figure {
     /// The figure's two files, named for its medium: `detection-chart.svg`,
     /// `detection-chart-7in.png`.
     pub fn files(&self) -> [(String, &[u8]); 2] {
-        let base = self.medium.file_stem(self.stem);
-        [
-            (format!("{base}.svg"), self.svg.as_bytes()),
-            (format!("{base}.png"), &self.png[..]),
-        ]
+        let [svg, png] = self.medium.file_names(self.stem);
+        [(svg, self.svg.as_bytes()), (png, &self.png[..])]
     }
 }
 

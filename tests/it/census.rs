@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::json;
 
 use crate::common::{self, *};
+use driftlab::study::results::staging::copy_tree;
 
 /// Tools of the fixture's releases: a base, a rename of a required parameter, a revert to the
 /// base, and a compatible addition (an optional parameter).
@@ -431,27 +432,14 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
     assert!(verify.status.success(), "{}", stdout(&verify));
 }
 
-/// Copies `from` into `to`, folders included.
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_committed_census_rederives_byte_for_byte_from_its_captures() {
     let study = "mcp-census-2026-12-05";
     let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
     let fresh = dir.path().join(study);
-    copy_tree(&committed.join("captures"), &fresh.join("captures"));
+    fs::create_dir(&fresh).unwrap();
+    copy_tree(&committed.join("captures"), &fresh.join("captures")).unwrap();
     let output = run_in(
         &repo(),
         &[
