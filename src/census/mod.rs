@@ -5,6 +5,7 @@
 //! the captures alone, so `--offline` rewrites the same bytes.
 
 pub mod derive;
+mod figures;
 pub mod online;
 mod pep440;
 pub mod spec;

@@ -9,35 +9,26 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::derive::{Census, Pair, PairVerdict, Record};
+use super::figures;
 use super::version::Bump;
 use crate::check::Severity;
-use crate::plot::contract_chart::{render_stacked, ContractRow};
 use crate::plot::{self, Medium};
-use plotters::style::RGBColor;
 
 pub const RELEASES_CSV: &str = "releases.csv";
 pub const PAIRS_CSV: &str = "pairs.csv";
 pub const FINDINGS_CSV: &str = "findings.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT: &str = "report.md";
-pub const FIGURE_STEM: &str = "census-pairs";
 pub const CAPTURES: &str = "captures";
-
-/// The figure's segments: each pair's verdict.
-const SEGMENTS: [(&str, RGBColor); 5] = [
-    ("breaking", RGBColor(178, 34, 34)),
-    ("unknown (could not be judged)", RGBColor(0, 0, 0)),
-    ("warning (dangerous)", RGBColor(213, 94, 0)),
-    ("compatible or info", RGBColor(0, 114, 178)),
-    ("unchanged", RGBColor(200, 200, 200)),
-];
 
 /// Every derived file the census writes (the captures are its own, too).
 pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [RELEASES_CSV, PAIRS_CSV, FINDINGS_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
+    for stem in figures::STEMS {
+        names.extend(plot::file_names(stem, &Medium::DEFAULTS));
+    }
     names.push(crate::fs::manifest::MANIFEST.into());
     names
 }
@@ -230,7 +221,7 @@ pub fn render(
             report(census, &summary, title, command).into_bytes(),
         ),
     ];
-    files.extend(figure(census, title)?);
+    files.extend(figures::render(census, title)?);
     let mut pinned = files.clone();
     pinned.extend(captures.iter().cloned());
     files.push(crate::fs::manifest::folder_manifest(command, &pinned));
@@ -315,7 +306,18 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
         let _ = writeln!(md, "| {bump} | {} | {} |", counts.pairs, counts.breaking);
     }
     let _ = writeln!(md, "\nA bump's kind follows Cargo: the leftmost non-zero component is the major one (a 0.x minor is major); either side a pre-release makes it `pre-release`. Releases are paired in version order (SemVer for npm, PEP 440 for PyPI), not by publish date.\n");
-    let _ = writeln!(md, "## Pairs\n\n| package | old | new | bump | verdict | breaking (proven) | reverts to |\n|---|---|---|---|---|---:|---|");
+    let _ = writeln!(
+        md,
+        "![Release pairs by version bump]({}.svg)\n",
+        figures::BUMPS
+    );
+    let _ = writeln!(
+        md,
+        "## Pairs\n\nThe timeline draws the {} packages with at least one pair (versions under the dots on screen; the print versions leave them to the table).\n\n![Release timelines]({}.svg)\n",
+        figures::timeline_packages(census),
+        figures::TIMELINE
+    );
+    let _ = writeln!(md, "| package | old | new | bump | verdict | breaking (proven) | reverts to |\n|---|---|---|---|---|---:|---|");
     for p in &census.pairs {
         let breaking = p.count(Severity::Breaking);
         let proven_count = p.breaking_proven();
@@ -336,8 +338,9 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     }
     let _ = writeln!(
         md,
-        "\n![Release pairs by verdict]({FIGURE_STEM}.svg)\n\n{}\n",
-        plot::print_links(&[FIGURE_STEM])
+        "\n![Classes of change]({}.svg)\n\n{}\n",
+        figures::CLASSES,
+        plot::print_links(&figures::STEMS)
     );
     if !census.notes.is_empty() {
         let _ = writeln!(md, "## Notes\n");
@@ -351,62 +354,6 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
         "## Reproduce\n\nFrom the captures alone (no network):\n\n```sh\n{command}\n```"
     );
     md
-}
-
-/// One stacked bar per package (its pairs by verdict), then one per bump kind.
-fn figure(census: &Census, title: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let segment = |v: PairVerdict| match v {
-        PairVerdict::Breaking => 0,
-        PairVerdict::Unknown => 1,
-        PairVerdict::Warning => 2,
-        PairVerdict::Compatible | PairVerdict::Info => 3,
-        PairVerdict::Unchanged => 4,
-    };
-    let mut rows: Vec<ContractRow> = Vec::new();
-    let mut add = |label: String, verdicts: &mut dyn Iterator<Item = PairVerdict>| {
-        let mut counts = vec![0; SEGMENTS.len()];
-        for v in verdicts {
-            counts[segment(v)] += 1;
-        }
-        rows.push(ContractRow { label, counts });
-    };
-    let mut packages: Vec<&str> = census.pairs.iter().map(|p| p.package.as_str()).collect();
-    packages.dedup();
-    for package in packages {
-        add(
-            package.to_string(),
-            &mut census
-                .pairs
-                .iter()
-                .filter(|p| p.package == package)
-                .map(|p| p.verdict),
-        );
-    }
-    for bump in Bump::ALL {
-        add(
-            format!("all {bump} bumps"),
-            &mut census
-                .pairs
-                .iter()
-                .filter(|p| p.bump == bump)
-                .map(|p| p.verdict),
-        );
-    }
-    let title = format!(
-        "{}: release pairs by verdict",
-        if title.is_empty() { "Census" } else { title }
-    );
-    plot::files_in(&Medium::DEFAULTS, |medium| {
-        render_stacked(
-            FIGURE_STEM,
-            &title,
-            &SEGMENTS,
-            &rows,
-            ("pair", "pairs"),
-            medium,
-        )
-    })
-    .map_err(|e| e.to_string())
 }
 
 /// Every capture file under `dir/captures`, as (relative name, bytes), sorted by name.

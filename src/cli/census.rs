@@ -16,9 +16,9 @@ use crate::census::{self, online, write};
 /// version bump beside what broke.
 ///
 /// Captures are kept in OUT/captures/ and never fetched twice; releases.csv, pairs.csv,
-/// findings.csv, summary.json, report.md, census-pairs.svg/png (and print versions) and
-/// manifest.json are derived from them alone, so `--offline` rewrites the same bytes with no
-/// network. A census runs other people's code: each command is printed first and a terminal
+/// findings.csv, summary.json, report.md, the census-timeline, census-classes and census-bumps
+/// figures (screen and print) and manifest.json are derived from them alone, so `--offline`
+/// rewrites the same bytes with no network. A census runs other people's code: each command is printed first and a terminal
 /// asked (--yes for CI). Method and spec format: docs/census.md.
 #[derive(clap::Args)]
 #[command(after_help = "Example:\n  \

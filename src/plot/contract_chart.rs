@@ -164,6 +164,15 @@ pub fn render(title: &str, rows: &[ContractRow], medium: Medium) -> Result<Figur
     render_stacked(FILE_STEM, title, &SEGMENTS, rows, ("tool", "tools"), medium)
 }
 
+/// How long a bar is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Every bar full width: its segments are shares of its total.
+    Share,
+    /// The longest bar full width, the others in proportion: counts compare across rows.
+    Count,
+}
+
 /// Any stacked bar chart: `segments` gives each count's legend text and colour, in order.
 pub fn render_stacked(
     stem: &'static str,
@@ -171,6 +180,19 @@ pub fn render_stacked(
     segments: &[(&str, RGBColor)],
     rows: &[ContractRow],
     unit: Unit,
+    medium: Medium,
+) -> Result<Figure, PlotError> {
+    render_scaled(stem, title, segments, rows, unit, Scale::Share, medium)
+}
+
+/// [`render_stacked`] with bars of either [`Scale`].
+pub fn render_scaled(
+    stem: &'static str,
+    title: &str,
+    segments: &[(&str, RGBColor)],
+    rows: &[ContractRow],
+    unit: Unit,
+    scale: Scale,
     medium: Medium,
 ) -> Result<Figure, PlotError> {
     let layout = Layout::new(title, segments, rows, unit, medium);
@@ -183,6 +205,7 @@ pub fn render_stacked(
             segments,
             rows,
             unit,
+            scale,
             layout,
         },
     )
@@ -192,6 +215,7 @@ struct Stacked<'a> {
     segments: &'a [(&'a str, RGBColor)],
     rows: &'a [ContractRow],
     unit: Unit,
+    scale: Scale,
     layout: Layout,
 }
 
@@ -225,6 +249,12 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) 
     }
     legend::draw(root, &l.legend, &s.legend)?;
     let (left, bar_width) = (l.left, l.bar_width);
+    let longest: usize = chart
+        .rows
+        .iter()
+        .map(|r| r.counts.iter().sum())
+        .max()
+        .unwrap_or(0);
     for (row, (y, height, lines)) in chart.rows.iter().zip(&l.rows) {
         let (y, height) = (*y, *height);
         let first = y + height / 2 - s.line * (lines.len() as i32 - 1) / 2;
@@ -235,7 +265,10 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) 
                 text(s.label, false, HPos::Right, VPos::Center),
             ))?;
         }
-        let total: usize = row.counts.iter().sum();
+        let total: usize = match chart.scale {
+            Scale::Share => row.counts.iter().sum(),
+            Scale::Count => longest,
+        };
         let mut start = 0usize;
         for (count, &(_, colour)) in row.counts.iter().zip(chart.segments) {
             if *count == 0 || total == 0 {
@@ -249,16 +282,31 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) 
             ))?;
             start += count;
         }
+        let end = match chart.scale {
+            Scale::Share => bar_width,
+            Scale::Count if longest == 0 => 0,
+            Scale::Count => {
+                (bar_width as usize * row.counts.iter().sum::<usize>() / longest) as i32
+            }
+        };
         root.draw(&Text::new(
             total_label(row, chart.unit),
-            (left + bar_width + s.margin, y + height / 2),
+            (left + end + s.margin, y + height / 2),
             text(s.label, false, HPos::Left, VPos::Center),
         ))?;
     }
-    // 0%, 50% and 100% guides under the bars.
+    // Guides under the bars: 0%, 50% and 100%, or none, half and all of the longest bar.
     let top = l.rows.first().map_or(l.bottom, |r| r.0);
     let bottom = l.bottom + s.bar_inset;
-    for (share, label) in [(0, "0%"), (50, "50%"), (100, "100%")] {
+    let guides = match chart.scale {
+        Scale::Share => [(0, "0%".into()), (50, "50%".into()), (100, "100%".into())],
+        Scale::Count => [
+            (0, "0".to_string()),
+            (50, format!("{}", longest as f64 / 2.0)),
+            (100, longest.to_string()),
+        ],
+    };
+    for (share, label) in guides {
         let x = left + bar_width * share / 100;
         root.draw(&PathElement::new(
             vec![(x, top - s.bar_inset), (x, bottom)],

@@ -14,6 +14,7 @@ mod medium;
 mod scaled;
 mod style;
 mod svg_font;
+pub mod timeline;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

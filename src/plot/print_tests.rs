@@ -188,3 +188,63 @@ fn the_screen_figures_keep_their_pixel_canvas() {
         assert!(info.pixel_dims.is_none());
     }
 }
+
+#[test]
+fn a_release_timeline_and_a_count_chart_print_at_7_pt_or_more() {
+    use super::contract_chart::{render_scaled, Scale};
+    use super::timeline::{Kind, Lane, Link, Mark};
+    let kinds = [
+        Kind {
+            label: "breaking",
+            colour: RGBColor(178, 34, 34),
+            stroke: 4,
+        },
+        Kind {
+            label: "unchanged",
+            colour: RGBColor(200, 200, 200),
+            stroke: 2,
+        },
+    ];
+    let lanes: Vec<Lane> = (0..6)
+        .map(|i| Lane {
+            label: format!("npm:@modelcontextprotocol/server-sequential-thinking-{i}"),
+            marks: (0..4 + i)
+                .map(|v| Mark {
+                    version: format!("2026.11.{v}"),
+                    captured: v != 1,
+                })
+                .collect(),
+            links: vec![Link {
+                from: 0,
+                to: 2,
+                kind: i % 2,
+            }],
+        })
+        .collect();
+    let rows: Vec<ContractRow> = (0..8)
+        .map(|i| ContractRow {
+            label: format!("parameter-description-changed-{i}"),
+            counts: vec![i, 1, 0, 2, 3],
+        })
+        .collect();
+    for width in PrintWidth::ALL {
+        let medium = Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        });
+        let title = "A census of many servers: each package's releases in version order";
+        let figure = timeline::render("timeline", title, &kinds, &lanes, medium).unwrap();
+        assert_printable(&figure, width);
+        let figure = render_scaled(
+            "counts",
+            title,
+            &SEGMENTS,
+            &rows,
+            ("pair", "pairs"),
+            Scale::Count,
+            medium,
+        )
+        .unwrap();
+        assert_printable(&figure, width);
+    }
+}

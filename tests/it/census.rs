@@ -148,7 +148,7 @@ fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
         report.contains("**Result.** 2 of 3 release pairs break"),
         "{report}"
     );
-    assert!(out.join("census-pairs-7in.svg").is_file());
+    assert!(out.join("census-timeline-7in.svg").is_file());
 
     // Rerun: the same bytes; verify pins the captures too.
     let before = derived(&out);
