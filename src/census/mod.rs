@@ -8,6 +8,7 @@ pub mod derive;
 mod figures;
 pub mod online;
 mod pep440;
+pub mod shard;
 pub mod spec;
 pub mod version;
 pub mod write;
@@ -93,19 +94,21 @@ fn json_line<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
     crate::study::results::json_bytes(value).map_err(|e| e.to_string())
 }
 
-/// Derives the census from `dir/captures` and writes every derived file into `dir`.
+/// Derives the census from `dir/captures` and writes every derived file into `dir`, with
+/// `extra` files (a shard's record) written and pinned beside them.
 pub fn derive_and_write(
     spec: &CensusSpec,
     dir: &Path,
     command: &str,
+    extra: Vec<(String, Vec<u8>)>,
 ) -> Result<(Census, Vec<String>), String> {
     let rule_set = spec
         .rule_set
         .clone()
         .unwrap_or_else(|| crate::check::rules::sets::latest().to_string());
     let census = derive::derive(spec, &dir.join(write::CAPTURES), &rule_set)?;
-    let captures = write::read_captures(dir)?;
-    let files = write::render(&census, &spec.id, &spec.title, command, &captures)?;
+    let captures = write::read_captures(dir, spec)?;
+    let files = write::render(&census, &spec.id, &spec.title, command, &captures, extra)?;
     let names = crate::fs::write_files_atomic(dir, files)
         .map_err(|(path, e)| format!("{}: {e}", path.display()))?;
     Ok((census, names))

@@ -182,6 +182,16 @@ pub struct Chosen {
 }
 
 impl CensusSpec {
+    /// The census of shard `index` of `count` (1-based): packages ⌊(K−1)·P/N⌋ … ⌊K·P/N⌋ − 1 of
+    /// the spec's P, split as a study splits its surfaces.
+    pub fn shard(&self, index: u64, count: u64) -> CensusSpec {
+        let range = crate::record::Shard::of(index, count, self.packages.len() as u64);
+        CensusSpec {
+            packages: self.packages[range.first as usize..range.end as usize].to_vec(),
+            ..self.clone()
+        }
+    }
+
     pub fn parse(text: &str) -> Result<CensusSpec, String> {
         let spec: CensusSpec = toml::from_str(text).map_err(|e| e.to_string())?;
         if spec.id.is_empty()

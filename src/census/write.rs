@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::derive::{Census, Pair, PairVerdict, Record};
 use super::figures;
+use super::spec::CensusSpec;
 use super::version::Bump;
 use crate::check::Severity;
 use crate::plot::{self, Medium};
@@ -139,6 +140,7 @@ pub fn render(
     title: &str,
     command: &str,
     captures: &[(String, Vec<u8>)],
+    extra: Vec<(String, Vec<u8>)>,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
     let releases: Vec<ReleaseRow> = census
         .releases
@@ -222,6 +224,7 @@ pub fn render(
         ),
     ];
     files.extend(figures::render(census, title)?);
+    files.extend(extra);
     let mut pinned = files.clone();
     pinned.extend(captures.iter().cloned());
     files.push(crate::fs::manifest::folder_manifest(command, &pinned));
@@ -356,10 +359,15 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     md
 }
 
-/// Every capture file under `dir/captures`, as (relative name, bytes), sorted by name.
-pub fn read_captures(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+/// Every capture file of `spec`'s packages under `dir/captures`, as (relative name, bytes),
+/// sorted by name (another package's folder there is not the census's: a shard's folder may
+/// hold the whole census's captures).
+pub fn read_captures(dir: &Path, spec: &CensusSpec) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut out = Vec::new();
-    let mut stack = vec![dir.join(CAPTURES)];
+    let mut stack = Vec::new();
+    for package in &spec.packages {
+        stack.push(dir.join(CAPTURES).join(package.package()?.folder()));
+    }
     while let Some(folder) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
+use crate::census::shard::{self, ShardFile};
 use crate::census::spec::CensusSpec;
 use crate::census::version::Scheme;
 use crate::census::{self, online, write};
@@ -39,18 +40,47 @@ pub struct Args {
     /// Write into a folder that holds files a census does not write.
     #[arg(long)]
     force: bool,
+    /// Run only shard K of N (1-based): packages ⌊(K−1)·P/N⌋ to ⌊K·P/N⌋−1 of the spec's P,
+    /// into results/<id>-shard-K-of-N by default; `driftlab merge` joins all N into the
+    /// unsharded census's bytes. `auto` reads K and N from the batch system
+    /// (DRIFTLAB_SHARD_INDEX/_COUNT, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID/_COUNT).
+    #[arg(long, value_name = "K/N", value_parser = super::shard::parse)]
+    shard: Option<super::shard::ShardArg>,
 }
 
 pub fn run(args: Args) -> Result<u8> {
     let text =
         std::fs::read_to_string(&args.spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
-    let spec = CensusSpec::parse(&text).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+    let whole = CensusSpec::parse(&text).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+    // As the other studies do: the command names the spec's own folder, so a copy written
+    // elsewhere (a test's) has the same bytes.
+    let command = format!(
+        "driftlab census {} --offline --out results/{}",
+        args.spec.display(),
+        whole.id
+    );
+    let (spec, folder_name, shard_file) = match args.shard {
+        None => (whole.clone(), whole.id.clone(), None),
+        Some((k, n)) => {
+            let record = ShardFile::new(&text, &whole, k, n, &command);
+            eprintln!(
+                "driftlab census: shard {k}/{n}: packages {} of {}",
+                record.packages.len(),
+                whole.packages.len()
+            );
+            let name = format!("{}-shard-{k}-of-{n}", whole.id);
+            (whole.shard(k, n), name, Some(record))
+        }
+    };
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&spec.id));
+        .unwrap_or_else(|| PathBuf::from("results").join(&folder_name));
     let mut ours = write::file_names();
     ours.extend([write::CAPTURES.to_string(), "run.json".to_string()]);
+    if shard_file.is_some() {
+        ours.push(shard::SHARD_FILE.to_string());
+    }
     crate::study::results::staging::refuse_foreign(
         &out,
         |name| ours.iter().any(|o| o == name),
@@ -88,15 +118,18 @@ pub fn run(args: Args) -> Result<u8> {
         let _ = std::fs::remove_dir_all(&root);
         fetched.map_err(|e| anyhow!(e))?;
     }
-    // As the other studies do: the command names the spec's own folder, so a copy written
-    // elsewhere (a test's) has the same bytes.
-    let command = format!(
-        "driftlab census {} --offline --out results/{}",
-        args.spec.display(),
-        spec.id
-    );
+    let (command, extra) = match (&shard_file, args.shard) {
+        (Some(record), Some((k, n))) => (
+            format!(
+                "driftlab census {} --offline --shard {k}/{n} --out results/{folder_name}",
+                args.spec.display()
+            ),
+            vec![record.file().map_err(|e| anyhow!(e))?],
+        ),
+        _ => (command, Vec::new()),
+    };
     let (census, names) =
-        census::derive_and_write(&spec, &out, &command).map_err(|e| anyhow!(e))?;
+        census::derive_and_write(&spec, &out, &command, extra).map_err(|e| anyhow!(e))?;
     eprintln!(
         "driftlab census: {} releases, {} pairs; wrote {} to {}",
         census.releases.len(),

@@ -1,15 +1,18 @@
 //! `driftlab merge`: combine shard results into the folder an unsharded run would have written,
-//! byte for byte (only the manifest's `run` section differs).
+//! byte for byte (for a study only `run.json` differs): the shards of a study or of a census.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Result};
+
+use crate::census::{self, shard};
 
 use crate::report::table;
 use crate::study::results;
 
-/// Merge the results of `driftlab study --shard K/N` runs (all N shards of one study).
+/// Merge the results of `driftlab study --shard K/N` or `driftlab census --shard K/N` runs (all
+/// N shards of one study or census) into the folder the unsharded run writes, byte for byte.
 #[derive(clap::Args)]
 pub struct Args {
     /// The shard folders, in any order.
@@ -18,7 +21,7 @@ pub struct Args {
     /// The merged results folder.
     #[arg(long, short, value_name = "DIR")]
     out: PathBuf,
-    /// Overwrite a folder that holds results of a different study.
+    /// Overwrite a folder that holds results of a different study (a census: captures).
     #[arg(long)]
     force: bool,
     /// Skip the figures and report.md.
@@ -30,6 +33,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8> {
+    let census_shards = args.shards.iter().filter(|d| shard::is_shard(d)).count();
+    if census_shards > 0 {
+        return merge_census(&args, census_shards);
+    }
     let merged = results::merge(
         &args.shards,
         &args.out,
@@ -44,6 +51,40 @@ pub fn run(args: Args) -> Result<u8> {
             merged.shards,
             args.out.display(),
             merged.files.join(", ")
+        );
+    }
+    Ok(super::exit::PASS)
+}
+
+fn merge_census(args: &Args, census_shards: usize) -> Result<u8> {
+    if census_shards != args.shards.len() {
+        bail!(
+            "{} of the {} folders are census shards ({}) and the others are not: merge the shards of one census at a time",
+            census_shards,
+            args.shards.len(),
+            shard::SHARD_FILE
+        );
+    }
+    if args.no_figures {
+        bail!("--no-figures: a merged census writes every file the unsharded census writes");
+    }
+    let mut ours = census::write::file_names();
+    ours.extend([census::write::CAPTURES.to_string()]);
+    results::staging::refuse_foreign(
+        &args.out,
+        |name| ours.iter().any(|o| o == name),
+        "a census",
+        args.force,
+    )?;
+    let (merged, names) =
+        shard::merge(&args.shards, &args.out, args.force).map_err(|e| anyhow!(e))?;
+    if !args.quiet {
+        outln!("{}", census::write::headline(&merged));
+        outln!(
+            "\nmerged {} census shards: {}/ ({})",
+            args.shards.len(),
+            args.out.display(),
+            names.join(", ")
         );
     }
     Ok(super::exit::PASS)

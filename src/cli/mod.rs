@@ -35,6 +35,7 @@ mod lock;
 mod merge;
 mod scan;
 mod servers;
+mod shard;
 mod snapshot;
 mod stack_study;
 mod study;

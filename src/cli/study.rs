@@ -46,9 +46,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = RowsMode::All)]
     rows: RowsMode,
     /// Run only shard K of N (1-based): a deterministic slice of the surfaces, merged with
-    /// `driftlab merge`. Shards write no figures or report.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    shard: Option<(u64, u64)>,
+    /// `driftlab merge`. Shards write no figures or report. `auto` reads K and N from the batch
+    /// system (DRIFTLAB_SHARD_INDEX/_COUNT, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID/_COUNT).
+    #[arg(long, value_name = "K/N", value_parser = super::shard::parse)]
+    shard: Option<super::shard::ShardArg>,
 }
 
 /// Spec fields that can be overridden on the command line.
@@ -63,19 +64,6 @@ pub struct Overrides {
     /// Override the number of tools per surface.
     #[arg(long)]
     tools: Option<usize>,
-}
-
-fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("{text:?}: expected K/N with 1 <= K <= N, e.g. 3/8");
-    let (k, n) = text.split_once('/').ok_or_else(bad)?;
-    let (k, n): (u64, u64) = (
-        k.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if k == 0 || n == 0 || k > n {
-        return Err(bad());
-    }
-    Ok((k, n))
 }
 
 /// Reads a spec file (or the embedded default), applies overrides and resolves it.

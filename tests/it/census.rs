@@ -472,3 +472,115 @@ fn the_committed_census_rederives_byte_for_byte_from_its_captures() {
         "README lacks the census headline"
     );
 }
+
+/// Every file under `dir`, as (relative path, bytes), sorted.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((name, fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn three_shards_of_the_committed_census_merge_to_its_bytes() {
+    let committed = repo().join("results").join("mcp-census-2026-12-05");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "research/2026-12-05-mcp-census/census.toml";
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        // Each shard's folder holds every capture; a shard derives and pins only its own.
+        let shard = dir.path().join(format!("shard-{k}"));
+        fs::create_dir(&shard).unwrap();
+        copy_tree(&committed.join("captures"), &shard.join("captures")).unwrap();
+        let shard_arg = format!("{k}/3");
+        let mut args = vec![
+            "census",
+            spec,
+            "--offline",
+            "--out",
+            shard.to_str().unwrap(),
+        ];
+        // Shard 2 finds its index as a Kubernetes Indexed Job would give it.
+        let mut command = driftlab();
+        if k == 2 {
+            args.extend(["--shard", "auto"]);
+            command
+                .env("JOB_COMPLETION_INDEX", "1")
+                .env("DRIFTLAB_SHARD_COUNT", "3");
+        } else {
+            args.extend(["--shard", &shard_arg]);
+        }
+        let output = command.current_dir(repo()).args(&args).output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("shard {k}/3: packages 20 of 60")),
+            "{}",
+            stderr(&output)
+        );
+        shards.push(shard);
+    }
+    let merged = dir.path().join("merged");
+    let merge = |shards: &[&PathBuf]| {
+        let mut args = vec!["merge".to_string()];
+        args.extend(shards.iter().map(|s| s.to_string_lossy().into_owned()));
+        args.extend(["-o".into(), merged.to_string_lossy().into_owned()]);
+        run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+
+    // Two of three shards, or a shard whose capture was edited, are refused.
+    let output = merge(&[&shards[0], &shards[2]]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("exactly once"),
+        "{}",
+        stderr(&output)
+    );
+    let pinned: serde_json::Value = read_json(&shards[1].join("manifest.json"));
+    let capture = pinned["files"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|name| name.starts_with("captures/"))
+        .unwrap()
+        .clone();
+    let original = fs::read(shards[1].join(&capture)).unwrap();
+    fs::write(shards[1].join(&capture), b"{}").unwrap();
+    let output = merge(&[&shards[2], &shards[0], &shards[1]]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("does not match its manifest"),
+        "{}",
+        stderr(&output)
+    );
+    fs::write(shards[1].join(&capture), original).unwrap();
+
+    // In any order: the unsharded census's bytes, captures and all.
+    let output = merge(&[&shards[2], &shards[0], &shards[1]]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (merged_files, committed_files) = (tree(&merged), tree(&committed));
+    assert_eq!(merged_files.len(), committed_files.len());
+    for ((name, bytes), (committed_name, committed_bytes)) in
+        merged_files.iter().zip(&committed_files)
+    {
+        assert_eq!(name, committed_name);
+        assert!(
+            bytes == committed_bytes,
+            "{name} differs from the unsharded census"
+        );
+    }
+}
