@@ -25,7 +25,7 @@ step() {
 
 step "cargo run --release -- study" 1 cargo run --release -- study
 step "install the pinned servers and checkers" 2 bash -c \
-  'npm ci --prefix servers && npm ci --prefix tools/registries && python3 -m venv servers/.venv &&
+  'npm ci --prefix servers && scripts/install-registries.sh && python3 -m venv servers/.venv &&
    servers/.venv/bin/pip install -r servers/requirements.txt && scripts/install-real-checkers.sh'
 step "cargo test --release --locked" 3 cargo test --release --locked
 cd tests/data/corpus

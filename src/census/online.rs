@@ -306,7 +306,14 @@ fn capture_release_in(
                 index(spec),
             ]);
             command.arg(format!("{}=={version}", package.name));
-            run(command, timeout, &log).map_err(install)?;
+            run(command, timeout, &log).map_err(|reason| {
+                // The version is listed, so pip found no wheel it may take.
+                let hint = match reason.contains("No matching distribution found") {
+                    true => " (no wheel for this platform: a census installs wheels only, since building an sdist runs its code)",
+                    false => "",
+                };
+                install(format!("{reason}{hint}"))
+            })?;
             match (&package_spec.script, &package_spec.module) {
                 (Some(script), _) => {
                     vec![venv.join("bin").join(script).to_string_lossy().into_owned()]

@@ -15,7 +15,7 @@ use driftlab::study::results::staging::copy_tree;
 
 /// Tools of the fixture's releases: a base, a rename of a required parameter, a revert to the
 /// base, and a compatible addition (an optional parameter).
-fn tools(release: &str) -> serde_json::Value {
+pub(crate) fn tools(release: &str) -> serde_json::Value {
     let weather = |param: &str, extra: bool| {
         let mut properties = json!({ param: { "type": "string" }, "units": { "type": "string", "enum": ["c", "f"] } });
         if extra {
@@ -35,7 +35,7 @@ fn tools(release: &str) -> serde_json::Value {
     }
 }
 
-fn rows(path: &Path) -> Vec<Vec<String>> {
+pub(crate) fn rows(path: &Path) -> Vec<Vec<String>> {
     let mut reader = csv::Reader::from_path(path).unwrap();
     reader
         .records()
@@ -57,7 +57,7 @@ fn spec(dir: &Path, registry: Option<&str>, packages: &str) -> PathBuf {
 }
 
 /// Every file of `dir` but the captures and run records, with its bytes.
-fn derived(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn derived(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

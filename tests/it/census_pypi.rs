@@ -1,0 +1,210 @@
+//! `driftlab census` on PyPI packages, against a real local index (pypiserver, pinned in
+//! `tools/registries/requirements.txt`, started by the test on 127.0.0.1 with no fallback to
+//! pypi.org) serving wheels of a Python fixture server that the test builds with the standard
+//! library (`tests/fixtures/census/make_wheel.py`): a break, a revert, a compatible release, a
+//! release that hangs, one that will not install (an sdist only: a census installs wheels only)
+//! and a package the index does not know.
+
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use super::census::{derived, rows, tools};
+use crate::common::{self, *};
+
+/// A pypiserver on a free 127.0.0.1 port, killed when dropped.
+struct Index {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Index {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn pypiserver() -> Option<PathBuf> {
+    let path = repo().join("tools/registries/.venv/bin/pypi-server");
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
+        "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: install tools/registries/requirements.txt into tools/registries/.venv",
+        path.display()
+    );
+    common::skip("pypiserver is not installed (tools/registries/requirements.txt into tools/registries/.venv)");
+    None
+}
+
+fn start_index(bin: &Path, packages: &Path) -> Index {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(bin)
+        .args(["run", "-i", "127.0.0.1", "-p", &port.to_string()])
+        // Never send a caller to pypi.org for a package it does not hold.
+        .arg("--disable-fallback")
+        .arg(packages)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/simple/");
+    let agent = ureq::Agent::new_with_defaults();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while agent.get(&url).call().is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pypiserver did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    Index { child, url }
+}
+
+/// Builds one wheel of the fixture server into `packages`.
+fn wheel(work: &Path, packages: &Path, release: &str, contract: serde_json::Value) {
+    let mut contract = contract;
+    contract["version"] = json!(release);
+    let tools = work.join(format!("tools-{release}.json"));
+    fs::write(&tools, contract.to_string()).unwrap();
+    let output = Command::new("python3")
+        .arg(repo().join("tests/fixtures/census/make_wheel.py"))
+        .arg(packages)
+        .arg(release)
+        .arg(&tools)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "make_wheel {release}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure() {
+    let Some(bin) = pypiserver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let packages = dir.path().join("packages");
+    fs::create_dir(&packages).unwrap();
+    for release in ["1.0.0", "1.1.0", "1.1.1", "1.2.0"] {
+        wheel(
+            dir.path(),
+            &packages,
+            release,
+            json!({ "tools": tools(release) }),
+        );
+    }
+    wheel(dir.path(), &packages, "1.3.0", json!({ "hang": true }));
+    // A release published as an sdist only: installing it would mean building it (running its
+    // code), which a census refuses.
+    fs::write(
+        packages.join("driftlab-census-fixture-1.4.0.tar.gz"),
+        b"not built",
+    )
+    .unwrap();
+    let index = start_index(&bin, &packages);
+    let spec = dir.path().join("census.toml");
+    fs::write(
+        &spec,
+        format!(
+            "id = \"census-pypi-fixture\"\ncapture_timeout_seconds = 3\npypi_index = \"{}\"\n\n\
+             [[package]]\nsource = \"pypi:driftlab-census-fixture\"\nscript = \"census-fixture\"\n\n\
+             [[package]]\nsource = \"pypi:driftlab-no-such-package\"\nscript = \"nothing\"\n",
+            index.url
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let args = [
+        "census",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = run(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
+    );
+    let releases = rows(&out.join("releases.csv"));
+    let status: Vec<(&str, &str, &str)> = releases
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("pypi:driftlab-census-fixture", "1.0.0", "captured"),
+            ("pypi:driftlab-census-fixture", "1.1.0", "captured"),
+            ("pypi:driftlab-census-fixture", "1.1.1", "captured"),
+            ("pypi:driftlab-census-fixture", "1.2.0", "captured"),
+            ("pypi:driftlab-census-fixture", "1.3.0", "capture-failed"),
+            ("pypi:driftlab-census-fixture", "1.4.0", "install-failed"),
+            ("pypi:driftlab-no-such-package", "", "unlisted"),
+        ]
+    );
+    let reason = |version: &str| {
+        releases
+            .iter()
+            .find(|r| r[1] == version)
+            .map(|r| r[7].clone())
+            .unwrap()
+    };
+    assert!(
+        reason("1.3.0").contains("capture_timeout_seconds"),
+        "{}",
+        reason("1.3.0")
+    );
+    assert!(
+        reason("1.4.0").contains("wheels only"),
+        "{}",
+        reason("1.4.0")
+    );
+    assert!(
+        !reason("1.4.0").contains(dir.path().to_str().unwrap()),
+        "a reason names no path of this machine: {}",
+        reason("1.4.0")
+    );
+    let pairs = rows(&out.join("pairs.csv"));
+    assert_eq!(
+        pairs
+            .iter()
+            .map(|p| (p[3].as_str(), p[4].as_str()))
+            .collect::<Vec<_>>(),
+        [
+            ("minor", "breaking"),
+            ("patch", "breaking"),
+            ("minor", "compatible")
+        ]
+    );
+    assert_eq!(pairs[1][12], "1.0.0", "1.1.1 reverts to 1.0.0");
+
+    // Offline from the captures: the same bytes; verify pins the captures.
+    let before = derived(&out);
+    let offline = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--offline",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(offline.status.success(), "{}", stderr(&offline));
+    assert!(
+        derived(&out) == before,
+        "--offline changed the derived files"
+    );
+    let verify = run(&["verify", out.to_str().unwrap()]);
+    assert!(verify.status.success(), "{}", stdout(&verify));
+}
