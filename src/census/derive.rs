@@ -23,6 +23,9 @@ pub struct Failure {
     /// `install` or `capture`.
     pub stage: String,
     pub reason: String,
+    /// The server ran without network (absent from older records: it did not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandboxed: bool,
 }
 
 /// A release's record in `captures/`: its capture, or why there is none.
@@ -37,6 +40,8 @@ pub struct Release {
     pub version: String,
     pub record: Record,
     pub protocol: String,
+    /// Whether its server ran, and if so without network (`None`: it never started).
+    pub sandboxed: Option<bool>,
 }
 
 /// What a pair's findings add up to, most severe first.
@@ -193,6 +198,7 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
                 version: String::new(),
                 record: Record::Failed(failure),
                 protocol: String::new(),
+                sandboxed: None,
             });
             continue;
         }
@@ -216,15 +222,17 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
 fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Release, String> {
     let folder = captures.join(package.folder());
     let failed = folder.join(failure_name(version));
-    let release = |record, protocol| Release {
+    let release = |record, protocol, sandboxed| Release {
         package: package.key(),
         version: version.to_string(),
         record,
         protocol,
+        sandboxed,
     };
     if failed.is_file() {
         let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
-        return Ok(release(Record::Failed(failure), String::new()));
+        let sandboxed = (failure.stage == "capture").then_some(failure.sandboxed);
+        return Ok(release(Record::Failed(failure), String::new(), sandboxed));
     }
     let path = folder.join(capture_name(version));
     let limits = Limits {
@@ -237,7 +245,14 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         .and_then(|v| v.as_str())
         .unwrap_or_default()
         .to_string();
-    Ok(release(Record::Captured(Box::new(surface)), protocol))
+    // A sandboxed run's recorded command starts with the sandbox.
+    let sandboxed =
+        file.pointer("/server/command/0").and_then(|v| v.as_str()) == Some(super::sandbox::PROGRAM);
+    Ok(release(
+        Record::Captured(Box::new(surface)),
+        protocol,
+        Some(sandboxed),
+    ))
 }
 
 /// Consecutive captured releases of one package, paired; a pair that changes something and

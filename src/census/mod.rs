@@ -8,6 +8,7 @@ pub mod derive;
 mod figures;
 pub mod online;
 mod pep440;
+pub mod sandbox;
 pub mod shard;
 pub mod spec;
 pub mod version;
@@ -53,6 +54,7 @@ pub fn fetch(
                     &json_line(&Failure {
                         stage: "versions".into(),
                         reason,
+                        sandboxed: false,
                     })?,
                 )?;
                 continue;

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::derive::Failure;
+use super::sandbox::{self, Sandbox};
 use super::spec::{CensusSpec, Package, PackageSpec};
 use super::version::Scheme;
 use crate::live::stdio::{Launch, StdioTransport};
@@ -22,9 +23,11 @@ pub const PYPI_INDEX: &str = "https://pypi.org/simple/";
 /// The largest contract a release may list (as `capture`'s default).
 const MAX_BYTES: usize = 64 * 1024 * 1024;
 
-/// A scratch folder for one census run: installs, `HOME`, `TMPDIR`.
+/// A scratch folder for one census run: installs, `HOME`, `TMPDIR`; and the sandbox servers run
+/// in, if any.
 pub struct Scratch {
     pub root: PathBuf,
+    pub sandbox: Option<Sandbox>,
 }
 
 impl Scratch {
@@ -242,8 +245,8 @@ pub fn capture_release(
     scratch: &Scratch,
 ) -> Result<Vec<u8>, Failure> {
     capture_release_in(spec, package_spec, package, version, scratch).map_err(|f| Failure {
-        stage: f.stage,
         reason: scratch.scrub(&f.reason),
+        ..f
     })
 }
 
@@ -257,6 +260,7 @@ fn capture_release_in(
     let install = |reason: String| Failure {
         stage: "install".into(),
         reason,
+        sandboxed: false,
     };
     let folder = scratch
         .root
@@ -370,11 +374,22 @@ fn capture(
     scratch: &Scratch,
     folder: &Path,
 ) -> Result<Vec<u8>, Failure> {
-    let failed = |reason: String| Failure {
-        stage: "capture".into(),
-        reason,
+    let sandboxed = scratch.sandbox.is_some();
+    let failed = |reason: String| {
+        let hint = sandbox::network_hint(&reason).filter(|_| sandboxed);
+        Failure {
+            stage: "capture".into(),
+            reason: format!("{reason}{}", hint.unwrap_or_default()),
+            sandboxed,
+        }
     };
-    let mut argv: Vec<String> = vec!["env".into(), "-i".into()];
+    let sandbox: Vec<String> = scratch
+        .sandbox
+        .as_ref()
+        .map(|s| s.prefix().to_vec())
+        .unwrap_or_default();
+    let mut argv: Vec<String> = sandbox.clone();
+    argv.extend(["env".to_string(), "-i".to_string()]);
     argv.push(format!(
         "PATH={}",
         std::env::var("PATH").unwrap_or_default()
@@ -412,14 +427,17 @@ fn capture(
     })?;
     // Recorded as it runs, minus the environment's values and this machine's folders.
     let install = format!("{}/", folder.display());
-    let recorded: Vec<String> = argv
-        .iter()
-        .skip(2)
-        .map(|word| match word.split_once('=') {
-            Some((name, _)) if !word.starts_with('/') && !name.contains('/') => format!("{name}=…"),
-            _ => scratch.scrub(&word.replace(&install, "")),
-        })
-        .collect();
+    let mut recorded: Vec<String> = sandbox.iter().map(|w| scratch.scrub(w)).collect();
+    recorded.extend(
+        argv.iter()
+            .skip(sandbox.len() + 2)
+            .map(|word| match word.split_once('=') {
+                Some((name, _)) if !word.starts_with('/') && !name.contains('/') => {
+                    format!("{name}=…")
+                }
+                _ => scratch.scrub(&word.replace(&install, "")),
+            }),
+    );
     // The capture's own record of when: the census derives nothing from it.
     let at = crate::text::rfc3339(
         std::time::SystemTime::now()

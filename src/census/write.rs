@@ -43,6 +43,9 @@ struct ReleaseRow<'a> {
     prompts: Option<usize>,
     resources: Option<usize>,
     protocol: &'a str,
+    /// `yes` where the server ran without network, `no` where it ran with it, empty where it
+    /// never started.
+    sandboxed: &'static str,
     reason: &'a str,
 }
 
@@ -94,6 +97,9 @@ struct Summary<'a> {
     releases: usize,
     releases_captured: usize,
     releases_failed: usize,
+    /// Releases whose server ran, and how many of those ran without network.
+    server_runs: usize,
+    server_runs_sandboxed: usize,
     pairs: usize,
     pairs_breaking: usize,
     /// Breaking pairs that came with a minor or patch bump.
@@ -166,6 +172,11 @@ pub fn render(
                 prompts: contract.and_then(|c| c.prompts.as_ref()).map(Vec::len),
                 resources: contract.and_then(|c| c.resources.as_ref()).map(Vec::len),
                 protocol: &r.protocol,
+                sandboxed: match r.sandboxed {
+                    None => "",
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                },
                 reason,
             }
         })
@@ -264,6 +275,16 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         releases: census.releases.len(),
         releases_captured: census.releases.len() - failed,
         releases_failed: failed,
+        server_runs: census
+            .releases
+            .iter()
+            .filter(|r| r.sandboxed.is_some())
+            .count(),
+        server_runs_sandboxed: census
+            .releases
+            .iter()
+            .filter(|r| r.sandboxed == Some(true))
+            .count(),
         pairs: census.pairs.len(),
         pairs_breaking,
         pairs_breaking_minor_or_patch,
@@ -300,6 +321,16 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
         summary.releases_failed,
         summary.releases,
         summary.pairs_reverting
+    );
+    let _ = writeln!(
+        md,
+        "{} of the {} server runs were sandboxed without network (bwrap; `sandboxed` in `releases.csv`); {}.\n",
+        summary.server_runs_sandboxed,
+        summary.server_runs,
+        match summary.server_runs - summary.server_runs_sandboxed {
+            0 => "none could reach the network".to_string(),
+            n => format!("{n} could reach the network, with dummy credentials and loopback addresses from the spec"),
+        }
     );
     let _ = writeln!(
         md,

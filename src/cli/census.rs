@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
+use crate::census::sandbox::Sandbox;
 use crate::census::shard::{self, ShardFile};
 use crate::census::spec::CensusSpec;
 use crate::census::version::Scheme;
@@ -40,6 +41,9 @@ pub struct Args {
     /// Write into a folder that holds files a census does not write.
     #[arg(long)]
     force: bool,
+    /// Run servers with the network even where bwrap could take it away.
+    #[arg(long)]
+    no_sandbox: bool,
     /// Run only shard K of N (1-based): packages ⌊(K−1)·P/N⌋ to ⌊K·P/N⌋−1 of the spec's P,
     /// into results/<id>-shard-K-of-N by default; `driftlab merge` joins all N into the
     /// unsharded census's bytes. `auto` reads K and N from the batch system
@@ -100,7 +104,7 @@ pub fn run(args: Args) -> Result<u8> {
                 "about to install and run the releases {} names",
                 args.spec.display()
             ),
-            &commands(&spec),
+            &commands(&spec, args.no_sandbox),
             args.yes,
             "a census installs and runs other people's code: give --yes to allow it where no \
              terminal can ask (CI)",
@@ -110,8 +114,24 @@ pub fn run(args: Args) -> Result<u8> {
         let root = std::env::temp_dir().join(format!("driftlab-census-{}", spec.id));
         let _ = std::fs::remove_dir_all(&root);
         let _remove = crate::cleanup::remove_on_signal(root.clone());
-        let scratch = online::Scratch { root: root.clone() };
         std::fs::create_dir_all(&root).map_err(|e| anyhow!("{}: {e}", root.display()))?;
+        let sandbox = match args.no_sandbox {
+            true => None,
+            false => Sandbox::probe(&root),
+        };
+        eprintln!(
+            "driftlab census: {}",
+            match (&sandbox, args.no_sandbox) {
+                (Some(_), _) => "servers run without network (bwrap)",
+                (None, true) => "servers run with the network (--no-sandbox)",
+                (None, false) =>
+                    "servers run with the network: bwrap is not installed or not allowed here (give dummy credentials and loopback addresses)",
+            }
+        );
+        let scratch = online::Scratch {
+            root: root.clone(),
+            sandbox,
+        };
         let fetched = census::fetch(&spec, &out.join(write::CAPTURES), &scratch, &|line| {
             eprintln!("driftlab census: {line}")
         });
@@ -142,7 +162,11 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// What the census will run, per package, for the consent prompt.
-fn commands(spec: &CensusSpec) -> Vec<String> {
+fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
+    let sandbox = match no_sandbox {
+        true => "(with the network)",
+        false => "(in bwrap without network, where bwrap works)",
+    };
     let registry = spec.npm_registry.as_deref().unwrap_or(online::NPM_REGISTRY);
     let index = spec.pypi_index.as_deref().unwrap_or(online::PYPI_INDEX);
     let mut lines = Vec::new();
@@ -150,7 +174,7 @@ fn commands(spec: &CensusSpec) -> Vec<String> {
         let Ok(p) = package.package() else { continue };
         let env: Vec<String> = package.env.keys().map(|k| format!("{k}=…")).collect();
         let run = |program: String| {
-            let mut words = vec!["env -i PATH HOME TMPDIR".to_string()];
+            let mut words = vec![sandbox.to_string(), "env -i PATH HOME TMPDIR".to_string()];
             words.extend(env.iter().cloned());
             words.push(program);
             words.extend(package.args.iter().cloned());

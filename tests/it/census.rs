@@ -127,7 +127,7 @@ fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
     let releases = rows(&out.join("releases.csv"));
     let failed = releases.iter().find(|r| r[1] == "1.1.5").unwrap();
     assert_eq!(failed[2], "install-failed");
-    assert!(failed[7].contains("ETARGET"), "{failed:?}");
+    assert!(failed[8].contains("ETARGET"), "{failed:?}");
     let findings = fs::read_to_string(out.join("findings.csv")).unwrap();
     // The break is proven: a call 1.1.0 rejects, built from what 1.0.0 accepted.
     assert!(

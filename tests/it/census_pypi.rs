@@ -90,6 +90,33 @@ fn wheel(work: &Path, packages: &Path, release: &str, contract: serde_json::Valu
     );
 }
 
+/// Whether bwrap can take the network away here; a skip says so where it cannot.
+fn sandbox_works() -> bool {
+    let works = Command::new("bwrap")
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-net",
+            "true",
+        ])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        assert!(
+            std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
+            "bwrap does not run here but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: install bubblewrap"
+        );
+        common::skip("bwrap is not installed or not allowed here: the census sandbox is untested");
+    }
+    works
+}
+
 #[test]
 fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure() {
     let Some(bin) = pypiserver() else { return };
@@ -105,6 +132,14 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         );
     }
     wheel(dir.path(), &packages, "1.3.0", json!({ "hang": true }));
+    // Wants the network at start: TEST-NET-1 (RFC 5737), which no route leads to, so even an
+    // unsandboxed run reaches nothing.
+    wheel(
+        dir.path(),
+        &packages,
+        "1.5.0",
+        json!({ "tools": tools("1.2.0"), "connect": ["192.0.2.1", 443] }),
+    );
     // A release published as an sdist only: installing it would mean building it (running its
     // code), which a census refuses.
     fs::write(
@@ -152,6 +187,7 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
             ("pypi:driftlab-census-fixture", "1.2.0", "captured"),
             ("pypi:driftlab-census-fixture", "1.3.0", "capture-failed"),
             ("pypi:driftlab-census-fixture", "1.4.0", "install-failed"),
+            ("pypi:driftlab-census-fixture", "1.5.0", "capture-failed"),
             ("pypi:driftlab-no-such-package", "", "unlisted"),
         ]
     );
@@ -159,7 +195,7 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         releases
             .iter()
             .find(|r| r[1] == version)
-            .map(|r| r[7].clone())
+            .map(|r| r[8].clone())
             .unwrap()
     };
     assert!(
@@ -177,6 +213,27 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         "a reason names no path of this machine: {}",
         reason("1.4.0")
     );
+    // Where bwrap works, every server ran without network, and a release that wanted it says so.
+    if sandbox_works() {
+        let sandboxed: Vec<&str> = releases.iter().map(|r| r[7].as_str()).collect();
+        assert_eq!(
+            sandboxed,
+            ["yes", "yes", "yes", "yes", "yes", "", "yes", ""]
+        );
+        assert!(
+            reason("1.5.0").contains("needs the network"),
+            "{}",
+            reason("1.5.0")
+        );
+        let capture: serde_json::Value =
+            read_json(&out.join("captures/pypi/driftlab-census-fixture/1.0.0.json"));
+        assert_eq!(capture["server"]["command"][0], "bwrap");
+        let report = fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(
+            report.contains("6 of the 6 server runs were sandboxed without network"),
+            "{report}"
+        );
+    }
     let pairs = rows(&out.join("pairs.csv"));
     assert_eq!(
         pairs
