@@ -49,7 +49,7 @@ pub struct Args {
     /// unsharded census's bytes. `auto` reads K and N from the batch system
     /// (DRIFTLAB_SHARD_INDEX/_COUNT, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID/_COUNT).
     #[arg(long, value_name = "K/N", value_parser = super::shard::parse)]
-    shard: Option<super::shard::ShardArg>,
+    shard: Option<super::shard::ShardChoice>,
 }
 
 pub fn run(args: Args) -> Result<u8> {
@@ -63,7 +63,11 @@ pub fn run(args: Args) -> Result<u8> {
         args.spec.display(),
         whole.id
     );
-    let (spec, folder_name, shard_file) = match args.shard {
+    let shard = match args.shard {
+        Some(choice) => Some(choice.resolve().map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    let (spec, folder_name, shard_file) = match shard {
         None => (whole.clone(), whole.id.clone(), None),
         Some((k, n)) => {
             let record = ShardFile::new(&text, &whole, k, n, &command);
@@ -138,7 +142,7 @@ pub fn run(args: Args) -> Result<u8> {
         let _ = std::fs::remove_dir_all(&root);
         fetched.map_err(|e| anyhow!(e))?;
     }
-    let (command, extra) = match (&shard_file, args.shard) {
+    let (command, extra) = match (&shard_file, shard) {
         (Some(record), Some((k, n))) => (
             format!(
                 "driftlab census {} --offline --shard {k}/{n} --out results/{folder_name}",

@@ -4,6 +4,24 @@
 /// The shard as `(K, N)`, K 1-based.
 pub type ShardArg = (u64, u64);
 
+/// `--shard` as given: `K/N`, or `auto`, read from the environment when the run starts (so a
+/// command line parses anywhere, and the error names the variable where it runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardChoice {
+    Fixed(ShardArg),
+    Auto,
+}
+
+impl ShardChoice {
+    /// The shard this run is: `auto` read from the environment now.
+    pub fn resolve(self) -> Result<ShardArg, String> {
+        match self {
+            ShardChoice::Fixed(shard) => Ok(shard),
+            ShardChoice::Auto => from_env(&|name| std::env::var(name).ok()),
+        }
+    }
+}
+
 /// Where `--shard auto` looks, in order: an index (0-based, as every batch system below counts)
 /// and the count.
 const INDEX_VARIABLES: [&str; 3] = [
@@ -16,10 +34,10 @@ const INDEX_VARIABLES: [&str; 3] = [
 ];
 const COUNT_VARIABLES: [&str; 2] = ["DRIFTLAB_SHARD_COUNT", "SLURM_ARRAY_TASK_COUNT"];
 
-/// Parses `K/N` (1 ≤ K ≤ N) or `auto` (read from the environment).
-pub fn parse(text: &str) -> Result<ShardArg, String> {
+/// Parses `K/N` (1 ≤ K ≤ N) or `auto`.
+pub fn parse(text: &str) -> Result<ShardChoice, String> {
     if text.trim() == "auto" {
-        return from_env(&|name| std::env::var(name).ok());
+        return Ok(ShardChoice::Auto);
     }
     let bad = || format!("{text:?}: expected K/N with 1 <= K <= N, e.g. 3/8, or auto");
     let (k, n) = text.split_once('/').ok_or_else(bad)?;
@@ -30,7 +48,7 @@ pub fn parse(text: &str) -> Result<ShardArg, String> {
     if k == 0 || n == 0 || k > n {
         return Err(bad());
     }
-    Ok((k, n))
+    Ok(ShardChoice::Fixed((k, n)))
 }
 
 /// `--shard auto` from the variables `var` returns.
@@ -100,7 +118,8 @@ mod tests {
 
     #[test]
     fn k_of_n_is_checked() {
-        assert_eq!(parse("3/8"), Ok((3, 8)));
+        assert_eq!(parse("3/8"), Ok(ShardChoice::Fixed((3, 8))));
+        assert_eq!(parse("auto"), Ok(ShardChoice::Auto));
         for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

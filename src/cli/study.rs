@@ -49,7 +49,7 @@ pub struct Args {
     /// `driftlab merge`. Shards write no figures or report. `auto` reads K and N from the batch
     /// system (DRIFTLAB_SHARD_INDEX/_COUNT, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID/_COUNT).
     #[arg(long, value_name = "K/N", value_parser = super::shard::parse)]
-    shard: Option<super::shard::ShardArg>,
+    shard: Option<super::shard::ShardChoice>,
 }
 
 /// Spec fields that can be overridden on the command line.
@@ -97,9 +97,13 @@ pub fn run(args: Args) -> Result<u8> {
     let started = Instant::now();
     set_threads(args.threads)?;
     let (study, _) = load(args.spec.as_deref(), &args.overrides)?;
-    let shard = args
-        .shard
-        .map(|(k, n)| Shard::of(k, n, study.spec.surfaces));
+    let shard = match args.shard {
+        Some(choice) => {
+            let (k, n) = choice.resolve().map_err(anyhow::Error::msg)?;
+            Some(Shard::of(k, n, study.spec.surfaces))
+        }
+        None => None,
+    };
     let out = args.out.clone().unwrap_or_else(|| {
         let id = default_name(&study.spec.id, &args.overrides);
         let name = match shard {

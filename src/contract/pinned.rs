@@ -15,6 +15,8 @@ pub struct Contract {
     pub output: Option<jsonschema::Validator>,
     /// The input schema's `properties` names; `None` when it declares none.
     pub params: Option<BTreeSet<String>>,
+    /// The input schema as declared (a refusal reads the names, types and values it allows).
+    pub schema: Option<Value>,
     /// Why a declared schema does not compile (an invalid `pattern`, a remote `$ref`): such a
     /// contract validates nothing, so calls to the tool are refused rather than admitted.
     pub broken: Option<String>,
@@ -43,6 +45,7 @@ impl Contract {
                 .and_then(|s| s.get("properties"))
                 .and_then(Value::as_object)
                 .map(|p| p.keys().cloned().collect()),
+            schema: input.cloned(),
             broken,
         }
     }

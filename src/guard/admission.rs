@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use super::drift::ToolDrift;
+use super::fixes;
 use crate::contract::Contract;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,14 +24,16 @@ impl Admission {
     }
 }
 
-/// The first rule the call breaks, as a refusal; `None` admits it. `hints` are the drift
-/// findings about the tool, quoted where they name a parameter the call uses.
+/// The first rule the call breaks, as a refusal; `None` admits it. The drift's messages about
+/// the tool are quoted where they name a parameter the call uses, and every refusal ends with
+/// what to send instead ([`fixes`]), read off the schema the call failed.
 pub fn check(
     pinned: &Contract,
     live: Option<&Contract>,
     arguments: &Value,
-    hints: &[String],
+    drift: Option<&ToolDrift>,
 ) -> Option<Admission> {
+    let hints: &[String] = drift.map(|d| d.messages.as_slice()).unwrap_or_default();
     if let Some(why) = &pinned.broken {
         return Some(Admission::refuse("pin-schema-invalid", vec![why.clone()]));
     }
@@ -50,23 +54,35 @@ pub fn check(
             .cloned()
             .collect()
     };
+    // A tool the server changed in a breaking way is held to its live contract: its refusals
+    // say what to send to the live server, so a call that does that is admitted.
+    let drifted = live.is_some() && drift.is_some();
     // Unknown names are refused even where the schema allows additional properties: that is how
     // a renamed parameter is silently dropped.
     let mut problems = Vec::new();
     for name in args.keys() {
-        if pinned.params.as_ref().is_some_and(|p| !p.contains(name)) {
+        let in_pin = pinned.params.as_ref().is_none_or(|p| p.contains(name));
+        let in_live = live
+            .and_then(|l| l.params.as_ref())
+            .is_none_or(|p| p.contains(name));
+        if !in_live && in_pin {
+            problems.push(format!("`{name}` is no longer a parameter on the server"));
+            problems.extend(about(name));
+        } else if !in_live || (!in_pin && !drifted) {
             problems.push(format!(
                 "`{name}` is not a parameter of the pinned contract"
             ));
-        } else if live
-            .and_then(|l| l.params.as_ref())
-            .is_some_and(|p| !p.contains(name))
-        {
-            problems.push(format!("`{name}` is no longer a parameter on the server"));
-            problems.extend(about(name));
         }
     }
+    let fixes_for = |contract: &Contract, drift: Option<&ToolDrift>| {
+        contract
+            .schema
+            .as_ref()
+            .map(|schema| fixes::for_call(schema, pinned.params.as_ref(), args, drift))
+            .unwrap_or_default()
+    };
     if !problems.is_empty() {
+        problems.extend(fixes_for(live.unwrap_or(pinned), drift));
         return Some(Admission::refuse("unknown-argument", problems));
     }
     let errors = |contract: &Contract| -> Vec<String> {
@@ -84,8 +100,9 @@ pub fn check(
                 .collect()
         })
     };
-    let pinned_errors = errors(pinned);
+    let mut pinned_errors = if drifted { Vec::new() } else { errors(pinned) };
     if !pinned_errors.is_empty() {
+        pinned_errors.extend(fixes_for(pinned, None));
         return Some(Admission::refuse("invalid-arguments", pinned_errors));
     }
     if let Some(live) = live {
@@ -98,6 +115,7 @@ pub fn check(
                 live_errors.extend(hints.iter().cloned());
             }
             live_errors.dedup();
+            live_errors.extend(fixes_for(live, drift));
             return Some(Admission::refuse("invalid-for-live-schema", live_errors));
         }
     }
@@ -108,6 +126,19 @@ pub fn check(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn check(
+        pinned: &Contract,
+        live: Option<&Contract>,
+        arguments: &Value,
+        hints: &[String],
+    ) -> Option<Admission> {
+        let drift = ToolDrift {
+            messages: hints.to_vec(),
+            ..ToolDrift::default()
+        };
+        super::check(pinned, live, arguments, Some(&drift))
+    }
 
     fn contract(schema: Value) -> Contract {
         let surface =
@@ -170,7 +201,10 @@ mod tests {
             problems,
             [
                 "`query` is no longer a parameter on the server",
-                hints[0].as_str()
+                hints[0].as_str(),
+                // The test's drift knows the rename only as a message: the fix names the new
+                // required parameter instead.
+                "add the required parameter \"search_query\" (string)"
             ]
         );
         let live_open = contract(

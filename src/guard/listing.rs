@@ -2,7 +2,7 @@
 //! loops, a deadline per page), diffed against the pin with the gate's engine. Calls wait for
 //! it; a listing that fails leaves them refused, never admitted on the pin alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -200,7 +200,7 @@ impl Guard {
     }
 
     /// Diffs the live tools against the pin with the gate's engine.
-    fn pin_against(&mut self, live: Value) {
+    pub(super) fn pin_against(&mut self, live: Value) {
         let bytes = serde_json::to_vec(&live).unwrap_or_default();
         let surface = match payload::read(&bytes, "live tools/list", Limits::default()) {
             Ok(s) => s,
@@ -219,9 +219,7 @@ impl Guard {
             &ResolvedPolicy::default(),
             FailOn::Breaking,
         );
-        let mut drift: HashMap<String, Vec<String>> = HashMap::new();
         for finding in &outcome.findings {
-            let breaking = FailOn::Breaking.fails(finding.severity);
             let tool = finding
                 .tool
                 .as_ref()
@@ -229,10 +227,8 @@ impl Guard {
                 .unwrap_or_default();
             self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
                 "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
-            if breaking {
-                drift.entry(tool).or_default().push(finding.message.clone());
-            }
         }
+        let drift = super::drift::by_tool(&outcome.findings);
         let contracts = surface
             .tools()
             .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))

@@ -20,8 +20,13 @@
 mod admission;
 mod answers;
 pub mod calls;
+mod drift;
+mod fixes;
 mod hooks;
 mod listing;
+pub mod repair;
+#[cfg(test)]
+mod repair_tests;
 pub mod study;
 
 use std::collections::HashMap;
@@ -87,8 +92,8 @@ pub enum OnAuditFailure {
 /// The guard's view of the live server, once listed.
 struct Live {
     contracts: HashMap<String, Contract>,
-    /// Pinned tool name → the messages of the breaking findings about it.
-    drift: HashMap<String, Vec<String>>,
+    /// Pinned tool name → its breaking (or unjudged) drift.
+    drift: HashMap<String, drift::ToolDrift>,
     /// The protocol version the listing was asked in (`None`: the handshake's).
     era: Option<String>,
 }
@@ -292,7 +297,16 @@ impl Guard {
                 )],
             );
         }
-        let Some(pinned) = self.contracts.get(tool) else {
+        // A call to a pinned tool's new name (as its refusal told the caller) is that tool's.
+        let pinned_name = match (&self.live, self.contracts.contains_key(tool)) {
+            (LiveView::Listed(live), false) => live
+                .drift
+                .iter()
+                .find(|(_, d)| d.renamed_to.as_deref() == Some(tool))
+                .map_or(tool, |(name, _)| name.as_str()),
+            _ => tool,
+        };
+        let Some(pinned) = self.contracts.get(pinned_name) else {
             return Admission::refuse(
                 "tool-not-pinned",
                 vec![format!("`{tool}` is not a tool of the pinned contract")],
@@ -302,27 +316,42 @@ impl Guard {
             return Admission::refuse("live-list-failed", vec![why.clone()]);
         }
         if let LiveView::Listed(live) = &self.live {
-            if self.options.on_drift == OnDrift::Refuse {
-                let drifted: Vec<String> = match self.options.scope {
-                    Scope::Tool => live.drift.get(tool).cloned().unwrap_or_default(),
-                    Scope::Server => live.drift.values().flatten().cloned().collect(),
-                };
+            let drift = live.drift.get(pinned_name);
+            let refuse = self.options.on_drift == OnDrift::Refuse;
+            if refuse && self.options.scope == Scope::Server {
+                let drifted: Vec<String> = live
+                    .drift
+                    .values()
+                    .flat_map(|d| d.messages.iter().cloned())
+                    .collect();
                 if !drifted.is_empty() {
                     return Admission::refuse("contract-drift", drifted);
                 }
             }
             let Some(current) = live.contracts.get(tool) else {
                 let mut problems = vec![format!("`{tool}` is no longer offered by the server")];
-                problems.extend(live.drift.get(tool).cloned().unwrap_or_default());
+                problems.extend(drift.map(|d| d.messages.clone()).unwrap_or_default());
+                problems.extend(fixes::for_tool(tool, drift));
                 return Admission::refuse("tool-not-live", problems);
             };
-            let hints = live.drift.get(tool).map(Vec::as_slice).unwrap_or_default();
-            if let Some(refusal) = admission::check(pinned, Some(current), arguments, hints) {
+            if let Some(refusal) = admission::check(pinned, Some(current), arguments, drift) {
                 return refusal;
+            }
+            // Refuse mode admits what the drift does not touch, and fails closed on what it
+            // touches but could not judge.
+            let sends = arguments.as_object();
+            if let (true, Some(drift), Some(sends)) = (refuse, drift, sends) {
+                if drift.unjudged_for(sends) {
+                    let mut problems = drift.messages.clone();
+                    problems.push(
+                        "the change to what this call sends could not be judged, so refuse mode does not admit it".into(),
+                    );
+                    return Admission::refuse("contract-drift", problems);
+                }
             }
             return Admission::Admit;
         }
-        admission::check(pinned, None, arguments, &[]).unwrap_or(Admission::Admit)
+        admission::check(pinned, None, arguments, None).unwrap_or(Admission::Admit)
     }
 
     /// The refusal as a tools/call result for the client.

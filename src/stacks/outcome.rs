@@ -55,6 +55,9 @@ impl Outcome {
     }
 }
 
+/// How the guard's `--on-output error` answer begins.
+const GUARD_OUTPUT_ERROR: &str = "driftlab guard: the answer of";
+
 /// The verdict on one call, with what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Judged {
@@ -87,6 +90,18 @@ pub fn judge(case: &Case, arguments: &Value, evidence: &Evidence) -> Judged {
     }
     let kind = evidence.error_type.as_deref().unwrap_or("error");
     if let Some(error) = &evidence.error {
+        // The guard's `--on-output error`: the body ran, and its drifted answer reached the
+        // caller as an error that names the violation, not as data to misread.
+        if error.starts_with(GUARD_OUTPUT_ERROR) {
+            return Judged {
+                outcome: Outcome::Loud,
+                detail: format!(
+                    "the body ran; the guard replaced its answer: {}",
+                    first_line(error)
+                ),
+                names_cause,
+            };
+        }
         if evidence.entered > 0 {
             return verdict(
                 Outcome::Crash,

@@ -108,22 +108,33 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
     let spec = &results.spec;
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", spec.title);
-    let confirmed = claims.iter().filter(|c| c.verdict == "confirmed").count();
-    let contradicted = claims
-        .iter()
-        .filter(|c| c.verdict == "contradicted")
-        .count();
-    let partly = claims.iter().filter(|c| c.verdict == "partly").count();
-    let untested = claims.iter().filter(|c| c.verdict == "untested").count();
+    // The survey's claims and driftlab's own (about its guard: the guarded paths) are counted
+    // apart: the guard confirming driftlab's claim is not evidence about the survey.
+    let (guard, survey): (Vec<&ClaimResult<'_>>, Vec<&ClaimResult<'_>>) =
+        claims.iter().partition(|c| c.row.contains('+'));
+    let tally = |claims: &[&ClaimResult<'_>]| {
+        let count = |verdict: &str| claims.iter().filter(|c| c.verdict == verdict).count();
+        (
+            count("confirmed"),
+            count("contradicted"),
+            count("partly"),
+            count("untested"),
+        )
+    };
+    let (confirmed, contradicted, partly, untested) = tally(&survey);
+    let (guard_confirmed, guard_contradicted, _, _) = tally(&guard);
     let _ = writeln!(
         md,
         "{} claims of the survey held against {} measured cells: **{confirmed} confirmed, \
          {contradicted} contradicted, {partly} partly** (the outcome holds, the named error \
-         does not), {untested} untested (no call got past version 1). {} calls per case, seed \
-         {}, drawn from the bench's version-1 contract; each ran at version 1 first, and a call \
-         that failed there is left out of its cell.\n",
-        claims.len(),
+         does not), {untested} untested (no call got past version 1). Apart from them, \
+         driftlab's own {} claims about its guard: {guard_confirmed} confirmed, \
+         {guard_contradicted} contradicted. {} calls per case, seed {}, drawn from the bench's \
+         version-1 contract; each ran at version 1 first, and a call that failed there is left \
+         out of its cell.\n",
+        survey.len(),
         results.rows.len() * spec.cases.len(),
+        guard.len(),
         spec.calls_per_case,
         spec.seed
     );

@@ -534,6 +534,29 @@ fn three_shards_of_the_committed_census_merge_to_its_bytes() {
         );
         shards.push(shard);
     }
+    // `auto` with no batch system around: one line naming where it looked, nothing written.
+    let mut command = driftlab();
+    for name in [
+        "DRIFTLAB_SHARD_INDEX",
+        "JOB_COMPLETION_INDEX",
+        "SLURM_ARRAY_TASK_ID",
+    ] {
+        command.env_remove(name);
+    }
+    let lost = dir.path().join("lost");
+    let output = command
+        .current_dir(repo())
+        .args(["census", spec, "--offline", "--shard", "auto", "--out"])
+        .arg(&lost)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("JOB_COMPLETION_INDEX"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!lost.exists());
     let merged = dir.path().join("merged");
     let merge = |shards: &[&PathBuf]| {
         let mut args = vec!["merge".to_string()];

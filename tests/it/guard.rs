@@ -156,16 +156,21 @@ fn the_client_sees_the_pinned_list_and_drift_refuses_the_tool_with_a_correction(
         pinned["toolsList"]["tools"],
         "the pinned list, not the server's"
     );
+    // Refuse mode refuses the call the drift touches, and says what to send instead.
     let (rule, problems) = refusal(&out, 3);
-    assert_eq!(rule, "contract-drift");
+    assert_eq!(rule, "unknown-argument");
     assert_eq!(
         problems,
-        ["parameter \"timezone\" was likely renamed to \"renamed_timezone\""]
+        [
+            "`timezone` is no longer a parameter on the server",
+            "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
+            "send \"renamed_timezone\" instead of \"timezone\""
+        ]
     );
     assert!(answer(&out, 3)["result"]["content"][0]["text"]
         .as_str()
         .unwrap()
-        .contains("renamed to \"renamed_timezone\""));
+        .contains("send \"renamed_timezone\" instead of \"timezone\""));
     assert_eq!(
         answer(&out, 4)["result"]["content"][0]["text"],
         "ok",
@@ -177,7 +182,7 @@ fn the_client_sees_the_pinned_list_and_drift_refuses_the_tool_with_a_correction(
         .any(|e| e["event"] == "pin-diff" && e["rule"] == "parameter-renamed"));
     assert!(events
         .iter()
-        .any(|e| e["event"] == "refuse" && e["id"] == 3 && e["rule"] == "contract-drift"));
+        .any(|e| e["event"] == "refuse" && e["id"] == 3 && e["rule"] == "unknown-argument"));
     assert!(events.iter().any(|e| e["event"] == "admit" && e["id"] == 4));
 }
 
@@ -213,7 +218,8 @@ fn admission_rules_in_warn_mode() {
         problems,
         [
             "`timezone` is no longer a parameter on the server",
-            "parameter \"timezone\" was likely renamed to \"renamed_timezone\""
+            "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
+            "send \"renamed_timezone\" instead of \"timezone\""
         ]
     );
     assert_eq!(refusal(&out, 4).0, "tool-not-pinned");
@@ -378,10 +384,16 @@ fn list_changed_makes_the_guard_look_again() {
     );
     let (rule, problems) = refusal(&out, 4);
     assert_eq!(
-        rule, "contract-drift",
+        rule, "tool-not-live",
         "after the server said its list changed"
     );
-    assert_eq!(problems, [format!("tool \"{gone}\" was removed")]);
+    assert_eq!(
+        problems,
+        [
+            format!("`{gone}` is no longer offered by the server"),
+            format!("tool \"{gone}\" was removed")
+        ]
+    );
     let events = audit_events(&audit);
     assert!(events.iter().any(|e| e["event"] == "list-changed"));
     // At start, after the output violation of call 3, and after list_changed.
@@ -448,7 +460,7 @@ fn the_guard_study_classifies_every_call_and_replays_at_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
     let spec = fixture_study(
         dir.path(),
-        r#""parameter-renamed", "tool-removed", "optional-parameter-added""#,
+        r#""parameter-renamed", "tool-renamed", "tool-removed", "optional-parameter-added""#,
     );
     let out = |name: &str, threads: &str| {
         let out = dir.path().join(name);
@@ -498,6 +510,14 @@ fn the_guard_study_classifies_every_call_and_replays_at_any_thread_count() {
                     ("refused-by-guard", "tool-not-live")
                 );
                 assert_eq!(refuse, "refused-by-guard");
+                // Nothing to send instead: no retry.
+                assert_eq!(col(&row, "guard_refuse_retry"), "");
+            }
+            "tool-renamed" => {
+                assert_eq!(refuse, "refused-by-guard");
+                // The refusal names the new tool; the retry there runs.
+                assert_eq!(col(&row, "guard_refuse_retry"), "accepted-correct");
+                assert_eq!(col(&row, "guard_warn_retry"), "accepted-correct");
             }
             "optional-parameter-added" => {
                 assert_eq!(
@@ -507,17 +527,23 @@ fn the_guard_study_classifies_every_call_and_replays_at_any_thread_count() {
             }
             _ => {
                 // A silently dropped argument is always caught; a call the drift does not touch
-                // passes in warn mode and is refused in refuse mode.
+                // passes in both modes (refuse mode decides per call).
                 if straight == "accepted-wrong" {
                     assert_eq!(col(&row, "guard_warn_detail"), "unknown-argument");
+                    assert_eq!(col(&row, "guard_refuse_detail"), "unknown-argument");
+                }
+                // A refused renamed parameter is sent under its new name on the retry.
+                if refuse == "refused-by-guard" {
+                    assert_eq!(col(&row, "guard_refuse_retry"), "accepted-correct");
                 }
                 if straight == "accepted-correct" {
-                    assert_eq!(warn, "accepted-correct");
+                    assert_eq!(
+                        (warn.as_str(), refuse.as_str()),
+                        ("accepted-correct", "accepted-correct")
+                    );
+                } else {
+                    assert_eq!(refuse, "refused-by-guard");
                 }
-                assert_eq!(
-                    (refuse.as_str(), col(&row, "guard_refuse_detail").as_str()),
-                    ("refused-by-guard", "contract-drift")
-                );
             }
         }
     }
@@ -649,7 +675,7 @@ fn a_call_before_initialized_is_decided_on_a_listing_not_on_the_pin_alone() {
         &audit,
     );
     let (rule, _) = refusal(&out, 3);
-    assert_eq!(rule, "contract-drift");
+    assert_eq!(rule, "tool-not-live");
     let events = audit_events(&audit);
     assert!(events.iter().any(|e| e["event"] == "live-listed"));
     assert!(!events.iter().any(|e| e["event"] == "admit"));
@@ -729,7 +755,7 @@ fn a_ref_chain_too_deep_to_follow_is_refused_never_a_crash() {
     let valid = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
     let out = guarded(&[], &chain, &[], &[INIT, INITIALIZED, LIST, &valid], &audit);
     let (kind, problems) = refusal(&out, 3);
-    assert_eq!(kind, "contract-drift", "{out:?}");
+    assert_eq!(kind, "live-schema-invalid", "{out:?}");
     assert!(
         problems
             .iter()

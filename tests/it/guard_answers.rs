@@ -261,7 +261,7 @@ fn the_era_of_the_guards_listing_is_the_handshakes_not_a_later_messages_meta() {
         &[INIT, initialized_2026, &drifted_call],
     );
     let (rule, problems) = refusal(&out, 3);
-    assert_eq!(rule, "contract-drift", "{problems:?}");
+    assert_eq!(rule, "tool-not-live", "{problems:?}");
 }
 
 #[test]
@@ -289,8 +289,8 @@ fn without_a_handshake_a_call_is_decided_on_a_listing_in_its_own_era() {
             "{out:?}"
         );
         let (rule, problems) = refusal(&out, 4);
-        assert_eq!(rule, "contract-drift");
-        assert!(problems[0].contains("was removed"), "{problems:?}");
+        assert_eq!(rule, "tool-not-live");
+        assert!(problems[1].contains("was removed"), "{problems:?}");
         // The 2026 list has both tools, the 2025 one not the removed tool.
         let listed: Vec<&Value> = events
             .iter()
@@ -334,8 +334,8 @@ fn an_empty_cursor_is_followed_in_the_2026_era_only() {
     );
     // The listing ended after the first page: the second page's tool reads as removed.
     let (rule, problems) = refusal(&out, 3);
-    assert_eq!(rule, "contract-drift", "{out:?}");
-    assert!(problems[0].contains("was removed"), "{problems:?}");
+    assert_eq!(rule, "tool-not-live", "{out:?}");
+    assert!(problems[1].contains("was removed"), "{problems:?}");
     assert!(events
         .iter()
         .any(|e| e["event"] == "live-listed" && e["tools"] == 1));

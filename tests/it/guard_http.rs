@@ -76,10 +76,14 @@ fn guard_url_fronts_an_http_server_in_both_eras_and_refuses_a_drifted_call() {
                 "{case}: the pinned list, not the server's"
             );
             let (rule, problems) = refusal(&out, 3);
-            assert_eq!(rule, "contract-drift", "{case}");
+            assert_eq!(rule, "unknown-argument", "{case}");
             assert_eq!(
                 problems,
-                ["parameter \"timezone\" was likely renamed to \"renamed_timezone\""],
+                [
+                    "`timezone` is no longer a parameter on the server",
+                    "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
+                    "send \"renamed_timezone\" instead of \"timezone\""
+                ],
                 "{case}"
             );
             assert_eq!(

@@ -86,8 +86,8 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     measured.dedup();
     assert!(measured.len() >= 5, "{measured:?}");
     // What it found: a renamed optional parameter is dropped silently under every stack's
-    // defaults that validates by pydantic's default model, the guard in refuse mode lets no
-    // call through to a drifted tool, and nothing stops the output change but the guard.
+    // defaults that validates by pydantic's default model, and nothing stops the output change
+    // but the guard.
     for row in [
         "langchain",
         "crewai-args-schema",
@@ -101,12 +101,20 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
             "{row}"
         );
     }
+    // In refuse mode no call is silent and none is refused needlessly: the calls the drift does
+    // not touch run correctly (refuse mode decides per call), and the changed answer is loud.
     for row in ["mcp-python+guard-refuse", "mcp-typescript+guard-refuse"] {
         for case in &cases {
             let c = cell(&summary, row, case);
             assert_eq!(c["silent"], 0, "{row} {case}");
-            assert_eq!(c["correct"], 0, "{row} {case}");
+            assert_eq!(c["needless_refusals"], 0, "{row} {case}");
         }
+        assert_eq!(
+            cell(&summary, row, "renamed-optional")["correct"],
+            8,
+            "{row}"
+        );
+        assert_eq!(cell(&summary, row, "output-shape")["loud"], 12, "{row}");
     }
     for row in rows.iter().filter(|r| r["path"] == "straight") {
         let c = cell(&summary, row["row"].as_str().unwrap(), "output-shape");

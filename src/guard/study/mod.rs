@@ -8,10 +8,13 @@
 //! --approved PIN` in each guard mode. Every call also runs against the undrifted server (the
 //! control); only calls that succeed there count, so an outcome is the drift's doing.
 
+mod counts;
 mod outcome;
 mod placement;
+mod retry;
 pub mod session;
 mod session_error;
+mod tables;
 mod write;
 
 use std::collections::BTreeMap;
@@ -26,9 +29,10 @@ use thiserror::Error;
 use crate::mutate::{self, MutationClass};
 use crate::rng::Stream;
 use crate::text::shell_line;
+use outcome::{is_drifted_server_entry, judge};
 pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
-use session::{fresh_dir, log_by_id, run_session, Call, Outcome};
+use session::{fresh_dir, log_by_id, run_session, Call};
 pub use session_error::{Leg, SessionError};
 pub use write::{file_names, write};
 
@@ -261,40 +265,64 @@ pub fn run(
                 ))?;
                 let straight_log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
                 check_drift(&wrap_log(&dir), cell)?;
-                let mut guarded = Vec::new();
-                for (g, mode) in spec.guard_modes.iter().enumerate() {
-                    let dir = fresh_dir(work, &format!("s{s}-c{c}-guard-{g}"))?;
-                    let audit = dir.join("guard.jsonl");
+                let guard_argv = |dir: &Path, mode: &str| {
                     let mut argv = vec![
                         driftlab.display().to_string(),
                         "guard".into(),
                         "--approved".into(),
                         pinned.pin_file.display().to_string(),
                         "--on-drift".into(),
-                        mode.clone(),
+                        mode.to_string(),
                         "--max-retries".into(),
                         "1000".into(),
                         "--audit".into(),
-                        audit.display().to_string(),
+                        dir.join("guard.jsonl").display().to_string(),
                         "--".into(),
                     ];
-                    argv.extend(wrap_argv(&dir));
-                    let run =
-                        run_session(&argv, &study.dir, &env_of(server, &dir), &calls, timeout)
-                            .map_err(SessionError::server(
-                                &server.name,
-                                Leg::Guarded {
-                                    class: cell.class.id(),
-                                    mode: mode.clone(),
-                                },
-                            ))?;
-                    let refusals =
-                        log_by_id(&audit, |e| e.get("event") == Some(&Value::from("refuse")));
-                    guarded.push((
-                        run,
-                        refusals,
-                        log_by_id(&wrap_log(&dir), is_drifted_server_entry),
-                    ));
+                    argv.extend(wrap_argv(dir));
+                    argv
+                };
+                // One guarded session: its run, refusals (by id) and the drifted server's log.
+                let guarded_session = |name: String, mode: &str, calls: &[Call]| {
+                    let dir = fresh_dir(work, &name)?;
+                    let leg = Leg::Guarded {
+                        class: cell.class.id(),
+                        mode: mode.to_string(),
+                    };
+                    let run = run_session(
+                        &guard_argv(&dir, mode),
+                        &study.dir,
+                        &env_of(server, &dir),
+                        calls,
+                        timeout,
+                    )
+                    .map_err(SessionError::server(&server.name, leg))?;
+                    let refusals = log_by_id(&dir.join("guard.jsonl"), |e| {
+                        e.get("event") == Some(&Value::from("refuse"))
+                    });
+                    let log = log_by_id(&wrap_log(&dir), is_drifted_server_entry);
+                    Ok::<_, SessionError>((run, refusals, log))
+                };
+                let mut guarded = Vec::new();
+                for (g, mode) in spec.guard_modes.iter().enumerate() {
+                    let (run, refusals, log) =
+                        guarded_session(format!("s{s}-c{c}-guard-{g}"), mode, &calls)?;
+                    // Each refused call once more, as the repairer rewrites it.
+                    let wanted = retry::retries(&calls, &run, &refusals, &pinned.list);
+                    let to_run: Vec<Call> = wanted.iter().flatten().cloned().collect();
+                    let retried = if to_run.is_empty() {
+                        vec![None; calls.len()]
+                    } else {
+                        let name = format!("s{s}-c{c}-guard-{g}-retry");
+                        let (rerun, refused, relog) = guarded_session(name, mode, &to_run)?;
+                        let judged = rerun
+                            .outcomes
+                            .iter()
+                            .map(|(id, o)| judge(o, relog.get(id), refused.get(id)))
+                            .collect();
+                        retry::aligned(&wanted, judged)
+                    };
+                    guarded.push((run, refusals, log, retried));
                 }
                 let mut out = Vec::new();
                 for (i, call) in calls.iter().enumerate() {
@@ -303,10 +331,11 @@ pub fn run(
                         judge(&straight.outcomes[i].1, straight_log.get(id), None);
                     let guarded_results = guarded
                         .iter()
-                        .map(|(run, refusals, log)| {
+                        .map(|(run, refusals, log, _)| {
                             judge(&run.outcomes[i].1, log.get(id), refusals.get(id))
                         })
                         .collect();
+                    let retried = guarded.iter().map(|g| g.3[i].clone()).collect();
                     out.push(CallRow {
                         server: server.name.clone(),
                         class: cell.class.id(),
@@ -319,6 +348,7 @@ pub fn run(
                         control: control_outcome.as_string(),
                         straight: straight_result,
                         guarded: guarded_results,
+                        retried,
                     });
                 }
                 progress(&format!(
@@ -362,44 +392,6 @@ fn check_drift(log: &Path, cell: &Cell<'_>) -> Result<(), SessionError> {
         });
     }
     Ok(())
-}
-
-fn is_drifted_server_entry(entry: &Value) -> bool {
-    entry
-        .get("action")
-        .and_then(Value::as_str)
-        .is_some_and(|a| a.starts_with("drifted-server-"))
-}
-
-/// The verdict of one path from the client's outcome, the drifted server's log entry for the
-/// call and, behind the guard, its refusal.
-fn judge(outcome: &Outcome, wrap: Option<&Value>, refusal: Option<&Value>) -> PathResult {
-    if let Some(refusal) = refusal {
-        let rule = refusal.get("rule").and_then(Value::as_str).unwrap_or("?");
-        return PathResult {
-            verdict: Verdict::RefusedByGuard,
-            detail: rule.to_string(),
-        };
-    }
-    let dropped: Vec<&str> = wrap
-        .and_then(|w| w.get("dropped"))
-        .and_then(Value::as_array)
-        .map(|d| d.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let (verdict, detail) = match outcome {
-        Outcome::Success if !dropped.is_empty() => (
-            Verdict::AcceptedWrong,
-            format!("dropped {}", dropped.join(", ")),
-        ),
-        Outcome::Success => (Verdict::AcceptedCorrect, outcome.as_string()),
-        Outcome::ToolError | Outcome::RpcError(_) => {
-            (Verdict::RejectedWithError, outcome.as_string())
-        }
-        Outcome::Timeout | Outcome::Crash | Outcome::Broken => {
-            (Verdict::CrashTimeout, outcome.as_string())
-        }
-    };
-    PathResult { verdict, detail }
 }
 
 /// The session folder substituted into a server's arguments.

@@ -2,6 +2,9 @@
 //! the cells it could not run.
 
 use serde::Serialize;
+use serde_json::Value;
+
+use super::session::Outcome;
 
 use crate::mutate::Label;
 
@@ -64,6 +67,9 @@ pub struct CallRow {
     pub straight: PathResult,
     /// One per guard mode, in the spec's order.
     pub guarded: Vec<PathResult>,
+    /// Per guard mode: the refused call retried as the repairer rewrote it from the refusal
+    /// (`None`: not refused, or the refusal named nothing to change).
+    pub retried: Vec<Option<PathResult>>,
 }
 
 /// A (server, class) the study could not run, and why.
@@ -72,4 +78,46 @@ pub struct Skipped {
     pub server: String,
     pub class: &'static str,
     pub reason: String,
+}
+
+pub(super) fn is_drifted_server_entry(entry: &Value) -> bool {
+    entry
+        .get("action")
+        .and_then(Value::as_str)
+        .is_some_and(|a| a.starts_with("drifted-server-"))
+}
+
+/// The verdict of one path from the client's outcome, the drifted server's log entry for the
+/// call and, behind the guard, its refusal.
+pub(super) fn judge(
+    outcome: &Outcome,
+    wrap: Option<&Value>,
+    refusal: Option<&Value>,
+) -> PathResult {
+    if let Some(refusal) = refusal {
+        let rule = refusal.get("rule").and_then(Value::as_str).unwrap_or("?");
+        return PathResult {
+            verdict: Verdict::RefusedByGuard,
+            detail: rule.to_string(),
+        };
+    }
+    let dropped: Vec<&str> = wrap
+        .and_then(|w| w.get("dropped"))
+        .and_then(Value::as_array)
+        .map(|d| d.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let (verdict, detail) = match outcome {
+        Outcome::Success if !dropped.is_empty() => (
+            Verdict::AcceptedWrong,
+            format!("dropped {}", dropped.join(", ")),
+        ),
+        Outcome::Success => (Verdict::AcceptedCorrect, outcome.as_string()),
+        Outcome::ToolError | Outcome::RpcError(_) => {
+            (Verdict::RejectedWithError, outcome.as_string())
+        }
+        Outcome::Timeout | Outcome::Crash | Outcome::Broken => {
+            (Verdict::CrashTimeout, outcome.as_string())
+        }
+    };
+    PathResult { verdict, detail }
 }

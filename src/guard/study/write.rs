@@ -8,7 +8,9 @@ use std::path::Path;
 use plotters::style::RGBColor;
 use serde::Serialize;
 
-use super::{CallRow, GuardStudyError, StudyResults, Verdict};
+use super::counts::{PathCounts, SummaryRow};
+use super::tables::{calls_csv, summary_csv};
+use super::{CallRow, GuardStudyError, StudyResults};
 use crate::fs::write_files_atomic;
 use crate::mutate::Label;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
@@ -30,8 +32,8 @@ pub fn file_names() -> Vec<String> {
     names
 }
 
-/// Verdict colours (Okabe–Ito), in `Verdict::ALL` order.
-const SEGMENTS: [(&str, RGBColor); 5] = [
+/// Verdict colours (Okabe–Ito), in `Verdict::ALL` order, a needless refusal apart.
+const SEGMENTS: [(&str, RGBColor); 6] = [
     ("accepted, correct", RGBColor(0, 158, 115)),
     ("accepted, wrong (silent failure)", RGBColor(213, 94, 0)),
     (
@@ -43,58 +45,11 @@ const SEGMENTS: [(&str, RGBColor); 5] = [
         "refused by the guard with a correction",
         RGBColor(0, 114, 178),
     ),
+    (
+        "refused needlessly (it ran correctly without the guard)",
+        RGBColor(204, 121, 167),
+    ),
 ];
-
-/// Verdict counts of one path over a set of calls.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct PathCounts {
-    pub accepted_correct: usize,
-    pub accepted_wrong: usize,
-    pub rejected_with_error: usize,
-    pub crash_timeout: usize,
-    pub refused_by_guard: usize,
-    /// Refusals of calls that ran correctly without the guard.
-    pub needless_refusals: usize,
-}
-
-impl PathCounts {
-    fn add(&mut self, verdict: Verdict, straight: Verdict) {
-        match verdict {
-            Verdict::AcceptedCorrect => self.accepted_correct += 1,
-            Verdict::AcceptedWrong => self.accepted_wrong += 1,
-            Verdict::RejectedWithError => self.rejected_with_error += 1,
-            Verdict::CrashTimeout => self.crash_timeout += 1,
-            Verdict::RefusedByGuard => {
-                self.refused_by_guard += 1;
-                if straight == Verdict::AcceptedCorrect {
-                    self.needless_refusals += 1;
-                }
-            }
-        }
-    }
-
-    fn counts(&self) -> Vec<usize> {
-        vec![
-            self.accepted_correct,
-            self.accepted_wrong,
-            self.rejected_with_error,
-            self.crash_timeout,
-            self.refused_by_guard,
-        ]
-    }
-}
-
-/// One line of the summary: a server (or `all`) and a class, its calls and each path's counts.
-#[derive(Debug, Clone, Serialize)]
-pub struct SummaryRow {
-    pub server: String,
-    pub class: String,
-    pub label: String,
-    /// Calls that succeeded against the undrifted server: the population of every count.
-    pub calls: usize,
-    /// `without-guard`, then `guard-<mode>` per mode.
-    pub paths: Vec<(String, PathCounts)>,
-}
 
 #[derive(Serialize)]
 struct SummaryJson<'a> {
@@ -138,9 +93,10 @@ fn summarise<'a>(
     for row in rows.filter(|r| r.control == "success") {
         calls += 1;
         let straight = row.straight.verdict;
-        paths[0].1.add(straight, straight);
+        paths[0].1.add(straight, straight, None);
         for (g, result) in row.guarded.iter().enumerate() {
-            paths[g + 1].1.add(result.verdict, straight);
+            let retry = row.retried.get(g).and_then(Option::as_ref);
+            paths[g + 1].1.add(result.verdict, straight, retry);
         }
     }
     SummaryRow {
@@ -185,110 +141,12 @@ pub fn summary(results: &StudyResults) -> (Vec<SummaryRow>, SummaryRow) {
     (out, total)
 }
 
-fn rate(part: usize, whole: usize) -> String {
-    if whole == 0 {
-        "".into()
-    } else {
-        format!("{:.4}", part as f64 / whole as f64)
-    }
-}
-
 fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {
         "–".into()
     } else {
         format!("{:.0}%", 100.0 * part as f64 / whole as f64)
     }
-}
-
-fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = [
-        "server",
-        "class",
-        "label",
-        "drift_index",
-        "drift",
-        "tool",
-        "call",
-        "arguments",
-        "control",
-        "without_guard",
-        "without_guard_detail",
-    ]
-    .map(String::from)
-    .to_vec();
-    for mode in &results.spec.guard_modes {
-        header.push(format!("guard_{mode}"));
-        header.push(format!("guard_{mode}_detail"));
-    }
-    w.write_record(&header)?;
-    for row in &results.rows {
-        let mut record = vec![
-            row.server.clone(),
-            row.class.to_string(),
-            row.label.as_str().to_string(),
-            row.drift_index.to_string(),
-            row.drift.clone(),
-            row.tool.clone(),
-            row.call.to_string(),
-            row.arguments.clone(),
-            row.control.clone(),
-            row.straight.verdict.as_str().to_string(),
-            row.straight.detail.clone(),
-        ];
-        for result in &row.guarded {
-            record.push(result.verdict.as_str().to_string());
-            record.push(result.detail.clone());
-        }
-        w.write_record(&record)?;
-    }
-    crate::fs::csv_text::finish(w)
-}
-
-fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = ["server", "class", "label", "calls"]
-        .map(String::from)
-        .to_vec();
-    for (path, _) in &total.paths {
-        let p = path.replace('-', "_");
-        for field in [
-            "accepted_correct",
-            "accepted_wrong",
-            "rejected_with_error",
-            "crash_timeout",
-            "refused_by_guard",
-            "needless_refusals",
-            "silent_failure_rate",
-        ] {
-            header.push(format!("{p}_{field}"));
-        }
-    }
-    w.write_record(&header)?;
-    for row in rows.iter().chain(std::iter::once(total)) {
-        let mut record = vec![
-            row.server.clone(),
-            row.class.clone(),
-            row.label.clone(),
-            row.calls.to_string(),
-        ];
-        for (_, c) in &row.paths {
-            for n in [
-                c.accepted_correct,
-                c.accepted_wrong,
-                c.rejected_with_error,
-                c.crash_timeout,
-                c.refused_by_guard,
-                c.needless_refusals,
-            ] {
-                record.push(n.to_string());
-            }
-            record.push(rate(c.accepted_wrong, row.calls));
-        }
-        w.write_record(&record)?;
-    }
-    crate::fs::csv_text::finish(w)
 }
 
 fn path_title(path: &str) -> String {
@@ -340,11 +198,13 @@ fn report(
         let _ = write!(
             headline,
             ". Behind `{}`: {} silent, {} refused with a correction ({} of them calls that \
-             ran correctly without the guard), {} rejected by the server, {} ran correctly",
+             ran correctly without the guard; retried once as the refusal says, {} ran \
+             correctly), {} rejected by the server, {} ran correctly",
             path_title(path),
             counts.accepted_wrong,
             counts.refused_by_guard,
             counts.needless_refusals,
+            counts.repaired,
             counts.rejected_with_error + counts.crash_timeout,
             counts.accepted_correct
         );
@@ -403,8 +263,13 @@ fn report(
         md,
         "\n*silent*: the server answered success but ran without an argument the client sent; \
          *rejected*: the server answered an error (or crashed, or timed out); *refused*: the \
-         guard answered with a correction and the server never saw the call. Per server and \
-         class: `{SUMMARY_CSV}`; every call: `{CALLS_CSV}`.\n"
+         guard answered with a correction and the server never saw the call; a refusal is \
+         *needless* where the call ran correctly without the guard. Each refused call is \
+         retried once as a deterministic repairer rewrites it from the refusal's text and the \
+         pinned inputSchema alone (`driftlab::guard::repair`: a renamed parameter's new name, \
+         a new required parameter, the allowed values, the type, a renamed tool), behind the \
+         same guard in a fresh session: `retried` and `repaired` (the retry ran correctly) in \
+         `{SUMMARY_CSV}`, the retry's verdict in `{CALLS_CSV}`.\n"
     );
     if !results.skipped.is_empty() {
         let _ = writeln!(
