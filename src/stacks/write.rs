@@ -28,13 +28,18 @@ pub fn file_names() -> Vec<String> {
     names
 }
 
-/// Outcome colours (Okabe–Ito), in the order of `Outcome`'s variants.
-const SEGMENTS: [(&str, RGBColor); 5] = [
+/// Outcome colours (Okabe–Ito), in the order of `Outcome`'s variants, a needless refusal (of a
+/// call that ran correctly without the guard) apart.
+const SEGMENTS: [(&str, RGBColor); 6] = [
     ("ran correctly", RGBColor(0, 158, 115)),
     ("accepted, wrong (silent)", RGBColor(213, 94, 0)),
     ("rejected with an error (loud)", RGBColor(86, 180, 233)),
     ("the body failed, or no answer", RGBColor(0, 0, 0)),
     ("refused by the guard", RGBColor(0, 114, 178)),
+    (
+        "refused needlessly (it ran correctly without the guard)",
+        RGBColor(204, 121, 167),
+    ),
 ];
 
 #[derive(Serialize)]
@@ -161,6 +166,7 @@ pub fn write(
                 total.loud += c.loud;
                 total.crash += c.crash;
                 total.refused += c.refused;
+                total.needless_refusals += c.needless_refusals;
             }
             let path = if row.path == STRAIGHT {
                 String::new()
@@ -174,13 +180,14 @@ pub fn write(
                     total.silent,
                     total.loud,
                     total.crash,
-                    total.refused,
+                    total.refused - total.needless_refusals,
+                    total.needless_refusals,
                 ],
             }
         })
         .collect();
     let title = format!(
-        "{}: outcomes of version-1 calls at version 2",
+        "{}: outcomes of version-1 calls at version 2 (every call of the nine cases)",
         results.spec.title
     );
     let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {
