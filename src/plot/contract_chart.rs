@@ -5,11 +5,11 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 use super::error::Drawn;
 use super::legend::{self, Entry, LegendStyle};
-use super::style::{self, FONT};
+use super::style;
 use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
 
 pub const FILE_STEM: &str = "output-contracts";
@@ -229,17 +229,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) 
     let l = &chart.layout;
     let s = &l.sizes;
     root.fill(&WHITE)?;
-    let text = |size: f64, bold: bool, h: HPos, v: VPos| {
-        let style = if bold {
-            FontStyle::Bold
-        } else {
-            FontStyle::Normal
-        };
-        (FONT, size, style)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(h, v))
-    };
+    let text = |size: f64, bold: bool, h: HPos, v: VPos| style::text_style(size, bold, BLACK, h, v);
     for (i, line) in l.title.iter().enumerate() {
         root.draw(&Text::new(
             line.as_str(),

@@ -138,6 +138,19 @@ pub fn draw_muted_lines<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Text in the embedded font at `size`, bold or not, in `colour`, anchored at `(h, v)`.
+pub fn text_style(size: f64, bold: bool, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    let weight = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    (FONT, size, weight)
+        .into_font()
+        .color(&colour)
+        .pos(Pos::new(h, v))
+}
+
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
 pub fn register_fonts() -> Drawn {
     static LOADED: OnceLock<bool> = OnceLock::new();

@@ -4,11 +4,11 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 use super::error::Drawn;
 use super::legend::{self, Entry, LegendStyle};
-use super::style::{self, FONT};
+use super::style;
 use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
 
 /// One release on a lane: its version, and whether it gave a contract.
@@ -217,17 +217,7 @@ impl Drawing for Timeline<'_> {
         let l = &self.layout;
         let s = &l.sizes;
         root.fill(&WHITE)?;
-        let text = |size: f64, bold: bool, colour: RGBColor, h: HPos, v: VPos| {
-            let weight = if bold {
-                FontStyle::Bold
-            } else {
-                FontStyle::Normal
-            };
-            (FONT, size, weight)
-                .into_font()
-                .color(&colour)
-                .pos(Pos::new(h, v))
-        };
+        let text = style::text_style;
         for (i, line) in l.title.iter().enumerate() {
             root.draw(&Text::new(
                 line.as_str(),

@@ -4,13 +4,13 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::common::{self, *};
+use crate::common::registry::{free_port, installed_or_skip, Running};
+use crate::common::*;
 use driftlab::study::results::staging::copy_tree;
 
 /// Tools of the fixture's releases: a base, a rename of a required parameter, a revert to the
@@ -241,38 +241,18 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
 
 /// A Verdaccio on a free 127.0.0.1 port, killed when dropped.
 struct Registry {
-    child: Child,
+    _process: Running,
     url: String,
     token: String,
 }
 
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn verdaccio() -> Option<PathBuf> {
     let path = repo().join("tools/registries/node_modules/.bin/verdaccio");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
-        "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: run `npm ci --prefix tools/registries`",
-        path.display()
-    );
-    common::skip("Verdaccio is not installed (npm ci --prefix tools/registries)");
-    None
+    installed_or_skip(path, "Verdaccio")
 }
 
 fn start_registry(bin: &Path, dir: &Path) -> Registry {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     fs::write(
         dir.join("config.yaml"),
         "storage: ./storage\nauth:\n  htpasswd:\n    file: ./htpasswd\n    max_users: 10\nuplinks: {}\n\
@@ -312,7 +292,11 @@ fn start_registry(bin: &Path, dir: &Path) -> Registry {
     let body: serde_json::Value =
         serde_json::from_str(&answer.body_mut().read_to_string().unwrap()).unwrap();
     let token = body["token"].as_str().unwrap().to_string();
-    Registry { child, url, token }
+    Registry {
+        _process: Running(child),
+        url,
+        token,
+    }
 }
 
 /// Publishes one release of the fixture server: its tools, or a server that exits at start.

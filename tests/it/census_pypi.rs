@@ -6,48 +6,28 @@
 //! and a package the index does not know.
 
 use std::fs;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 
 use super::census::{derived, rows, tools};
+use crate::common::registry::{free_port, installed_or_skip, Running};
 use crate::common::{self, *};
 
 /// A pypiserver on a free 127.0.0.1 port, killed when dropped.
 struct Index {
-    child: Child,
+    _process: Running,
     url: String,
-}
-
-impl Drop for Index {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn pypiserver() -> Option<PathBuf> {
     let path = repo().join("tools/registries/.venv/bin/pypi-server");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
-        "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: install tools/registries/requirements.txt into tools/registries/.venv",
-        path.display()
-    );
-    common::skip("pypiserver is not installed (tools/registries/requirements.txt into tools/registries/.venv)");
-    None
+    installed_or_skip(path, "pypiserver")
 }
 
 fn start_index(bin: &Path, packages: &Path) -> Index {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let child = Command::new(bin)
         .args(["run", "-i", "127.0.0.1", "-p", &port.to_string()])
         // Never send a caller to pypi.org for a package it does not hold.
@@ -67,7 +47,10 @@ fn start_index(bin: &Path, packages: &Path) -> Index {
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    Index { child, url }
+    Index {
+        _process: Running(child),
+        url,
+    }
 }
 
 /// Builds one wheel of the fixture server into `packages`.
@@ -90,23 +73,10 @@ fn wheel(work: &Path, packages: &Path, release: &str, contract: serde_json::Valu
     );
 }
 
-/// Whether bwrap can take the network away here; a skip says so where it cannot.
-fn sandbox_works() -> bool {
-    let works = Command::new("bwrap")
-        .args([
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--unshare-net",
-            "true",
-        ])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+/// Whether bwrap can take the network away here (as the census probes it); a skip says so
+/// where it cannot.
+fn sandbox_works(dir: &Path) -> bool {
+    let works = driftlab::census::sandbox::Sandbox::probe(dir).is_some();
     if !works {
         assert!(
             std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),
@@ -214,7 +184,7 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         reason("1.4.0")
     );
     // Where bwrap works, every server ran without network, and a release that wanted it says so.
-    if sandbox_works() {
+    if sandbox_works(dir.path()) {
         let sandboxed: Vec<&str> = releases.iter().map(|r| r[7].as_str()).collect();
         assert_eq!(
             sandboxed,

@@ -52,6 +52,7 @@ pub fn read_json(path: &Path) -> serde_json::Value {
 }
 
 pub mod live;
+pub mod registry;
 
 /// Says in the test summary that the running test checked nothing, and why. Written straight to
 /// stderr: libtest captures `eprintln!` (and shows it only for a failure), so a skip would pass
