@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::cells::{glance, measured, ClaimResult};
 use super::outcome::Outcome;
-use super::spec::GuardPath;
+use super::spec::{GuardPath, StackRow};
 use super::{CallRow, StudyResults, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV};
 
 /// The table at a glance: each cell the touched calls by outcome, with a claim's verdict as a
@@ -166,6 +166,20 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
          *refused*: the guard answered with a correction and the server never saw the call. \
          In brackets: what decided the cell's first call the drift touched.\n"
     );
+    let notes: Vec<&StackRow> = spec.stacks.iter().filter(|r| r.note.is_some()).collect();
+    if !notes.is_empty() {
+        let _ = writeln!(md, "What a row's cells cannot show:\n");
+        for row in notes {
+            let _ = writeln!(
+                md,
+                "- **{} · {}**: {}",
+                row.stack,
+                row.option,
+                row.note.as_deref().unwrap_or_default()
+            );
+        }
+        md.push('\n');
+    }
     let failed: Vec<&CallRow> = results
         .calls
         .iter()

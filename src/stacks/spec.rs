@@ -90,6 +90,10 @@ pub struct StackRow {
     /// An MCP server on stdio, `{case}` and `{version}` replaced.
     #[serde(default)]
     pub server: Option<Vec<String>>,
+    /// What the row's cells cannot show, said under the table (e.g. an option that decides
+    /// nothing on the bench).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// One claim of the survey, about one stack row and some cases.

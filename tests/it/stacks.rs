@@ -126,6 +126,14 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
             "{row}"
         );
     }
+    // The spec's note on the Agents SDK rows says strict mode decides nothing on the bench.
+    for case in &cases {
+        assert_eq!(
+            cell(&summary, "agents-sdk", case),
+            cell(&summary, "agents-sdk-non-strict", case),
+            "{case}: the Agents SDK rows differ, so the rows' note is wrong"
+        );
+    }
     // In warn mode the guard refuses only calls that would not have run correctly.
     for row in ["mcp-python+guard-warn", "mcp-typescript+guard-warn"] {
         for case in &cases {
