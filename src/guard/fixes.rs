@@ -3,10 +3,10 @@
 //! it without guessing:
 //!
 //! - `send "NEW" instead of "OLD"` (a renamed parameter)
-//! - `add the required parameter "NAME" (TYPE): DESCRIPTION`
+//! - `add the required parameter "NAME" (TYPE)`
 //! - `"NAME" must be one of [VALUES]` (the values as JSON)
 //! - `"NAME" must be of type TYPE`
-//! - `new parameter "NAME" (TYPE): DESCRIPTION` (one the pin does not have, named when the call
+//! - `new parameter "NAME" (TYPE)` (one the pin does not have, named when the call
 //!   sends a parameter that is gone: the diff could not pair them, a reader may)
 //! - `call "NEW" instead of "OLD"` (a renamed tool)
 
@@ -43,15 +43,13 @@ pub fn for_call(
             }
         }
     }
+    // Names and types only: a live description is text nobody approved, and the guard keeps
+    // such text from the model (it answers `tools/list` with the pin for that reason).
     let described = |name: &str| {
-        let p = property(name);
-        let kind = p.and_then(type_of).unwrap_or_else(|| "any type".into());
-        let description = p
-            .and_then(|p| p.get("description"))
-            .and_then(Value::as_str)
-            .map(|d| format!(": {}", d.lines().next().unwrap_or("")))
-            .unwrap_or_default();
-        format!("{} ({kind}){description}", quoted(name))
+        let kind = property(name)
+            .and_then(type_of)
+            .unwrap_or_else(|| "any type".into());
+        format!("{} ({kind})", quoted(name))
     };
     let required: Vec<&str> = schema
         .get("required")

@@ -245,6 +245,7 @@ impl Guard {
             Admission::Admit => {
                 self.record(json!({"event": "admit", "id": id_value, "tool": tool}));
                 let task = request.pointer("/params/task").is_some();
+                let tool = self.pinned_name(&tool).to_string();
                 self.calls.insert(id.to_string(), Awaited { tool, task });
                 Action::Forward
             }
@@ -285,6 +286,19 @@ impl Guard {
         decision
     }
 
+    /// The pinned tool a call to `tool` is for: a call to a pinned tool's new name (as its
+    /// refusal told the caller) is that tool's, its answer checked against that tool's pin.
+    fn pinned_name<'a>(&'a self, tool: &'a str) -> &'a str {
+        match (&self.live, self.contracts.contains_key(tool)) {
+            (LiveView::Listed(live), false) => live
+                .drift
+                .iter()
+                .find(|(_, d)| d.renamed_to.as_deref() == Some(tool))
+                .map_or(tool, |(name, _)| name.as_str()),
+            _ => tool,
+        }
+    }
+
     /// The admission rules for one call, without the circuit and its bookkeeping.
     pub fn decide(&self, tool: &str, arguments: &Value) -> Admission {
         if let (Some(why), OnAuditFailure::Refuse) =
@@ -297,15 +311,7 @@ impl Guard {
                 )],
             );
         }
-        // A call to a pinned tool's new name (as its refusal told the caller) is that tool's.
-        let pinned_name = match (&self.live, self.contracts.contains_key(tool)) {
-            (LiveView::Listed(live), false) => live
-                .drift
-                .iter()
-                .find(|(_, d)| d.renamed_to.as_deref() == Some(tool))
-                .map_or(tool, |(name, _)| name.as_str()),
-            _ => tool,
-        };
+        let pinned_name = self.pinned_name(tool);
         let Some(pinned) = self.contracts.get(pinned_name) else {
             return Admission::refuse(
                 "tool-not-pinned",

@@ -125,8 +125,12 @@ fn an_unpaired_rename_names_the_new_required_parameter_and_its_type() {
     )]);
     let (_, arguments, text) = repaired(v1, v2, ("get_forecast", json!({"city": "Oslo"})));
     assert!(
-        text.contains(r#"add the required parameter "location" (string): A city or a place"#),
+        text.contains(r#"add the required parameter "location" (string)"#),
         "{text}"
+    );
+    assert!(
+        !text.contains("A city or a place"),
+        "no unapproved description: {text}"
     );
     assert_eq!(arguments, json!({"location": "Oslo"}));
 }
@@ -214,8 +218,17 @@ fn a_renamed_tool_names_the_new_tool() {
         props,
         &["city"]
     )]);
-    let (tool, arguments, text) =
-        repaired(v1, v2, ("get_weather_forecast", json!({"city": "Oslo"})));
+    let (tool, arguments, text) = repaired(
+        v1.clone(),
+        v2.clone(),
+        ("get_weather_forecast", json!({"city": "Oslo"})),
+    );
+    // Its answers are checked against the pinned tool's outputSchema too.
+    let guard = guard(OnDrift::Refuse, v1, v2);
+    assert_eq!(
+        guard.pinned_name("fetch_weather_forecast"),
+        "get_weather_forecast"
+    );
     assert!(
         text.contains(r#"call "fetch_weather_forecast" instead of "get_weather_forecast""#),
         "{text}"
