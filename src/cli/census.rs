@@ -14,8 +14,8 @@ use crate::census::{self, online, write};
 /// Replay the release history of MCP servers from npm and PyPI: install each chosen release
 /// into a folder of its own (npm with --ignore-scripts, a venv per PyPI release), capture its
 /// whole contract with nothing of your environment but PATH (HOME and TMPDIR in a scratch
-/// folder), diff each pair of consecutive releases (version order) with witnesses, and set the
-/// version bump beside what broke.
+/// folder) and, where bwrap works, without network, diff each pair of consecutive releases
+/// (version order) with witnesses, and set the version bump beside what broke.
 ///
 /// Captures are kept in OUT/captures/ and never fetched twice; releases.csv, pairs.csv,
 /// findings.csv, summary.json, report.md, the census-timeline, census-classes and census-bumps
