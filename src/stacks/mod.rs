@@ -281,9 +281,10 @@ fn judge_case(
     drifted: &[Evidence],
 ) -> Vec<CallRow> {
     let case = &study.spec.cases[c];
-    // At version 1 nothing was renamed.
+    // At version 1 nothing was renamed, and nothing new was required.
     let unchanged = spec::Case {
         renames: BTreeMap::new(),
+        required: Vec::new(),
         ..case.clone()
     };
     calls

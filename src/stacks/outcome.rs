@@ -131,6 +131,11 @@ pub fn judge(case: &Case, arguments: &Value, evidence: &Evidence) -> Judged {
             }
         }
     }
+    for name in &case.required {
+        if received.get(name).is_none() {
+            wrong.push(format!("ran without the required {name}"));
+        }
+    }
     if let Some(key) = &case.output_key {
         let has = evidence
             .returned
@@ -187,6 +192,7 @@ mod tests {
                 .collect(),
             output_key: output_key.map(String::from),
             cause: vec!["max_results".into()],
+            required: Vec::new(),
         }
     }
 
@@ -266,5 +272,24 @@ mod tests {
             ..Evidence::default()
         };
         assert!(!judge(&c, &json!({}), &vague).names_cause);
+    }
+
+    #[test]
+    fn a_body_that_ran_without_a_new_required_parameter_ran_wrong() {
+        let mut send = case(&[], None);
+        send.required = vec!["channel".into()];
+        let evidence = Evidence {
+            entered: 1,
+            received: Some(serde_json::json!({"text": "hi"})),
+            returned: Some(serde_json::json!("sent \"hi\" to undefined")),
+            ..Evidence::default()
+        };
+        let judged = judge(&send, &serde_json::json!({"text": "hi"}), &evidence);
+        assert_eq!(judged.outcome, Outcome::Silent);
+        assert!(
+            judged.detail.contains("without the required channel"),
+            "{}",
+            judged.detail
+        );
     }
 }

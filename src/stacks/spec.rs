@@ -69,6 +69,10 @@ pub struct Case {
     /// A member a version-1 client reads from the tool's answer.
     #[serde(default)]
     pub output_key: Option<String>,
+    /// Parameters version 2 requires that a version-1 call never sends: a body that ran
+    /// without one ran wrong (a server that does not validate lets it through).
+    #[serde(default)]
+    pub required: Vec<String>,
     /// Words an error must contain to name the drift's cause.
     pub cause: Vec<String>,
 }

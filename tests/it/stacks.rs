@@ -103,11 +103,21 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     }
     // In refuse mode no call is silent and none is refused needlessly: the calls the drift does
     // not touch run correctly (refuse mode decides per call), and the changed answer is loud.
-    for row in ["mcp-python+guard-refuse", "mcp-typescript+guard-refuse"] {
+    for row in [
+        "mcp-python+guard-refuse",
+        "mcp-typescript+guard-refuse",
+        "mcp-python-lowlevel+guard-refuse",
+        "mcp-typescript-lowlevel+guard-refuse",
+    ] {
         for case in &cases {
             let c = cell(&summary, row, case);
             assert_eq!(c["silent"], 0, "{row} {case}");
-            assert_eq!(c["needless_refusals"], 0, "{row} {case}");
+            // Behind a low-level server a refused call may have run anyway: a float the server
+            // now declares an integer, which its body happens to take. Nowhere else.
+            let declared_only = row.contains("lowlevel") && *case == "narrowed-float-int";
+            if !declared_only {
+                assert_eq!(c["needless_refusals"], 0, "{row} {case}");
+            }
         }
         assert_eq!(
             cell(&summary, row, "renamed-optional")["correct"],
@@ -115,6 +125,15 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
             "{row}"
         );
         assert_eq!(cell(&summary, row, "output-shape")["loud"], 12, "{row}");
+    }
+    // The low-level TypeScript server validates nothing: a renamed or a new required parameter
+    // reaches a body that runs on `undefined`.
+    for case in ["renamed-required", "required-added"] {
+        assert_eq!(
+            cell(&summary, "mcp-typescript-lowlevel", case)["silent"],
+            12,
+            "{case}"
+        );
     }
     for row in rows.iter().filter(|r| r["path"] == "straight") {
         let c = cell(&summary, row["row"].as_str().unwrap(), "output-shape");

@@ -1,6 +1,6 @@
 // The bench as an MCP server on stdio, made with the MCP TypeScript SDK and zod, as that SDK's
 // users write tools (z.object input schemas, registerTool): `node mcp_server.mjs CASE VERSION`.
-// The twin of bench.py (same cases, tools, parameters and bodies). Each tool body's arguments
+// The tools and cases are bench.mjs's, the twin of bench.py. Each tool body's arguments
 // are appended to $STUDY_LOG as JSON lines {"id": request id, "received": {...}}.
 // The SDK and zod are the pinned ones of servers/ (npm ci --prefix servers).
 import { appendFileSync } from "node:fs";
@@ -8,61 +8,7 @@ import { z } from "../../../servers/node_modules/zod/index.js";
 import { McpServer } from "../../../servers/node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js";
 import { StdioServerTransport } from "../../../servers/node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js";
 
-const text = (t) => ({ content: [{ type: "text", text: t }] });
-const units = { celsius: 0, fahrenheit: 32, kelvin: 273.15 };
-
-const tools = {
-  get_forecast_v1: ["Weather forecast for a city.", { city: z.string() }, (a) => text(`sunny in ${a.city}`)],
-  get_forecast_v2: ["Weather forecast for a location.", { location: z.string() }, (a) => text(`sunny in ${a.location}`)],
-  search_docs_v1: ["Searches the documentation.", { query: z.string(), max_results: z.number().int().default(5) },
-    (a) => text(`${a.max_results} results for ${a.query}`)],
-  search_docs_v2: ["Searches the documentation.", { query: z.string(), limit: z.number().int().default(5) },
-    (a) => text(`${a.limit} results for ${a.query}`)],
-  set_temperature_v1: ["Sets the thermostat, in degrees Celsius.", { celsius: z.number() },
-    (a) => text(`thermostat set to ${a.celsius}`)],
-  set_temperature_v2: ["Sets the thermostat, in whole degrees Celsius.", { celsius: z.number().int() },
-    (a) => text(`thermostat set to ${a.celsius}`)],
-  tag_item_v1: ["Adds labels to an item.", { item_id: z.string(), labels: z.array(z.string()) },
-    (a) => text(`${a.item_id} tagged ${a.labels.length} times`)],
-  tag_item_v2: ["Adds comma-separated labels to an item.", { item_id: z.string(), labels: z.string() },
-    (a) => text(`${a.item_id} tagged ${a.labels.split(",").length} times`)],
-  convert_temperature_v1: ["Converts a Celsius temperature to the given unit.",
-    { value: z.number(), unit: z.enum(["celsius", "fahrenheit", "kelvin"]) },
-    (a) => text(`${a.value + units[a.unit]} ${a.unit}`)],
-  convert_temperature_v2: ["Converts a Celsius temperature to the given unit.",
-    { value: z.number(), unit: z.enum(["celsius", "fahrenheit"]) },
-    (a) => {
-      const offset = { celsius: 0, fahrenheit: 32 }[a.unit];
-      if (offset === undefined) throw new Error(`no offset for ${a.unit}`);
-      return text(`${a.value + offset} ${a.unit}`);
-    }],
-  send_message_v1: ["Sends a message to the team.", { text: z.string() }, (a) => text(`sent ${JSON.stringify(a.text)}`)],
-  send_message_v2: ["Sends a message to a channel.", { text: z.string(), channel: z.string() },
-    (a) => text(`sent ${JSON.stringify(a.text)} to ${a.channel}`)],
-  list_items_v1: ["Lists the items in a folder.", { folder: z.string() }, (a) => {
-    const out = { items: [`${a.folder}/a`, `${a.folder}/b`] };
-    return { ...text(JSON.stringify(out)), structuredContent: out };
-  }, { items: z.array(z.string()) }],
-  list_items_v2: ["Lists the items in a folder.", { folder: z.string() }, (a) => {
-    const out = { data: { results: [`${a.folder}/a`, `${a.folder}/b`] } };
-    return { ...text(JSON.stringify(out)), structuredContent: out };
-  }, { data: z.object({ results: z.array(z.string()) }) }],
-  get_alerts: ["Active weather alerts for a region.", { region: z.string() }, (a) => text(`no alerts in ${a.region}`)],
-  fetch_alerts: ["Active weather alerts for a region.", { region: z.string() }, (a) => text(`no alerts in ${a.region}`)],
-};
-
-// Each case: its tools at version 1 and version 2 (tool name -> body key), as in bench.py.
-const cases = {
-  "renamed-required": [{ get_forecast: "get_forecast_v1" }, { get_forecast: "get_forecast_v2" }],
-  "renamed-optional": [{ search_docs: "search_docs_v1" }, { search_docs: "search_docs_v2" }],
-  "narrowed-float-int": [{ set_temperature: "set_temperature_v1" }, { set_temperature: "set_temperature_v2" }],
-  "narrowed-list-str": [{ tag_item: "tag_item_v1" }, { tag_item: "tag_item_v2" }],
-  "enum-value-removed": [{ convert_temperature: "convert_temperature_v1" }, { convert_temperature: "convert_temperature_v2" }],
-  "required-added": [{ send_message: "send_message_v1" }, { send_message: "send_message_v2" }],
-  "output-shape": [{ list_items: "list_items_v1" }, { list_items: "list_items_v2" }],
-  "tool-removed": [{ get_forecast: "get_forecast_v1", get_alerts: "get_alerts" }, { get_forecast: "get_forecast_v1" }],
-  "tool-renamed": [{ get_alerts: "get_alerts" }, { fetch_alerts: "fetch_alerts" }],
-};
+import { tools, cases } from "./bench.mjs";
 
 const [caseId, version] = process.argv.slice(2);
 const surface = cases[caseId]?.[Number(version) - 1];
