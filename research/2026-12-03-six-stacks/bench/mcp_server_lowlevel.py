@@ -2,11 +2,11 @@
 `on_list_tools` / `on_call_tool` handlers), as its users write one: the tools/list declares the
 inputSchema the high-level `MCPServer` derives from each bench function (the same input
 contract as mcp_server.py's; an outputSchema only where the body returns structured data), and
-a call's arguments go to the function as they came, with no validation: `python mcp_server_lowlevel.py CASE VERSION`. Each tool body's
-arguments are appended to $STUDY_LOG as JSON lines {"id": request id, "received": {...}}."""
+a call's arguments go to the function as they came, with no validation:
+`python mcp_server_lowlevel.py CASE VERSION`. Each tool body's arguments are appended to
+$STUDY_LOG as JSON lines {"id": request id, "received": {...}} (mcp_server.py's log)."""
 
 import json
-import os
 import sys
 
 import anyio
@@ -15,15 +15,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-
-_current = {"id": None}
-
-
-def _log(arguments: dict) -> None:
-    path = os.environ.get("STUDY_LOG")
-    if path:
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"id": _current["id"], "received": arguments}, sort_keys=True) + "\n")
+from mcp_server import _current, _log  # the study's log of what each body received
 
 
 async def serve(case: str, version: int) -> None:
