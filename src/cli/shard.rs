@@ -63,34 +63,29 @@ pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<ShardArg, String
                 .map_err(|_| format!("--shard auto: {name}={text:?} is not a whole number")),
         }
     };
-    let mut index = None;
-    for name in INDEX_VARIABLES {
-        if let Some(value) = number(name)? {
-            let first = match name {
-                "SLURM_ARRAY_TASK_ID" => number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0),
-                _ => 0,
-            };
-            let zero_based = value.checked_sub(first).ok_or_else(|| {
-                format!("--shard auto: {name}={value} is below SLURM_ARRAY_TASK_MIN={first}")
-            })?;
-            index = Some((name, zero_based));
-            break;
+    // The first of `names` that is set, with its value.
+    let first_set = |names: &[&'static str]| -> Result<Option<(&'static str, u64)>, String> {
+        for &name in names {
+            if let Some(value) = number(name)? {
+                return Ok(Some((name, value)));
+            }
         }
-    }
-    let Some((index_name, index)) = index else {
+        Ok(None)
+    };
+    let Some((index_name, value)) = first_set(&INDEX_VARIABLES)? else {
         return Err(format!(
             "--shard auto: no shard index in the environment (set one of {})",
             INDEX_VARIABLES.join(", ")
         ));
     };
-    let mut count = None;
-    for name in COUNT_VARIABLES {
-        if let Some(value) = number(name)? {
-            count = Some((name, value));
-            break;
-        }
-    }
-    let Some((count_name, count)) = count else {
+    let first = match index_name {
+        "SLURM_ARRAY_TASK_ID" => number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0),
+        _ => 0,
+    };
+    let index = value.checked_sub(first).ok_or_else(|| {
+        format!("--shard auto: {index_name}={value} is below SLURM_ARRAY_TASK_MIN={first}")
+    })?;
+    let Some((count_name, count)) = first_set(&COUNT_VARIABLES)? else {
         return Err(format!(
             "--shard auto: {index_name} gives the index but nothing gives the count (set {})",
             COUNT_VARIABLES.join(" or ")

@@ -8,9 +8,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
-use std::time::Duration;
 
-use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
+use crate::guard::{Guard, GuardOptions, OnDrift};
 use crate::jsonrpc::{self, strict::MAX_SAFE_INTEGER};
 use crate::proxy::{self, Action, Hooks, Side};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -26,16 +25,8 @@ thread_local! {
 fn primed_guard() -> Guard {
     {
         let pinned = crate::payload::read(PIN, "pin", Default::default()).unwrap();
-        let options = GuardOptions {
-            on_drift: OnDrift::Refuse,
-            scope: Scope::Tool,
-            // Never open a circuit, so every input is decided on its own.
-            max_retries: u32::MAX,
-            window: Duration::from_secs(1),
-            on_output: OnOutput::Warn,
-            on_audit_failure: OnAuditFailure::Refuse,
-            list_timeout: Duration::from_secs(30),
-        };
+        // Never open a circuit, so every input is decided on its own.
+        let options = GuardOptions::deciding_every_call(OnDrift::Refuse);
         let mut guard = Guard::new(pinned, options, None);
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         guard.on_client(&proxy::parse(

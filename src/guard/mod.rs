@@ -80,6 +80,22 @@ pub struct GuardOptions {
     pub list_timeout: Duration,
 }
 
+impl GuardOptions {
+    /// Options that decide every call on its own (no circuit ever opens), for the fuzz target
+    /// and the tests that drive a guard directly.
+    pub fn deciding_every_call(on_drift: OnDrift) -> GuardOptions {
+        GuardOptions {
+            on_drift,
+            scope: Scope::Tool,
+            max_retries: u32::MAX,
+            window: Duration::from_secs(1),
+            on_output: OnOutput::Warn,
+            on_audit_failure: OnAuditFailure::Refuse,
+            list_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
 /// What a guard that cannot write its audit log does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OnAuditFailure {

@@ -2,8 +2,6 @@
 //! instead, the repairer (reading only the text and the pinned schema) turns it into a call the
 //! guard admits, and refuse mode admits calls the drift does not touch.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use super::repair::repair;
@@ -12,16 +10,7 @@ use super::*;
 fn guard(on_drift: OnDrift, pinned: Value, live: Value) -> Guard {
     let bytes = serde_json::to_vec(&pinned).unwrap();
     let pinned = crate::payload::read(&bytes, "pin", Default::default()).unwrap();
-    let options = GuardOptions {
-        on_drift,
-        scope: Scope::Tool,
-        max_retries: u32::MAX,
-        window: Duration::from_secs(1),
-        on_output: OnOutput::Warn,
-        on_audit_failure: OnAuditFailure::Refuse,
-        list_timeout: Duration::from_secs(30),
-    };
-    let mut guard = Guard::new(pinned, options, None);
+    let mut guard = Guard::new(pinned, GuardOptions::deciding_every_call(on_drift), None);
     guard.pin_against(live);
     guard
 }

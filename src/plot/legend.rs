@@ -31,6 +31,20 @@ pub struct LegendStyle {
 }
 
 impl LegendStyle {
+    /// The stacked charts' and timelines' legend on screen, in pixels.
+    pub const SCREEN: LegendStyle = LegendStyle {
+        size: 18.0,
+        left: 40,
+        right: 40,
+        swatch: 22,
+        swatch_inset: 2,
+        swatch_gap: 30,
+        entry_gap: 40,
+        row: 26,
+        step: 32,
+        line: 22,
+    };
+
     /// Every print figure's legend, in points.
     pub const PRINT: LegendStyle = LegendStyle {
         size: PRINT_MIN_SIZE,

@@ -73,6 +73,52 @@ pub(crate) fn derived(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// `census SPEC --yes --out OUT` against a registry serving the fixture's releases: its headline
+/// (the rename and its revert break under a minor and a patch bump), and releases.csv's rows.
+pub(crate) fn census_online(spec: &Path, out: &Path) -> Vec<Vec<String>> {
+    let output = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
+    );
+    rows(&out.join("releases.csv"))
+}
+
+/// Each release row's package, version and status.
+pub(crate) fn statuses(releases: &[Vec<String>]) -> Vec<(&str, &str, &str)> {
+    releases
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
+        .collect()
+}
+
+/// `census SPEC --offline --out OUT` rewrites the derived files byte for byte, and `verify`
+/// passes on the folder (captures pinned too).
+pub(crate) fn rederives_offline(spec: &Path, out: &Path) {
+    let before = derived(out);
+    let offline = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--offline",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(offline.status.success(), "{}", stderr(&offline));
+    assert!(
+        derived(out) == before,
+        "--offline changed the derived files"
+    );
+    let verify = run(&["verify", out.to_str().unwrap()]);
+    assert!(verify.status.success(), "{}", stdout(&verify));
+}
+
 #[test]
 fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -354,26 +400,9 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
          [[package]]\nsource = \"npm:driftlab-no-such-package\"\n",
     );
     let out = dir.path().join("out");
-    let args = [
-        "census",
-        spec.to_str().unwrap(),
-        "--yes",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let output = run(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
+    let releases = census_online(&spec, &out);
     assert_eq!(
-        stdout(&output).trim(),
-        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
-    );
-    let releases = rows(&out.join("releases.csv"));
-    let status: Vec<(&str, &str, &str)> = releases
-        .iter()
-        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
-        .collect();
-    assert_eq!(
-        status,
+        statuses(&releases),
         [
             ("npm:driftlab-census-fixture", "1.0.0", "captured"),
             ("npm:driftlab-census-fixture", "1.1.0", "captured"),
@@ -393,27 +422,13 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
     let captures =
         |out: &Path| fs::read(out.join("captures/npm/driftlab-census-fixture/1.0.0.json")).unwrap();
     let (before, captured) = (derived(&out), captures(&out));
-    let offline = run(&[
-        "census",
-        spec.to_str().unwrap(),
-        "--offline",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(offline.status.success(), "{}", stderr(&offline));
-    assert!(
-        derived(&out) == before,
-        "--offline changed the derived files"
-    );
-    let again = run(&args);
-    assert!(again.status.success(), "{}", stderr(&again));
+    rederives_offline(&spec, &out);
+    census_online(&spec, &out);
     assert!(
         captures(&out) == captured,
         "a recorded release was captured again"
     );
     assert!(derived(&out) == before);
-    let verify = run(&["verify", out.to_str().unwrap()]);
-    assert!(verify.status.success(), "{}", stdout(&verify));
 }
 
 #[test]

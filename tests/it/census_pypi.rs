@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use super::census::{derived, rows, tools};
+use super::census::{census_online, rederives_offline, rows, statuses, tools};
 use crate::common::registry::{free_port, installed_or_skip, Running};
 use crate::common::{self, *};
 
@@ -130,26 +130,9 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
     )
     .unwrap();
     let out = dir.path().join("out");
-    let args = [
-        "census",
-        spec.to_str().unwrap(),
-        "--yes",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let output = run(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
+    let releases = census_online(&spec, &out);
     assert_eq!(
-        stdout(&output).trim(),
-        "2 of 3 release pairs break at least one caller; 2 of them came with a minor or patch version."
-    );
-    let releases = rows(&out.join("releases.csv"));
-    let status: Vec<(&str, &str, &str)> = releases
-        .iter()
-        .map(|r| (r[0].as_str(), r[1].as_str(), r[2].as_str()))
-        .collect();
-    assert_eq!(
-        status,
+        statuses(&releases),
         [
             ("pypi:driftlab-census-fixture", "1.0.0", "captured"),
             ("pypi:driftlab-census-fixture", "1.1.0", "captured"),
@@ -219,19 +202,5 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
     assert_eq!(pairs[1][12], "1.0.0", "1.1.1 reverts to 1.0.0");
 
     // Offline from the captures: the same bytes; verify pins the captures.
-    let before = derived(&out);
-    let offline = run(&[
-        "census",
-        spec.to_str().unwrap(),
-        "--offline",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(offline.status.success(), "{}", stderr(&offline));
-    assert!(
-        derived(&out) == before,
-        "--offline changed the derived files"
-    );
-    let verify = run(&["verify", out.to_str().unwrap()]);
-    assert!(verify.status.success(), "{}", stdout(&verify));
+    rederives_offline(&spec, &out);
 }
