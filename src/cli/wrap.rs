@@ -68,6 +68,10 @@ pub struct Args {
     /// a call before the first listing passes unchanged (drifted-server-unlisted).
     #[arg(long, requires = "drift")]
     enforce_drift: bool,
+    /// Drift only the tool of this name: the drift classes see a listing of it alone (e.g.
+    /// --drift parameter-renamed --drift-tool read_text_file renames one of its parameters).
+    #[arg(long, value_name = "NAME", requires = "drift")]
+    drift_tool: Option<String>,
     /// Delay of the `latency` fault, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     latency_ms: u64,
@@ -123,6 +127,7 @@ pub fn run(args: Args) -> Result<u8> {
             seed: args.seed,
             drift_index: args.drift_index,
             enforce_drift: args.enforce_drift,
+            drift_tool: args.drift_tool,
             latency: Duration::from_millis(args.latency_ms),
         },
         log,

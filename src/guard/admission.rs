@@ -60,7 +60,10 @@ pub fn check(
     // Unknown names are refused even where the schema allows additional properties: that is how
     // a renamed parameter is silently dropped.
     let mut problems = Vec::new();
-    for name in args.keys() {
+    for (name, value) in args {
+        if sends_no_value(pinned, live, drift, name, value) {
+            continue;
+        }
         let in_pin = pinned.params.as_ref().is_none_or(|p| p.contains(name));
         let in_live = live
             .and_then(|l| l.params.as_ref())
@@ -120,6 +123,36 @@ pub fn check(
         }
     }
     None
+}
+
+/// Whether the argument `name`, gone from the live contract, sends no value: `null`, which the
+/// pinned parameter declares as its default, as its live successor does where it was renamed.
+/// Leaving it out means the same on both sides, so the drift does not touch it (a model often
+/// writes `"start_timestamp": null` for "no filter"). A default of another value is not taken
+/// for granted: a server that drops the argument may not mean by it what the pin did.
+pub(super) fn sends_no_value(
+    pinned: &Contract,
+    live: Option<&Contract>,
+    drift: Option<&ToolDrift>,
+    name: &str,
+    value: &Value,
+) -> bool {
+    let defaults_to_null = |contract: &Contract, name: &str| {
+        contract
+            .schema
+            .as_ref()
+            .and_then(|s| s.get("properties")?.get(name)?.get("default"))
+            .is_some_and(Value::is_null)
+    };
+    let Some(live) = live else { return false };
+    if !value.is_null() || live.params.as_ref().is_none_or(|p| p.contains(name)) {
+        return false;
+    }
+    if !defaults_to_null(pinned, name) {
+        return false;
+    }
+    let successor = drift.and_then(|d| d.renamed.iter().find(|(old, _)| old == name));
+    successor.is_none_or(|(_, new)| defaults_to_null(live, new))
 }
 
 #[cfg(test)]
@@ -221,6 +254,49 @@ mod tests {
         };
         assert_eq!(rule, "invalid-for-live-schema");
         assert!(problems.contains(&hints[1]), "{problems:?}");
+    }
+
+    #[test]
+    fn an_argument_that_sends_no_value_for_a_renamed_parameter_is_admitted() {
+        let optional = |default: Value| json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "default": default});
+        let schema = |name: &str, default: Value| {
+            contract(
+                json!({"type": "object", "properties": {"path": {"type": "string"},
+                name: optional(default)}}),
+            )
+        };
+        let drift = ToolDrift {
+            renamed: vec![("head".into(), "max_lines".into())],
+            ..ToolDrift::default()
+        };
+        let call = |pinned: &Contract, live: &Contract, arguments: Value| {
+            rule(super::check(pinned, Some(live), &arguments, Some(&drift)))
+        };
+        let (pinned, live) = (
+            schema("head", Value::Null),
+            schema("max_lines", Value::Null),
+        );
+        assert_eq!(
+            call(&pinned, &live, json!({"path": "p", "head": null})),
+            "admit"
+        );
+        // A value is what the rename drops.
+        assert_eq!(
+            call(&pinned, &live, json!({"path": "p", "head": 3})),
+            "unknown-argument"
+        );
+        // Where the successor defaults to a value, leaving it out changes the call.
+        let live_ten = schema("max_lines", json!(10));
+        assert_eq!(
+            call(&pinned, &live_ten, json!({"path": "p", "head": null})),
+            "unknown-argument"
+        );
+        // A default of another value is not taken for granted, even when the call sends it.
+        let (pinned_ten, live_ten) = (schema("head", json!(10)), schema("max_lines", json!(10)));
+        assert_eq!(
+            call(&pinned_ten, &live_ten, json!({"path": "p", "head": 10})),
+            "unknown-argument"
+        );
     }
 
     #[test]

@@ -25,6 +25,8 @@ mod fixes;
 mod hooks;
 mod listing;
 pub mod repair;
+mod repair_fix;
+mod repair_formats;
 #[cfg(test)]
 mod repair_tests;
 pub mod study;
@@ -360,10 +362,23 @@ impl Guard {
                 return refusal;
             }
             // Refuse mode admits what the drift does not touch, and fails closed on what it
-            // touches but could not judge.
+            // touches but could not judge. An argument that sends no value (null) touches
+            // nothing; a call only the live contract accepts was written for it (a caller
+            // following a refusal), so the change is no longer unjudged for it.
             let sends = arguments.as_object();
             if let (true, Some(drift), Some(sends)) = (refuse, drift, sends) {
-                if drift.unjudged_for(sends) {
+                let touched: serde_json::Map<String, Value> = sends
+                    .iter()
+                    .filter(|(name, value)| {
+                        !admission::sends_no_value(pinned, Some(current), Some(drift), name, value)
+                    })
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect();
+                let written_for_live = pinned
+                    .input
+                    .as_ref()
+                    .is_some_and(|v| !v.is_valid(arguments));
+                if drift.unjudged_for(&touched) && !written_for_live {
                     let mut problems = drift.messages.clone();
                     problems.push(
                         "the change to what this call sends could not be judged, so refuse mode does not admit it".into(),

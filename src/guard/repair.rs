@@ -1,41 +1,12 @@
 //! A deterministic repairer: the retry a caller makes who reads only a refusal's text and the
 //! tool's pinned (old) input schema, and does exactly what the text says ([`super::fixes`]'s
-//! sentences, and "`NAME` is no longer a parameter"). No model: it measures whether a refusal
+//! sentences, and "`NAME` is no longer a parameter"; other errors as [`super::repair_formats`]
+//! reads them). No model: it measures whether a refusal
 //! names what to send, not how clever a caller is.
 
 use serde_json::{json, Map, Value};
 
-/// What the text tells the caller to do.
-#[derive(Debug, Clone, PartialEq)]
-enum Fix {
-    Rename {
-        old: String,
-        new: String,
-    },
-    Gone {
-        name: String,
-    },
-    AddRequired {
-        name: String,
-        kind: String,
-    },
-    /// An optional parameter the pin does not have: it takes a gone value of its type.
-    New {
-        name: String,
-        kind: String,
-    },
-    OneOf {
-        name: String,
-        allowed: Vec<Value>,
-    },
-    OfType {
-        name: String,
-        kind: String,
-    },
-    CallInstead {
-        new: String,
-    },
-}
+use super::repair_fix::Fix;
 
 /// The retried call `(tool, arguments)`, or `None` when the text names nothing to change.
 pub fn repair(
@@ -44,7 +15,12 @@ pub fn repair(
     old_schema: Option<&Value>,
     arguments: &Value,
 ) -> Option<(String, Value)> {
-    let fixes = read(text);
+    // The guard's own sentences first; an error of another kind (a stack's, a server SDK's)
+    // is read for what it names only where the text holds none of them.
+    let mut fixes = read(text);
+    if fixes.is_empty() {
+        fixes = super::repair_formats::read(text, arguments);
+    }
     if fixes.is_empty() {
         return None;
     }

@@ -264,3 +264,78 @@ fn a_text_that_names_nothing_gives_no_retry() {
     let text = "An error occurred while running the tool. Please try again.";
     assert_eq!(repair(text, "t", None, &json!({"a": 1})), None);
 }
+
+/// Other errors are read for what they name, and only that: each text is quoted from the
+/// six-stack study's calls.csv.
+#[test]
+fn the_repairer_reads_pydantic_zod_jsonschema_and_python_errors_for_what_they_name() {
+    let old = json!({"type": "object", "properties": {"city": {"type": "string"},
+        "unit": {"enum": ["celsius", "fahrenheit", "kelvin"]}, "celsius": {"type": "number"},
+        "labels": {"type": "array", "items": {"type": "string"}}}});
+    let fix = |text: &str, tool: &str, arguments: Value| repair(text, tool, Some(&old), &arguments);
+    let kelvin = json!({"value": 1.5, "unit": "kelvin"});
+    let celsius = json!({"unit": "celsius", "value": 1.5});
+    for text in [
+        "1 validation error for convert_temperatureArguments\nunit\n  Input should be 'celsius' or 'fahrenheit' [type=literal_error, input_value='kelvin', input_type=str]",
+        "Error invoking tool 'convert_temperature' with kwargs {} with error:\n unit: Input should be 'celsius' or 'fahrenheit'\n Please fix the error and try again.",
+        "MCP error -32602: Input validation error: Invalid arguments for tool convert_temperature: Invalid option: expected one of \"celsius\"|\"fahrenheit\" at unit",
+        "'kelvin' is not one of ['celsius', 'fahrenheit']",
+    ] {
+        assert_eq!(fix(text, "convert_temperature", kelvin.clone()), Some(("convert_temperature".into(), celsius.clone())), "{text}");
+    }
+    let float = json!({"celsius": 98.5});
+    for text in [
+        "set_temperature: 1 validation error for set_temperatureArguments\ncelsius\n  Input should be a valid integer, got a number with a fractional part [type=int_from_float]",
+        "Invalid arguments for tool set_temperature: Invalid input: expected int, received number at celsius",
+        "98.5 is not of type 'integer'",
+    ] {
+        assert_eq!(fix(text, "set_temperature", float.clone()).unwrap().1, json!({"celsius": 99}), "{text}");
+    }
+    // zod names a missing parameter's type; pydantic and jsonschema do not, so nothing is added.
+    assert_eq!(
+        fix(
+            "Invalid input: expected string, received undefined at channel",
+            "send_message",
+            json!({"text": "x"})
+        )
+        .unwrap()
+        .1,
+        json!({"text": "x", "channel": ""})
+    );
+    for text in [
+        "channel\n  Field required [type=missing, input_value={'text': 'x'}]",
+        "'channel' is a required property",
+    ] {
+        assert_eq!(
+            fix(text, "send_message", json!({"text": "x"})),
+            None,
+            "{text}"
+        );
+    }
+    // An unexpected argument is dropped, and that is all the text says.
+    for text in [
+        "Additional properties are not allowed ('city' was unexpected)",
+        "get_forecast() got an unexpected keyword argument 'city'",
+        "city: Extra inputs are not permitted",
+    ] {
+        assert_eq!(
+            fix(text, "get_forecast", json!({"city": "x"})).unwrap().1,
+            json!({}),
+            "{text}"
+        );
+    }
+    // One other tool offered: call it. Several, or none: nothing to do.
+    for text in [
+        "Error: get_alerts is not a valid tool, try one of [fetch_alerts].",
+        "Unknown tool name: 'get_alerts'. Available tools: 'fetch_alerts'",
+    ] {
+        let (tool, _) = fix(text, "get_alerts", json!({})).unwrap();
+        assert_eq!(tool, "fetch_alerts", "{text}");
+    }
+    for text in [
+        "Error: get_alerts is not a valid tool, try one of [a, b].",
+        "An error occurred while running the tool. Please try again.",
+    ] {
+        assert_eq!(fix(text, "get_alerts", json!({})), None, "{text}");
+    }
+}

@@ -60,6 +60,9 @@ pub struct WrapOptions {
     /// Behave as a server that implements the drifted contract (see [`DriftedServer`]): every
     /// listing gets the drift of stream `drift_index`, and calls are handled by that contract.
     pub enforce_drift: bool,
+    /// Drift only the tool of this name (the classes see a list of it alone); `None`: the
+    /// classes draw the tool themselves.
+    pub drift_tool: Option<String>,
     pub latency: Duration,
 }
 
@@ -103,7 +106,10 @@ impl WrapHooks {
         let mut last: Option<&dyn MutationClass> = None;
         for class in self.options.drift.clone() {
             let mut rng = crate::mutate::stream(self.options.seed, class, index);
-            let outcome = class.apply(result, &mut rng);
+            let outcome = match &self.options.drift_tool {
+                Some(name) => apply_to_tool(class, result, name, &mut rng),
+                None => class.apply(result, &mut rng),
+            };
             let entry = match &outcome {
                 Ok(applied) => {
                     json!({"id": id_json(message.id.as_deref()), "method": "tools/list", "page": page,
@@ -203,6 +209,45 @@ pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
     bytes
 }
 
+/// A tools/call's `arguments` object (empty when it has none).
+fn request_arguments(message: &Message<'_>) -> serde_json::Map<String, Value> {
+    message
+        .reading
+        .as_ref()
+        .ok()
+        .and_then(|r| r.pointer("/params/arguments"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// `class` applied to the tool named `name` alone (a list of it only), spliced back in place.
+fn apply_to_tool(
+    class: &dyn MutationClass,
+    result: &mut Value,
+    name: &str,
+    rng: &mut crate::rng::Stream,
+) -> crate::mutate::Outcome {
+    let not_here =
+        || crate::mutate::NotApplicable(format!("the listing has no tool named {name:?}"));
+    let tools = result
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(not_here)?;
+    let at = tools
+        .iter()
+        .position(|t| t.get("name").and_then(Value::as_str) == Some(name))
+        .ok_or_else(not_here)?;
+    let mut alone = json!({"tools": [tools[at].clone()]});
+    let mut outcome = class.apply(&mut alone, rng);
+    if let Ok(applied) = &mut outcome {
+        applied.tool_index = applied.tool_index.map(|i| i + at);
+        let changed = alone["tools"].as_array().cloned().unwrap_or_default();
+        tools.splice(at..=at, changed);
+    }
+    outcome
+}
+
 /// Makes serialized JSON one line (a newline-delimited transport's framing): newlines only ever
 /// occur between tokens, where a space means the same.
 pub fn to_one_line(bytes: &mut [u8]) {
@@ -244,9 +289,12 @@ impl WrapHooks {
                 server_tool,
                 mapped,
             } => {
+                // What the drifted server's body gets, by the names the listing announced.
+                let mut received = request_arguments(message);
+                received.retain(|name, _| !dropped.contains(name));
                 self.record(json!({"id": id, "method": "tools/call", "tool": tool,
                     "action": "drifted-server-ran", "dropped": dropped,
-                    "server_tool": server_tool, "mapped": mapped}));
+                    "server_tool": server_tool, "mapped": mapped, "received": received}));
                 match request {
                     Some(request) => Action::Replace(request.to_string().into_bytes()),
                     None => Action::Forward,

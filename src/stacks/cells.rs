@@ -18,6 +18,8 @@ pub struct ClaimResult<'a> {
     /// `confirmed`, `contradicted`, `partly` (the outcome holds, the named error does not) or
     /// `untested` (no call of the cell ran correctly at version 1).
     pub verdict: &'static str,
+    /// What the verdict holds for: the row's stack and option (and guard path), never more.
+    pub scope: String,
     /// The evidence: the cell's first call the drift touched, else its first call that ran at
     /// version 1, else its first call (whose `control_answer` says why none ran), as its
     /// calls.csv record number (1 is the first after the header; a record may span lines).
@@ -60,6 +62,9 @@ pub fn counts(results: &StudyResults, row: &str, case: &str) -> CellCounts {
 /// call the drift touched ("silent 4, correct 8 [dropped max_results]").
 pub fn measured(results: &StudyResults, row: &str, case: &str) -> String {
     let c = counts(results, row, case);
+    if c.calls == 0 {
+        return "– (not a case of this row)".into();
+    }
     let named = |n: usize| {
         if n == 0 {
             String::new()
@@ -108,9 +113,13 @@ pub fn measured(results: &StudyResults, row: &str, case: &str) -> String {
 }
 
 /// A cell in a word or two, for the at-a-glance table: the calls the drift touched by outcome
-/// ("silent 4"), `ok` when none was touched, `n/a` when no call got past version 1.
+/// ("silent 4"), `ok` when none was touched, `n/a` when no call got past version 1, `–` where
+/// the row does not run the case.
 pub fn glance(results: &StudyResults, row: &str, case: &str) -> String {
     let c = counts(results, row, case);
+    if c.calls == 0 {
+        return "–".into();
+    }
     if c.calls == c.control_failed {
         return "n/a".into();
     }
@@ -128,6 +137,22 @@ pub fn glance(results: &StudyResults, row: &str, case: &str) -> String {
         "ok".into()
     } else {
         parts.join(", ")
+    }
+}
+
+/// A row's repairability: of its calls whose caller got an error (loud, crashed or refused),
+/// how many the repairer's retry fixed ("7 of 12"); `–` where no caller got an error.
+pub fn repairability(results: &StudyResults, row: &str) -> String {
+    let (mut repaired, mut errored) = (0, 0);
+    for case in &results.spec.cases {
+        let c = counts(results, row, &case.id);
+        repaired += c.repaired;
+        errored += c.loud + c.crash + c.refused;
+    }
+    if errored == 0 {
+        "–".into()
+    } else {
+        format!("{repaired} of {errored}")
     }
 }
 
@@ -181,8 +206,18 @@ fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> Claim
         Some(error) => format!("{} ({error})", claim.claimed),
         None => claim.claimed.clone(),
     };
+    let scope = results
+        .rows
+        .iter()
+        .find(|r| r.row == claim.row)
+        .map(|r| match r.path.as_str() {
+            super::STRAIGHT => format!("{} · {}", r.stack, r.option),
+            path => format!("{} · {} behind the guard ({path})", r.stack, r.option),
+        })
+        .unwrap_or_else(|| claim.row.clone());
     ClaimResult {
         row: &claim.row,
+        scope,
         case,
         says: &claim.says,
         claimed,

@@ -19,7 +19,7 @@ pub fn schemas(
     timeout: Duration,
     scratch: &Path,
 ) -> Result<BTreeMap<String, BTreeMap<String, Value>>, StackStudyError> {
-    let out = process::run(argv, dir, br#"{"op": "schemas"}"#, timeout, scratch)?;
+    let out = process::run(argv, dir, br#"{"op": "schemas"}"#, timeout, scratch, None)?;
     let bad = |why: &str| StackStudyError::Command(format!("{argv:?}: schemas: {why}"));
     let answer: Value = serde_json::from_slice(&out).map_err(|e| bad(&e.to_string()))?;
     let cases = answer
@@ -48,14 +48,20 @@ pub fn schemas(
     Ok(by_case)
 }
 
+/// Where a harness runs and how: its folder, the timeout, a scratch file stem, and `driftlab`.
+pub struct Run<'a> {
+    pub dir: &'a Path,
+    pub timeout: Duration,
+    pub scratch: &'a Path,
+    pub driftlab: &'a Path,
+}
+
 /// Sends every case's calls to a stack's harness at `version`; one evidence per call, in order.
 pub fn answers(
     argv: &[String],
-    dir: &Path,
+    run: &Run<'_>,
     version: u8,
     calls: &[(String, Vec<Call>)],
-    timeout: Duration,
-    scratch: &Path,
 ) -> Result<Vec<Vec<Evidence>>, StackStudyError> {
     let cases: serde_json::Map<String, Value> = calls
         .iter()
@@ -68,7 +74,14 @@ pub fn answers(
         })
         .collect();
     let request = json!({"op": "call", "version": version, "cases": cases});
-    let out = process::run(argv, dir, request.to_string().as_bytes(), timeout, scratch)?;
+    let out = process::run(
+        argv,
+        run.dir,
+        request.to_string().as_bytes(),
+        run.timeout,
+        run.scratch,
+        Some(run.driftlab),
+    )?;
     let bad = |why: String| StackStudyError::Command(format!("{argv:?}: version {version}: {why}"));
     let text = String::from_utf8(out).map_err(|e| bad(e.to_string()))?;
     let mut lines = text.lines();

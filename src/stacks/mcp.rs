@@ -1,15 +1,17 @@
 //! The MCP rows: the bench served over stdio by an SDK, version 1 (the control, and the pin the
 //! guard holds) and version 2 called straight and behind `driftlab guard` in each mode. What a
 //! tool body received comes from the server's own log ($STUDY_LOG, one line per body entry,
-//! keyed by the JSON-RPC id of the call).
+//! keyed by the JSON-RPC id of the call). Each path's calls that got an error are retried in a
+//! fresh session of the same path, as the repairer rewrites them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::outcome::Evidence;
+use super::repairs;
 use super::spec::{GuardPath, StackRow, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
 use super::StackStudyError;
 use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
@@ -17,8 +19,9 @@ use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, Sessio
 /// The evidence of one path (`straight` or a guard path id) for one case's calls.
 pub struct Paths {
     pub control: Vec<Evidence>,
-    /// `(path id, evidence)`: `straight` first, then each guard path in the spec's order.
-    pub paths: Vec<(String, Vec<Evidence>)>,
+    /// `(path id, evidence, retries)`: `straight` first, then each guard path in the spec's
+    /// order; each call's retry beside its evidence, where the repairer made one.
+    pub paths: Vec<(String, Vec<Evidence>, repairs::Retried)>,
 }
 
 pub struct McpCase<'a> {
@@ -30,46 +33,82 @@ pub struct McpCase<'a> {
     pub timeout: Duration,
     pub driftlab: &'a Path,
     pub guards: &'a [GuardPath],
+    /// The case's version-1 inputSchema per tool (what the repairer reads beside an error).
+    pub old: Option<&'a BTreeMap<String, Value>>,
 }
 
 impl McpCase<'_> {
     pub fn run(&self) -> Result<Paths, StackStudyError> {
         let name = format!("{}-{}", self.row.id, self.case);
         let control_dir = fresh(self.work, &format!("{name}-v1"))?;
-        let control = self.session(&self.server(1), &control_dir)?;
+        let control = self.session(&self.server(1), &control_dir, self.calls)?;
         let pin = control_dir.join("pin.json");
         std::fs::write(&pin, &control.tools_list)
             .map_err(|e| StackStudyError::Command(format!("{}: {e}", pin.display())))?;
         let mut paths = Vec::new();
         let straight_dir = fresh(self.work, &format!("{name}-v2"))?;
-        let straight = self.session(&self.server(2), &straight_dir)?;
-        paths.push((
-            "straight".to_string(),
-            self.evidence(&straight, &straight_dir, None),
-        ));
+        let straight = self.session(&self.server(2), &straight_dir, self.calls)?;
+        let evidence = self.evidence(&straight, &straight_dir, None);
+        let retried = self.retry(
+            &self.server(2),
+            &format!("{name}-v2-retry"),
+            &evidence,
+            None,
+        )?;
+        paths.push(("straight".to_string(), evidence, retried));
         for (g, guard) in self.guards.iter().enumerate() {
             let dir = fresh(self.work, &format!("{name}-guard-{g}"))?;
             let audit = dir.join("guard.jsonl");
-            let mut argv = vec![
-                self.driftlab.display().to_string(),
-                "guard".into(),
-                "--approved".into(),
-                pin.display().to_string(),
-                "--max-retries".into(),
-                "1000".into(),
-                "--audit".into(),
-                audit.display().to_string(),
-            ];
-            argv.extend(guard.options.iter().cloned());
-            argv.push("--".into());
-            argv.extend(self.server(2));
-            let run = self.session(&argv, &dir)?;
-            paths.push((guard.id.clone(), self.evidence(&run, &dir, Some(&audit))));
+            let argv = self.guarded(&pin, &audit, guard);
+            let run = self.session(&argv, &dir, self.calls)?;
+            let evidence = self.evidence(&run, &dir, Some(&audit));
+            let retry_name = format!("{name}-guard-{g}-retry");
+            let retry_audit = self.work.join(&retry_name).join("guard.jsonl");
+            let retry_argv = self.guarded(&pin, &retry_audit, guard);
+            let retried = self.retry(&retry_argv, &retry_name, &evidence, Some(&retry_audit))?;
+            paths.push((guard.id.clone(), evidence, retried));
         }
         Ok(Paths {
             control: self.evidence(&control, &control_dir, None),
             paths,
         })
+    }
+
+    /// Each call's retry, run in a fresh session of `argv` (the same server, or the same
+    /// guard in front of it) where the repairer made any.
+    fn retry(
+        &self,
+        argv: &[String],
+        name: &str,
+        evidence: &[Evidence],
+        audit: Option<&Path>,
+    ) -> Result<repairs::Retried, StackStudyError> {
+        let retries = repairs::retries(self.calls, evidence, self.old);
+        let made = repairs::made(&retries);
+        if made.is_empty() {
+            return Ok(retries.into_iter().map(|_| None).collect());
+        }
+        let dir = fresh(self.work, name)?;
+        let run = self.session(argv, &dir, &made)?;
+        Ok(repairs::aligned(retries, self.evidence(&run, &dir, audit)))
+    }
+
+    /// `driftlab guard` pinned to version 1, in front of version 2, on one guard path.
+    fn guarded(&self, pin: &Path, audit: &Path, guard: &GuardPath) -> Vec<String> {
+        let mut argv = vec![
+            self.driftlab.display().to_string(),
+            "guard".into(),
+            "--approved".into(),
+            pin.display().to_string(),
+            "--max-retries".into(),
+            "1000".into(),
+            "--audit".into(),
+            audit.display().to_string(),
+        ];
+        argv.extend(guard.options.iter().cloned());
+        argv.push("--".into());
+        argv.extend(self.server(2));
+        argv
     }
 
     fn server(&self, version: u8) -> Vec<String> {
@@ -83,9 +122,14 @@ impl McpCase<'_> {
             .collect()
     }
 
-    fn session(&self, argv: &[String], dir: &Path) -> Result<SessionRun, StackStudyError> {
+    fn session(
+        &self,
+        argv: &[String],
+        dir: &Path,
+        calls: &[Call],
+    ) -> Result<SessionRun, StackStudyError> {
         let env = vec![("STUDY_LOG".to_string(), log_path(dir).display().to_string())];
-        run_session(argv, self.dir, &env, self.calls, self.timeout).map_err(|e| {
+        run_session(argv, self.dir, &env, calls, self.timeout).map_err(|e| {
             StackStudyError::Command(format!("{} × {}: {argv:?}: {e}", self.row.id, self.case))
         })
     }

@@ -3,16 +3,20 @@
 //!
 //! The bench (`bench/` in the study's folder) defines each case's tools at version 1 and 2 once
 //! per language; each stack row builds them natively and calls them through its own invocation
-//! path (`stacks/*.py`), or serves them over MCP stdio. The calls are drawn with the guard
-//! study's seeded call generator from the bench's canonical version-1 contract, so every row
-//! gets the same calls. Every call runs at version 1 first (the control); only calls that ran
-//! correctly there are judged, so an outcome is the drift's doing. See METHOD.md beside the spec.
+//! path (`stacks/*.py`), or calls an MCP server through the stack's own MCP adapter
+//! (`adapters/*.py`, the same harness protocol), or serves them over MCP stdio. The calls are
+//! drawn with the guard study's seeded call generator from the bench's canonical version-1
+//! contract, so every row gets the same calls. Every call runs at version 1 first (the
+//! control); only calls that ran correctly there are judged, so an outcome is the drift's
+//! doing. A call whose caller got an error is retried once as the repairer rewrites it
+//! ([`repairs`]). See METHOD.md beside the spec.
 
 mod cells;
 mod harness;
 mod mcp;
 pub mod outcome;
 mod process;
+mod repairs;
 mod report;
 pub mod spec;
 mod write;
@@ -23,7 +27,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 use thiserror::Error;
 
 use crate::guard::calls::valid_arguments;
@@ -73,6 +77,11 @@ pub struct CallRow {
     pub answer: String,
     /// What the caller got at version 1.
     pub control_answer: String,
+    /// The repairer's retry of a call whose caller got an error (`{"tool", "arguments"}`), or
+    /// empty.
+    pub retry: String,
+    /// How the retry ended.
+    pub retried: Option<Judged>,
 }
 
 pub struct StudyResults {
@@ -117,7 +126,11 @@ pub fn run(
         if row.command.is_some() {
             units.push((r, None));
         } else {
-            units.extend((0..spec.cases.len()).map(|c| (r, Some(c))));
+            units.extend(
+                (0..spec.cases.len())
+                    .filter(|&c| row.runs(&spec.cases[c].id))
+                    .map(|c| (r, Some(c))),
+            );
         }
     }
     let done: Vec<Result<Vec<CallRow>, StackStudyError>> = units
@@ -125,7 +138,7 @@ pub fn run(
         .map(|&(r, case)| {
             let row = &spec.stacks[r];
             let rows = match case {
-                None => python_row(study, r, &calls, timeout, work),
+                None => python_row(study, r, &calls, &schemas, driftlab, work),
                 Some(c) => {
                     let run = mcp::McpCase {
                         row,
@@ -136,10 +149,11 @@ pub fn run(
                         timeout,
                         driftlab,
                         guards: &spec.guards,
+                        old: schemas.get(&calls[c].0),
                     }
                     .run()?;
                     let mut rows = Vec::new();
-                    for (path, evidence) in &run.paths {
+                    for (path, evidence, retried) in &run.paths {
                         rows.extend(judge_case(
                             study,
                             row_id(&row.id, path),
@@ -147,6 +161,7 @@ pub fn run(
                             &calls[c].1,
                             &run.control,
                             evidence,
+                            retried,
                         ));
                     }
                     Ok(rows)
@@ -249,24 +264,65 @@ fn draw_calls(
 fn python_row(
     study: &StackStudy,
     r: usize,
-    calls: &[(String, Vec<Call>)],
-    timeout: Duration,
+    all_calls: &[(String, Vec<Call>)],
+    old: &BTreeMap<String, BTreeMap<String, Value>>,
+    driftlab: &Path,
     work: &Path,
 ) -> Result<Vec<CallRow>, StackStudyError> {
     let row = &study.spec.stacks[r];
     let argv = row.command.as_deref().unwrap_or_default();
-    let scratch = |v: u8| work.join(format!("{}-v{v}", row.id));
-    let control = harness::answers(argv, &study.dir, 1, calls, timeout, &scratch(1))?;
-    let drifted = harness::answers(argv, &study.dir, 2, calls, timeout, &scratch(2))?;
+    // The row's cases, each with its index among the spec's.
+    let (indexes, calls): (Vec<usize>, Vec<(String, Vec<Call>)>) = all_calls
+        .iter()
+        .enumerate()
+        .filter(|(_, (case, _))| row.runs(case))
+        .map(|(c, calls)| (c, calls.clone()))
+        .unzip();
+    let answers = |name: &str, version: u8, calls: &[(String, Vec<Call>)]| {
+        let scratch = work.join(format!("{}-{name}", row.id));
+        let run = harness::Run {
+            dir: &study.dir,
+            timeout: Duration::from_secs(study.spec.timeout_secs),
+            scratch: &scratch,
+            driftlab,
+        };
+        harness::answers(argv, &run, version, calls)
+    };
+    let control = answers("v1", 1, &calls)?;
+    let drifted = answers("v2", 2, &calls)?;
+    // Every case's retries in one more run at version 2.
+    let retries: Vec<Vec<Option<Call>>> = calls
+        .iter()
+        .zip(&drifted)
+        .map(|((case, case_calls), evidence)| repairs::retries(case_calls, evidence, old.get(case)))
+        .collect();
+    let retry_calls: Vec<(String, Vec<Call>)> = calls
+        .iter()
+        .zip(&retries)
+        .map(|((case, _), r)| (case.clone(), repairs::made(r)))
+        .filter(|(_, made)| !made.is_empty())
+        .collect();
+    let mut retried_runs = if retry_calls.is_empty() {
+        Vec::new()
+    } else {
+        answers("retry", 2, &retry_calls)?
+    }
+    .into_iter();
     let mut rows = Vec::new();
-    for (c, (_, case_calls)) in calls.iter().enumerate() {
+    for (i, ((_, case_calls), case_retries)) in calls.iter().zip(retries).enumerate() {
+        let evidence = if case_retries.iter().any(Option::is_some) {
+            retried_runs.next().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         rows.extend(judge_case(
             study,
             row.id.clone(),
-            c,
+            indexes[i],
             case_calls,
-            &control[c],
-            &drifted[c],
+            &control[i],
+            &drifted[i],
+            &repairs::aligned(case_retries, evidence),
         ));
     }
     Ok(rows)
@@ -279,8 +335,14 @@ fn judge_case(
     calls: &[Call],
     control: &[Evidence],
     drifted: &[Evidence],
+    retried: &[Option<(Call, Evidence)>],
 ) -> Vec<CallRow> {
     let case = &study.spec.cases[c];
+    // A retry already sends version 2's names; what it must still have is version 2's.
+    let retry_case = spec::Case {
+        renames: BTreeMap::new(),
+        ..case.clone()
+    };
     // At version 1 nothing was renamed, and nothing new was required.
     let unchanged = spec::Case {
         renames: BTreeMap::new(),
@@ -305,6 +367,15 @@ fn judge_case(
                 .unwrap_or_default(),
             answer: answer_text(after),
             control_answer: answer_text(before),
+            retry: retried
+                .get(i)
+                .and_then(Option::as_ref)
+                .map(|(r, _)| json!({"tool": r.tool, "arguments": r.arguments}).to_string())
+                .unwrap_or_default(),
+            retried: retried
+                .get(i)
+                .and_then(Option::as_ref)
+                .map(|(r, evidence)| judge(&retry_case, &r.arguments, evidence)),
         })
         .collect()
 }
@@ -333,6 +404,10 @@ pub struct CellCounts {
     pub names_cause: usize,
     /// Behind the guard: refused calls that ran correctly on the same row without it.
     pub needless_refusals: usize,
+    /// Loud, crashed or refused calls the repairer retried (their error named a change).
+    pub retried: usize,
+    /// Retries that ran correctly.
+    pub repaired: usize,
 }
 
 impl CellCounts {
@@ -353,6 +428,12 @@ impl CellCounts {
             }
             if call.judged.outcome != Outcome::Correct && call.judged.names_cause {
                 counts.names_cause += 1;
+            }
+            if call.judged.outcome != Outcome::Correct {
+                if let Some(retry) = &call.retried {
+                    counts.retried += 1;
+                    counts.repaired += usize::from(retry.outcome == Outcome::Correct);
+                }
             }
         }
         counts

@@ -124,6 +124,8 @@ pub fn judge(case: &Case, arguments: &Value, evidence: &Evidence) -> Judged {
             let target = case.renames.get(name).unwrap_or(name);
             match received.get(target) {
                 Some(got) if same(got, value) => {}
+                // An optional parameter sent as null means "no value", as its absence does.
+                None if value.is_null() => {}
                 Some(got) if target == name => {
                     wrong.push(format!("coerced {name} {value} → {got}"))
                 }
@@ -222,6 +224,17 @@ mod tests {
             &ran(json!({"query": "q", "limit": 3}), json!("ok")),
         );
         assert_eq!(right.outcome, Outcome::Correct);
+    }
+
+    #[test]
+    fn a_null_sent_for_a_parameter_the_body_did_not_get_means_no_value_either_way() {
+        let c = case(&[("start_timestamp", "since")], None);
+        let sent = json!({"repo_path": "x", "start_timestamp": null});
+        let absent = judge(&c, &sent, &ran(json!({"repo_path": "x"}), json!("ok")));
+        assert_eq!(absent.outcome, Outcome::Correct);
+        let filter = json!({"repo_path": "x", "start_timestamp": "2026-11-28"});
+        let dropped = judge(&c, &filter, &ran(json!({"repo_path": "x"}), json!("ok")));
+        assert_eq!(dropped.detail, "dropped start_timestamp");
     }
 
     #[test]

@@ -12,12 +12,14 @@ use std::time::{Duration, Instant};
 use super::StackStudyError;
 
 /// Runs `argv` in `dir` with `input` on stdin; `scratch` is a file stem for its output.
+/// `$DRIFTLAB` names `driftlab` (the real-server cases start `driftlab wrap` with it).
 pub fn run(
     argv: &[String],
     dir: &Path,
     input: &[u8],
     timeout: Duration,
     scratch: &Path,
+    driftlab: Option<&Path>,
 ) -> Result<Vec<u8>, StackStudyError> {
     let fail = |why: String| StackStudyError::Command(format!("{argv:?}: {why}"));
     let stdout_path = scratch.with_extension("out");
@@ -25,7 +27,11 @@ pub fn run(
     let file = |path: &Path| {
         std::fs::File::create(path).map_err(|e| fail(format!("{}: {e}", path.display())))
     };
-    let mut child = Command::new(&argv[0])
+    let mut command = Command::new(&argv[0]);
+    if let Some(driftlab) = driftlab {
+        command.env("DRIFTLAB", driftlab);
+    }
+    let mut child = command
         .args(&argv[1..])
         .current_dir(dir)
         .stdin(Stdio::piped())

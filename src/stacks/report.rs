@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::cells::{glance, measured, ClaimResult};
+use super::cells::{glance, measured, repairability, ClaimResult};
 use super::outcome::Outcome;
 use super::spec::{GuardPath, StackRow};
 use super::{CallRow, StudyResults, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV};
@@ -31,8 +31,13 @@ fn glance_table(md: &mut String, results: &StudyResults, claims: &[ClaimResult<'
     let _ = writeln!(
         md,
         "\nOf {} calls per case: the calls the drift touched, by outcome (`ok`: every call ran \
-         correctly; `n/a`: no call got past version 1). A mark is a survey claim about the \
-         cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested.\n",
+         correctly; `n/a`: no call got past version 1; `–`: not a case of the row). A mark is a survey claim about the \
+         cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested. *repaired*: of the calls \
+         whose caller got an error (loud, crashed or refused), those a deterministic repairer \
+         fixed: it reads only the error's text and the tool's version-1 schema, applies what \
+         the text names (a new name, the allowed values, a missing parameter with its type, \
+         the tool to call instead), retries once on the same path, and the retry ran \
+         correctly.\n",
         results.spec.calls_per_case
     );
 }
@@ -68,7 +73,7 @@ fn row_table(
             }
             let _ = write!(md, " {} |", text.replace('|', "\\|"));
         }
-        let _ = writeln!(md);
+        let _ = writeln!(md, " {} |", repairability(results, &row.row));
     }
 }
 
@@ -78,6 +83,7 @@ fn table_header(md: &mut String, leading: &[&str], spec: &super::StackStudySpec)
         .iter()
         .copied()
         .chain(spec.cases.iter().map(|c| c.id.as_str()))
+        .chain(["repaired"])
         .collect();
     let _ = writeln!(md, "| {} |", columns.join(" | "));
     let _ = writeln!(md, "|{}", "---|".repeat(columns.len()));
@@ -122,6 +128,12 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         )
     };
     let (confirmed, contradicted, partly, untested) = tally(&survey);
+    let measured_cells = results
+        .rows
+        .iter()
+        .flat_map(|row| spec.cases.iter().map(move |case| (row, case)))
+        .filter(|(row, case)| super::cells::counts(results, &row.row, &case.id).calls > 0)
+        .count();
     let (guard_confirmed, guard_contradicted, _, _) = tally(&guard);
     let _ = writeln!(
         md,
@@ -133,7 +145,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
          version-1 contract; each ran at version 1 first, and a call that failed there is left \
          out of its cell.\n",
         survey.len(),
-        results.rows.len() * spec.cases.len(),
+        measured_cells,
         guard.len(),
         spec.calls_per_case,
         spec.seed
@@ -207,29 +219,9 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         }
         let _ = writeln!(md);
     }
-    let _ = writeln!(md, "## The survey's claims\n");
-    let _ = writeln!(
-        md,
-        "| claim | row | case | claimed | measured | verdict | evidence |"
-    );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
-    for c in claims {
-        let evidence = format!(
-            "`{CALLS_CSV}` record {}: call {}",
-            c.evidence_record, c.evidence_call
-        );
-        let _ = writeln!(
-            md,
-            "| {} | `{}` | `{}` | {} | {} | **{}** | {evidence} |",
-            c.says,
-            c.row,
-            c.case,
-            c.claimed,
-            c.measured.replace('|', "\\|"),
-            c.verdict
-        );
-    }
-    let _ = writeln!(md, "\n## Rows\n");
+    claims_section(&mut md, "The survey's claims", &survey);
+    claims_section(&mut md, "driftlab's own claims about its guard", &guard);
+    let _ = writeln!(md, "## Rows\n");
     for row in results.rows.iter().filter(|r| r.path == STRAIGHT) {
         let _ = writeln!(
             md,
@@ -247,4 +239,61 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
          the caller got: `{CALLS_CSV}`.\n\nReproduce:\n\n```sh\n{reproduce}\n```"
     );
     md
+}
+
+/// A group of claims: each claim's verdicts by scope in a sentence, then one line per cell with
+/// its evidence. A verdict holds for its row's stack and option only.
+fn claims_section(md: &mut String, title: &str, claims: &[&ClaimResult<'_>]) {
+    if claims.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "## {title}\n");
+    let mut said: Vec<&str> = Vec::new();
+    for c in claims {
+        if !said.contains(&c.says) {
+            said.push(c.says);
+        }
+    }
+    for says in said {
+        let mut verdicts: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+        for c in claims.iter().filter(|c| c.says == says) {
+            match verdicts
+                .iter_mut()
+                .find(|(v, s, _)| *v == c.verdict && *s == c.scope)
+            {
+                Some((_, _, cases)) => cases.push(c.case),
+                None => verdicts.push((c.verdict, &c.scope, vec![c.case])),
+            }
+        }
+        let parts: Vec<String> = verdicts
+            .iter()
+            .map(|(verdict, scope, cases)| {
+                format!("**{verdict}** for {scope} ({})", cases.join(", "))
+            })
+            .collect();
+        let _ = writeln!(md, "- *{says}*: {}", parts.join("; "));
+    }
+    let _ = writeln!(
+        md,
+        "\n| claim | row | case | claimed | measured | verdict, for | evidence |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for c in claims {
+        let evidence = format!(
+            "`{CALLS_CSV}` record {}: call {}",
+            c.evidence_record, c.evidence_call
+        );
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | `{}` | {} | {} | **{}** for {} | {evidence} |",
+            c.says,
+            c.row,
+            c.case,
+            c.claimed,
+            c.measured.replace('|', "\\|"),
+            c.verdict,
+            c.scope
+        );
+    }
+    md.push('\n');
 }

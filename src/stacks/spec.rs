@@ -98,6 +98,19 @@ pub struct StackRow {
     /// nothing on the bench).
     #[serde(default)]
     pub note: Option<String>,
+    /// The cases this row runs (a row on real servers runs the real-tool cases only); every
+    /// case where absent. The other cells read `–`.
+    #[serde(default)]
+    pub cases: Option<Vec<String>>,
+}
+
+impl StackRow {
+    /// Whether the row runs `case`.
+    pub fn runs(&self, case: &str) -> bool {
+        self.cases
+            .as_ref()
+            .is_none_or(|cases| cases.iter().any(|c| c == case))
+    }
 }
 
 /// One claim of the survey, about one stack row and some cases.
@@ -155,6 +168,14 @@ impl StackStudy {
                     "stack {}: give either `command` (a Python harness) or `server` (MCP)",
                     row.id
                 )));
+            }
+            let unknown = row
+                .cases
+                .iter()
+                .flatten()
+                .find(|c| !spec.cases.iter().any(|k| &k.id == *c));
+            if let Some(case) = unknown {
+                return Err(at(format!("stack {}: unknown case {case:?}", row.id)));
             }
         }
         for claim in &spec.claims {

@@ -74,6 +74,9 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         "received",
         "answer",
         "control_answer",
+        "retry",
+        "retry_outcome",
+        "retry_detail",
     ])?;
     for call in &results.calls {
         let class = results
@@ -95,6 +98,9 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             &call.received,
             &call.answer,
             &call.control_answer,
+            &call.retry,
+            call.retried.as_ref().map_or("", |r| r.outcome.as_str()),
+            call.retried.as_ref().map_or("", |r| r.detail.as_str()),
         ])?;
     }
     crate::fs::csv_text::finish(w)
@@ -116,6 +122,9 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         "crash",
         "refused",
         "names_cause",
+        "needless_refusals",
+        "retried",
+        "repaired",
     ])?;
     for row in &results.rows {
         for case in &results.spec.cases {
@@ -129,6 +138,9 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
                 c.crash,
                 c.refused,
                 c.names_cause,
+                c.needless_refusals,
+                c.retried,
+                c.repaired,
             ]
             .map(|n| n.to_string());
             let mut record = vec![
@@ -187,7 +199,8 @@ pub fn write(
         })
         .collect();
     let title = format!(
-        "{}: outcomes of version-1 calls at version 2 (every call of the nine cases)",
+        "{}: outcomes of version-1 calls at version 2 (each bar: every call of the row's \
+         cases that ran at version 1)",
         results.spec.title
     );
     let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {

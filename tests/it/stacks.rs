@@ -5,6 +5,8 @@
 use crate::common;
 
 use common::live::servers_dir;
+use std::path::Path;
+
 use common::{read_json, repo, run_in, skip, stderr};
 use serde_json::Value;
 
@@ -13,8 +15,15 @@ const STUDY: &str = "2026-12-03-six-stacks";
 
 fn stacks_installed() -> bool {
     let venv = repo().join("research/2026-12-03-six-stacks/.venv/bin/python");
+    let adapters = repo().join("research/2026-12-03-six-stacks/.venv-adapters/bin/python");
     let sdk = servers_dir().join("node_modules/@modelcontextprotocol/sdk/package.json");
-    if venv.exists() && sdk.exists() {
+    // The real-server rows run mcp-server-git and build a git repository for it.
+    let git_server = servers_dir().join(".venv/bin/mcp-server-git");
+    let git = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if venv.exists() && adapters.exists() && sdk.exists() && git_server.exists() && git {
         return true;
     }
     assert!(
@@ -22,7 +31,7 @@ fn stacks_installed() -> bool {
         "{} is missing but DRIFTLAB_REQUIRE_LIVE_SERVERS is set: run scripts/install-stacks.sh",
         venv.display()
     );
-    skip("the agent stacks are not installed (scripts/install-stacks.sh)");
+    skip("the agent stacks, their MCP adapters or the pinned servers are not installed (scripts/install-stacks.sh, servers/)");
     false
 }
 
@@ -163,6 +172,8 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
             );
         }
     }
+    adapter_rows_measure_the_path_agents_use(&summary);
+    every_guard_refusal_that_names_a_fix_is_repaired(&summary, &fresh.fresh.join("calls.csv"));
     // Every claim was held against a cell: confirmed, contradicted, partly, or untested for a
     // reason the report gives (every call failed at version 1), each with its evidence row.
     for claim in summary["claims"].as_array().unwrap() {
@@ -259,4 +270,92 @@ fn the_readme_quotes_the_committed_table_at_a_glance() {
         readme.contains(&report[start..end]),
         "README.md does not quote the table at a glance of results/{STUDY}/report.md: copy it"
     );
+}
+
+/// The MCP adapters against the four server builds and the real servers: what they found.
+fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
+    let rows = summary["rows"].as_array().unwrap();
+    let adapter_rows: Vec<&str> = rows
+        .iter()
+        .map(|r| r["row"].as_str().unwrap())
+        .filter(|r| r.contains("-mcp-"))
+        .collect();
+    assert_eq!(adapter_rows.len(), 25, "{adapter_rows:?}");
+    // The body is the server's: behind the low-level TypeScript server a renamed required
+    // parameter reaches a body that runs on `undefined` unless the adapter checks the schema
+    // itself (the Agents SDK checks required parameters; CrewAI builds a pydantic model).
+    for adapter in ["langchain", "autogen", "pydantic-ai"] {
+        let c = cell(
+            summary,
+            &format!("{adapter}-mcp-ts-lowlevel"),
+            "renamed-required",
+        );
+        assert_eq!(c["silent"], 12, "{adapter}");
+        let high = cell(summary, &format!("{adapter}-mcp-ts"), "renamed-required");
+        assert_eq!(
+            high["loud"], 12,
+            "{adapter} in front of the validating server"
+        );
+    }
+    for adapter in ["agents-sdk", "crewai"] {
+        let c = cell(
+            summary,
+            &format!("{adapter}-mcp-ts-lowlevel"),
+            "renamed-required",
+        );
+        assert_eq!(c["loud"], 12, "{adapter}");
+    }
+    // On the real servers a renamed filter is dropped and the call still runs: every adapter
+    // passes the stale call, and the server answers without the filter.
+    for adapter in [
+        "langchain",
+        "crewai",
+        "agents-sdk",
+        "autogen",
+        "pydantic-ai",
+    ] {
+        let row = format!("{adapter}-mcp-real");
+        for case in ["real-read-text-file", "real-git-log"] {
+            assert!(
+                cell(summary, &row, case)["silent"].as_u64() > Some(0),
+                "{row} {case}"
+            );
+        }
+        // The row runs the real-tool cases only.
+        assert_eq!(cell(summary, &row, "renamed-required")["calls"], 0, "{row}");
+    }
+}
+
+/// Behind the guard every refusal of a renamed parameter, a removed enum value, a new
+/// required parameter and a renamed tool is repaired from its text; the Agents SDK's own
+/// error names nothing to repair.
+fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: &Path) {
+    let repairable = [
+        "renamed-required",
+        "renamed-optional",
+        "enum-value-removed",
+        "required-added",
+        "tool-renamed",
+        "real-read-text-file",
+        "real-git-log",
+    ];
+    let mut reader = csv::Reader::from_path(calls_csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let mut checked = 0;
+    for record in reader.records().map(Result::unwrap) {
+        let col = |name: &str| &record[header.iter().position(|h| h == name).unwrap()];
+        let guarded = col("row").contains("+guard-");
+        if !guarded || !repairable.contains(&col("case")) || col("control") != "correct" {
+            continue;
+        }
+        if col("outcome") == "refused" {
+            assert_eq!(col("retry_outcome"), "correct", "{record:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} refusals checked");
+    let cases = summary["cases"].as_array().unwrap();
+    for case in cases.iter().map(|c| c.as_str().unwrap()) {
+        assert_eq!(cell(summary, "agents-sdk", case)["repaired"], 0, "{case}");
+    }
 }

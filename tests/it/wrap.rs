@@ -458,6 +458,73 @@ fn an_enforced_drift_makes_the_server_behave_by_the_drifted_contract() {
     }
 }
 
+#[test]
+fn a_drift_aimed_at_one_tool_changes_that_tool_alone_and_the_log_says_what_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("wrap.jsonl");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let tools_of = |flags: &[&str], lines: &[&str]| -> Vec<Value> {
+        let args = wrap_args(flags, fixture(RICH, &["--calls", "echo"]));
+        let (out, code, err) = common::live::stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, lines);
+        assert_eq!(code, Some(0), "{err}");
+        out.iter()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect()
+    };
+    let tools = |out: &[Value]| -> Vec<Value> {
+        let listing = out.iter().find(|v| v["id"] == 2).unwrap();
+        listing["result"]["tools"].as_array().unwrap().clone()
+    };
+    let real = tools(&tools_of(&["--drift", "identity"], &[INIT, list]));
+    // At these seeds the class picks an optional parameter (at seed 1 it renames `path`).
+    for seed in ["2", "3", "4"] {
+        let flags = [
+            "--drift",
+            "parameter-renamed",
+            "--drift-tool",
+            "read_text_file",
+            "--seed",
+            seed,
+            "--enforce-drift",
+            "--log",
+            log.to_str().unwrap(),
+        ];
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"x","head":2,"tail":1}}}"#;
+        let out = tools_of(&flags, &[INIT, list, call]);
+        let drifted = tools(&out);
+        assert_eq!(drifted.len(), real.len());
+        for (old, new) in real.iter().zip(&drifted) {
+            let aimed = old["name"] == "read_text_file";
+            assert_eq!(old != new, aimed, "seed {seed}: {}", old["name"]);
+        }
+        // What the call ran with, under the listed names: the renamed parameter was dropped.
+        let renamed: Vec<&String> = drifted
+            .iter()
+            .find(|t| t["name"] == "read_text_file")
+            .unwrap()["inputSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| k.starts_with("renamed_"))
+            .collect();
+        assert_eq!(renamed.len(), 1, "seed {seed}");
+        let gone = renamed[0].trim_start_matches("renamed_");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let ran: Value = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["action"] == "drifted-server-ran")
+            .unwrap_or_else(|| panic!("seed {seed}: {text}"));
+        assert!(ran["received"].get(gone).is_none(), "seed {seed}: {ran}");
+        assert_eq!(
+            ran["dropped"],
+            serde_json::json!([gone]),
+            "seed {seed}: {ran}"
+        );
+        std::fs::remove_file(&log).unwrap();
+    }
+}
+
 /// `wrap` and `guard` killed with SIGKILL run no cleanup of their own: the server's group (a
 /// server that ignores end of input, and its child) must still end, through the sentinel.
 #[test]

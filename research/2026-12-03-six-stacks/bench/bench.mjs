@@ -45,7 +45,32 @@ export const tools = {
   }, { data: z.object({ results: z.array(z.string()) }) }],
   get_alerts: ["Active weather alerts for a region.", { region: z.string() }, (a) => text(`no alerts in ${a.region}`)],
   fetch_alerts: ["Active weather alerts for a region.", { region: z.string() }, (a) => text(`no alerts in ${a.region}`)],
+  read_text_file_v1: ["Read the complete contents of a file as text. Use 'head' to read only the first N lines,\nor 'tail' to read only the last N lines.",
+    { path: z.string(), head: z.number().int().nullable().default(null), tail: z.number().int().nullable().default(null) },
+    (a) => text(lines(a.head, a.tail))],
+  read_text_file_v2: ["Read the complete contents of a file as text. Use 'max_lines' to read only the first N\nlines, or 'tail' to read only the last N lines.",
+    { path: z.string(), max_lines: z.number().int().nullable().default(null), tail: z.number().int().nullable().default(null) },
+    (a) => text(lines(a.max_lines, a.tail))],
+  git_log_v1: ["Shows the commit logs, newest first: at most max_count, and only those at or after\nstart_timestamp (an ISO date) when it is given.",
+    { repo_path: z.string(), max_count: z.number().int().default(10), start_timestamp: z.string().nullable().default(null) },
+    (a) => text(log(a.max_count, a.start_timestamp))],
+  git_log_v2: ["Shows the commit logs, newest first: at most max_count, and only those at or after\nsince (an ISO date) when it is given.",
+    { repo_path: z.string(), max_count: z.number().int().default(10), since: z.string().nullable().default(null) },
+    (a) => text(log(a.max_count, a.since))],
 };
+
+// bench.py's _FILE and _COMMITS, and what its read_text_file and git_log bodies answer.
+const file = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+const commits = Array.from({ length: 30 }, (_, i) => `2026-11-${String(30 - i).padStart(2, "0")} commit ${30 - i}`);
+function lines(first, last) {
+  if (first !== null && first !== undefined) return file.slice(0, Math.max(first, 0)).join("\n");
+  if (last !== null && last !== undefined) return file.slice(file.length - Math.max(Math.min(last, file.length), 0)).join("\n");
+  return file.join("\n");
+}
+function log(count, since) {
+  const kept = commits.filter((c) => since === null || since === undefined || c.slice(0, 10) >= since);
+  return kept.slice(0, Math.max(count ?? 10, 0)).join("\n") || "no commits"; // a low-level server sets no defaults
+}
 
 // Each case: its tools at version 1 and version 2 (tool name -> body key), as in bench.py.
 export const cases = {
@@ -58,4 +83,6 @@ export const cases = {
   "output-shape": [{ list_items: "list_items_v1" }, { list_items: "list_items_v2" }],
   "tool-removed": [{ get_forecast: "get_forecast_v1", get_alerts: "get_alerts" }, { get_forecast: "get_forecast_v1" }],
   "tool-renamed": [{ get_alerts: "get_alerts" }, { fetch_alerts: "fetch_alerts" }],
+  "real-read-text-file": [{ read_text_file: "read_text_file_v1" }, { read_text_file: "read_text_file_v2" }],
+  "real-git-log": [{ git_log: "git_log_v1" }, { git_log: "git_log_v2" }],
 };

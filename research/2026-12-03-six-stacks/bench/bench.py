@@ -165,6 +165,57 @@ def fetch_alerts(region: str) -> str:
     return f"no alerts in {region}"
 
 
+# --- real tools: a renamed optional parameter that was a filter ------------------------------
+# Built from real tool schemas in the shared corpus: read_text_file of
+# @modelcontextprotocol/server-filesystem 2026.8.31 (its head and tail are JSON numbers; whole
+# lines here) and git_log of mcp-server-git 2026.10.19. Unlike search_docs' max_results=5, the
+# optional parameters default to None: a call whose filter is dropped gets everything.
+
+_FILE = [f"line {n}" for n in range(1, 41)]
+_COMMITS = [f"2026-11-{day:02d} commit {day}" for day in range(30, 0, -1)]  # newest first
+
+
+def read_text_file_v1(path: str, head: int | None = None, tail: int | None = None) -> str:
+    """Read the complete contents of a file as text. Use 'head' to read only the first N lines,
+    or 'tail' to read only the last N lines."""
+    seen(locals())
+    return _lines(head, tail)
+
+
+def read_text_file_v2(path: str, max_lines: int | None = None, tail: int | None = None) -> str:
+    """Read the complete contents of a file as text. Use 'max_lines' to read only the first N
+    lines, or 'tail' to read only the last N lines."""
+    seen(locals())
+    return _lines(max_lines, tail)
+
+
+def _lines(first: int | None, last: int | None) -> str:
+    if first is not None:
+        return "\n".join(_FILE[: max(first, 0)])
+    if last is not None:
+        return "\n".join(_FILE[len(_FILE) - max(min(last, len(_FILE)), 0) :])
+    return "\n".join(_FILE)
+
+
+def git_log_v1(repo_path: str, max_count: int = 10, start_timestamp: str | None = None) -> str:
+    """Shows the commit logs, newest first: at most max_count, and only those at or after
+    start_timestamp (an ISO date) when it is given."""
+    seen(locals())
+    return _log(max_count, start_timestamp)
+
+
+def git_log_v2(repo_path: str, max_count: int = 10, since: str | None = None) -> str:
+    """Shows the commit logs, newest first: at most max_count, and only those at or after
+    since (an ISO date) when it is given."""
+    seen(locals())
+    return _log(max_count, since)
+
+
+def _log(count: int, since: str | None) -> str:
+    commits = [c for c in _COMMITS if since is None or c[:10] >= since]
+    return "\n".join(commits[: max(count, 0)]) or "no commits"
+
+
 def _named(function, name):
     function.__name__ = name
     function.__qualname__ = name
@@ -208,6 +259,14 @@ CASES = {
     "tool-renamed": (
         {"get_alerts": get_alerts},
         {"fetch_alerts": fetch_alerts},
+    ),
+    "real-read-text-file": (
+        {"read_text_file": read_text_file_v1},
+        {"read_text_file": read_text_file_v2},
+    ),
+    "real-git-log": (
+        {"git_log": git_log_v1},
+        {"git_log": git_log_v2},
     ),
 }
 

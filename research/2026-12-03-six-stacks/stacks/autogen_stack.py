@@ -18,14 +18,15 @@ def invoker_for(case: str, version: int, option: str):
     ]
     workbench = StaticWorkbench(tools)
 
-    def invoke(name, arguments):
-        result = asyncio.run(workbench.call_tool(name, arguments))
-        text = "".join(part.content for part in result.result)
-        if result.is_error:
-            return Answer(error=text, error_type="ToolResult(is_error=True)")
-        return Answer(returned=text)
+    return lambda name, arguments: answer_of(asyncio.run(workbench.call_tool(name, arguments)))
 
-    return invoke
+
+def answer_of(result) -> Answer:
+    """A workbench's ToolResult as the agent reads it (also the MCP workbench row's)."""
+    text = "".join(getattr(part, "content", "") for part in result.result)
+    if result.is_error:
+        return Answer(error=text, error_type="ToolResult(is_error=True)")
+    return Answer(returned=text)
 
 
 if __name__ == "__main__":

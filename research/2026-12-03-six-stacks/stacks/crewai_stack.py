@@ -36,18 +36,18 @@ def invoker_for(case: str, version: int, option: str):
         else:
             made = tool(name)(function)
         tools.append(made.to_structured_tool())
-    i18n = get_i18n()
+    return lambda name, arguments: call(tools, name, arguments)
 
-    def invoke(name, arguments):
-        text = json.dumps(arguments)
-        action = AgentAction(thought="", tool=name, tool_input=text, text=text)
-        result = execute_tool_and_check_finality(agent_action=action, tools=tools, i18n=i18n)
-        # CrewAI hands errors to the model as the tool's text, in its i18n wording.
-        if str(result.result).lstrip().startswith("I encountered an error"):
-            return Answer(error=str(result.result).strip(), error_type="ToolUsage error text")
-        return Answer(returned=result.result)
 
-    return invoke
+def call(tools, name, arguments) -> Answer:
+    """One call the way a CrewAI agent makes it (also the MCP adapter row's path)."""
+    text = json.dumps(arguments)
+    action = AgentAction(thought="", tool=name, tool_input=text, text=text)
+    result = execute_tool_and_check_finality(agent_action=action, tools=tools, i18n=get_i18n())
+    # CrewAI hands errors to the model as the tool's text, in its i18n wording.
+    if str(result.result).lstrip().startswith("I encountered an error"):
+        return Answer(error=str(result.result).strip(), error_type="ToolUsage error text")
+    return Answer(returned=result.result)
 
 
 if __name__ == "__main__":

@@ -111,7 +111,12 @@ def answer_call(invoke, call) -> None:
         answer = Answer(error=str(error), error_type=type(error).__name__, raised=True)
         if "--trace" in sys.argv:
             traceback.print_exc()
-    entered = bench.take_seen()
+    print_answer(bench.take_seen(), answer)
+
+
+def print_answer(entered: list, answer: Answer) -> None:
+    """Prints one call's line: what the body received (`entered`: its arguments at each entry)
+    and what the caller got back."""
     line = {
         "entered": len(entered),
         "received": entered[0] if entered else None,
