@@ -56,6 +56,8 @@ pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const REPORT: &str = "report.md";
 pub const FIGURE_STEM: &str = "six-stacks";
+/// The figure of the rows that reach the tools through a stack's MCP adapter.
+pub const ADAPTERS_FIGURE_STEM: &str = "six-stacks-adapters";
 
 /// The path of a row's calls without a guard.
 pub const STRAIGHT: &str = "straight";
@@ -99,6 +101,8 @@ pub struct TableRow {
     pub packages: String,
     pub option: String,
     pub path: String,
+    /// Through the stack's MCP adapter (the adapters' figure).
+    pub adapter: bool,
 }
 
 /// Runs the study; `driftlab` provides `guard`, `work` is a scratch folder. `progress` hears
@@ -217,6 +221,7 @@ fn table_rows(spec: &StackStudySpec) -> Vec<TableRow> {
             packages: row.packages.clone(),
             option: row.option.clone(),
             path: path.to_string(),
+            adapter: row.adapter,
         };
         rows.push(line(STRAIGHT));
         if row.server.is_some() {

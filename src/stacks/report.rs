@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use super::cells::{glance, measured, repairability, ClaimResult};
 use super::outcome::Outcome;
 use super::spec::{GuardPath, StackRow};
-use super::{CallRow, StudyResults, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV};
+use super::{
+    CallRow, StudyResults, ADAPTERS_FIGURE_STEM, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV,
+};
 
 /// The table at a glance: each cell the touched calls by outcome, with a claim's verdict as a
 /// mark (✓ confirmed, ✗ contradicted, ~ partly, ? untested). Quoted in the README.
@@ -151,7 +153,15 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         spec.seed
     );
     let _ = writeln!(md, "![Outcomes per stack row]({FIGURE_STEM}.svg)\n");
-    let _ = writeln!(md, "{}\n", crate::plot::print_links(&[FIGURE_STEM]));
+    let _ = writeln!(
+        md,
+        "![Outcomes per row through the stacks' MCP adapters]({ADAPTERS_FIGURE_STEM}.svg)\n"
+    );
+    let _ = writeln!(
+        md,
+        "{}\n",
+        crate::plot::print_links(&[FIGURE_STEM, ADAPTERS_FIGURE_STEM])
+    );
     glance_table(&mut md, results, claims);
     let _ = writeln!(md, "## Stack × drift\n");
     row_table(

@@ -98,6 +98,10 @@ pub struct StackRow {
     /// nothing on the bench).
     #[serde(default)]
     pub note: Option<String>,
+    /// The row reaches the tools through its stack's MCP adapter: its bar is in the adapters'
+    /// figure.
+    #[serde(default)]
+    pub adapter: bool,
     /// The cases this row runs (a row on real servers runs the real-tool cases only); every
     /// case where absent. The other cells read `–`.
     #[serde(default)]

@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::cells::{claims, counts, ClaimResult};
 use super::report::report;
 use super::{
-    CellCounts, StackStudyError, StudyResults, TableRow, CALLS_CSV, FIGURE_STEM, REPORT, STRAIGHT,
-    SUMMARY_CSV, SUMMARY_JSON,
+    CellCounts, StackStudyError, StudyResults, TableRow, ADAPTERS_FIGURE_STEM, CALLS_CSV,
+    FIGURE_STEM, REPORT, STRAIGHT, SUMMARY_CSV, SUMMARY_JSON,
 };
 use crate::fs::write_files_atomic;
 use crate::plot::contract_chart::{render_stacked, ContractRow};
@@ -23,7 +23,9 @@ pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(crate::plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
+    for stem in [FIGURE_STEM, ADAPTERS_FIGURE_STEM] {
+        names.extend(crate::plot::file_names(stem, &Medium::DEFAULTS));
+    }
     names.push(crate::fs::manifest::MANIFEST.into());
     names
 }
@@ -157,18 +159,9 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
     crate::fs::csv_text::finish(w)
 }
 
-/// Writes every file of the results folder (each atomically) and returns their names.
-pub fn write(
-    results: &StudyResults,
-    out: &Path,
-    reproduce: &str,
-) -> Result<Vec<String>, StackStudyError> {
-    let fail = |e: String| StackStudyError::Write(e);
-    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
-    let claims = claims(results);
-    let chart_rows: Vec<ContractRow> = results
-        .rows
-        .iter()
+/// One bar per row: its calls that ran at version 1, by outcome.
+fn chart_rows(results: &StudyResults, rows: &[&TableRow]) -> Vec<ContractRow> {
+    rows.iter()
         .map(|row| {
             let mut total = CellCounts::default();
             for case in &results.spec.cases {
@@ -197,23 +190,56 @@ pub fn write(
                 ],
             }
         })
-        .collect();
-    let title = format!(
-        "{}: outcomes of version-1 calls at version 2 (each bar: every call of the row's \
-         cases that ran at version 1)",
-        results.spec.title
-    );
-    let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {
-        render_stacked(
+        .collect()
+}
+
+/// Writes every file of the results folder (each atomically) and returns their names.
+pub fn write(
+    results: &StudyResults,
+    out: &Path,
+    reproduce: &str,
+) -> Result<Vec<String>, StackStudyError> {
+    let fail = |e: String| StackStudyError::Write(e);
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
+    let claims = claims(results);
+    let mut figures = Vec::new();
+    for (stem, adapter, what) in [
+        (
             FIGURE_STEM,
-            &title,
-            &SEGMENTS,
-            &chart_rows,
-            ("call", "calls"),
-            medium,
-        )
-    })
-    .map_err(|e| fail(e.to_string()))?;
+            false,
+            "the stacks' own tools and the MCP servers",
+        ),
+        (
+            ADAPTERS_FIGURE_STEM,
+            true,
+            "through each stack's MCP adapter",
+        ),
+    ] {
+        let rows: Vec<&TableRow> = results
+            .rows
+            .iter()
+            .filter(|r| r.adapter == adapter)
+            .collect();
+        let title = format!(
+            "{}, {what}: outcomes of version-1 calls at version 2 (each bar: every call of the \
+             row's cases that ran at version 1)",
+            results.spec.title
+        );
+        let chart_rows = chart_rows(results, &rows);
+        figures.extend(
+            crate::plot::files_in(&Medium::DEFAULTS, |medium| {
+                render_stacked(
+                    stem,
+                    &title,
+                    &SEGMENTS,
+                    &chart_rows,
+                    ("call", "calls"),
+                    medium,
+                )
+            })
+            .map_err(|e| fail(e.to_string()))?,
+        );
+    }
     let json = SummaryJson {
         title: &results.spec.title,
         seed: results.spec.seed,
