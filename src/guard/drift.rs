@@ -23,11 +23,12 @@ pub struct ToolDrift {
 }
 
 impl ToolDrift {
-    /// Whether a call sending `arguments` touches a change that could not be judged.
-    pub fn unjudged_for(&self, arguments: &serde_json::Map<String, serde_json::Value>) -> bool {
+    /// Whether a call touches a change that could not be judged; `touches` says whether it
+    /// touches a (pinned) parameter.
+    pub fn unjudged_for(&self, touches: impl Fn(&str) -> bool) -> bool {
         self.unjudged
             .iter()
-            .any(|p| p.as_ref().is_none_or(|name| arguments.contains_key(name)))
+            .any(|p| p.as_ref().is_none_or(|name| touches(name)))
     }
 }
 

@@ -367,18 +367,18 @@ impl Guard {
             // following a refusal), so the change is no longer unjudged for it.
             let sends = arguments.as_object();
             if let (true, Some(drift), Some(sends)) = (refuse, drift, sends) {
-                let touched: serde_json::Map<String, Value> = sends
-                    .iter()
-                    .filter(|(name, value)| {
+                let touches = |name: &str| {
+                    sends.get(name).is_some_and(|value| {
                         !admission::sends_no_value(pinned, Some(current), Some(drift), name, value)
                     })
-                    .map(|(name, value)| (name.clone(), value.clone()))
-                    .collect();
-                let written_for_live = pinned
-                    .input
-                    .as_ref()
-                    .is_some_and(|v| !v.is_valid(arguments));
-                if drift.unjudged_for(&touched) && !written_for_live {
+                };
+                let written_for_live = || {
+                    pinned
+                        .input
+                        .as_ref()
+                        .is_some_and(|v| !v.is_valid(arguments))
+                };
+                if drift.unjudged_for(touches) && !written_for_live() {
                     let mut problems = drift.messages.clone();
                     problems.push(
                         "the change to what this call sends could not be judged, so refuse mode does not admit it".into(),

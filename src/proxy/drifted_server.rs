@@ -30,6 +30,8 @@ pub enum Handled {
         server_tool: Option<String>,
         /// Drifted parameter name → the real server's name.
         mapped: BTreeMap<String, String>,
+        /// The arguments the call runs with, by the drifted (listed) names.
+        received: Map<String, Value>,
     },
 }
 
@@ -121,6 +123,7 @@ impl DriftedServer {
                 };
             }
         }
+        let received = kept.clone();
         let mut mapped = BTreeMap::new();
         let mut arguments = Map::new();
         for (key, value) in kept {
@@ -151,6 +154,7 @@ impl DriftedServer {
             dropped,
             server_tool: tool.server_name.clone(),
             mapped,
+            received,
         }
     }
 }
@@ -216,12 +220,16 @@ mod tests {
         )]));
         let server = DriftedServer::new(&original, &drifted);
         let Handled::Runs {
-            request, dropped, ..
+            request,
+            dropped,
+            received,
+            ..
         } = server.handle(&call("search", json!({"query": "q", "limit": 3})))
         else {
             panic!("the call should run")
         };
         assert_eq!(dropped, vec!["limit".to_string()]);
+        assert_eq!(Value::Object(received), json!({"query": "q"}));
         assert_eq!(
             request.unwrap().pointer("/params/arguments"),
             Some(&json!({"query": "q"}))
@@ -267,7 +275,8 @@ mod tests {
                 request: None,
                 dropped: vec![],
                 server_tool: None,
-                mapped: BTreeMap::new()
+                mapped: BTreeMap::new(),
+                received: json!({"status": "open"}).as_object().cloned().unwrap()
             }
         );
     }

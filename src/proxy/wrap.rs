@@ -209,18 +209,6 @@ pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
     bytes
 }
 
-/// A tools/call's `arguments` object (empty when it has none).
-fn request_arguments(message: &Message<'_>) -> serde_json::Map<String, Value> {
-    message
-        .reading
-        .as_ref()
-        .ok()
-        .and_then(|r| r.pointer("/params/arguments"))
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default()
-}
-
 /// `class` applied to the tool named `name` alone (a list of it only), spliced back in place.
 fn apply_to_tool(
     class: &dyn MutationClass,
@@ -288,10 +276,8 @@ impl WrapHooks {
                 dropped,
                 server_tool,
                 mapped,
+                received,
             } => {
-                // What the drifted server's body gets, by the names the listing announced.
-                let mut received = request_arguments(message);
-                received.retain(|name, _| !dropped.contains(name));
                 self.record(json!({"id": id, "method": "tools/call", "tool": tool,
                     "action": "drifted-server-ran", "dropped": dropped,
                     "server_tool": server_tool, "mapped": mapped, "received": received}));

@@ -140,19 +140,33 @@ pub fn glance(results: &StudyResults, row: &str, case: &str) -> String {
     }
 }
 
+/// A row's cells summed over every case.
+pub fn row_total(results: &StudyResults, row: &str) -> CellCounts {
+    let mut total = CellCounts::default();
+    for case in &results.spec.cases {
+        let c = counts(results, row, &case.id);
+        total.calls += c.calls;
+        total.control_failed += c.control_failed;
+        total.correct += c.correct;
+        total.silent += c.silent;
+        total.loud += c.loud;
+        total.crash += c.crash;
+        total.refused += c.refused;
+        total.names_cause += c.names_cause;
+        total.needless_refusals += c.needless_refusals;
+        total.retried += c.retried;
+        total.repaired += c.repaired;
+    }
+    total
+}
+
 /// A row's repairability: of its calls whose caller got an error (loud, crashed or refused),
 /// how many the repairer's retry fixed ("7 of 12"); `–` where no caller got an error.
 pub fn repairability(results: &StudyResults, row: &str) -> String {
-    let (mut repaired, mut errored) = (0, 0);
-    for case in &results.spec.cases {
-        let c = counts(results, row, &case.id);
-        repaired += c.repaired;
-        errored += c.loud + c.crash + c.refused;
-    }
-    if errored == 0 {
-        "–".into()
-    } else {
-        format!("{repaired} of {errored}")
+    let total = row_total(results, row);
+    match total.loud + total.crash + total.refused {
+        0 => "–".into(),
+        errored => format!("{} of {errored}", total.repaired),
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::outcome::Evidence;
 use crate::guard::repair::repair;
+use crate::guard::study::aligned_retries;
 use crate::guard::study::session::Call;
 
 /// Each call's retry beside the evidence of its run, where the repairer made one.
@@ -39,13 +40,11 @@ pub fn made(retries: &[Option<Call>]) -> Vec<Call> {
 }
 
 /// Each retry beside the evidence of its run (given in the order of [`made`]).
-pub fn aligned(
-    retries: Vec<Option<Call>>,
-    evidence: Vec<Evidence>,
-) -> Vec<Option<(Call, Evidence)>> {
-    let mut evidence = evidence.into_iter();
+pub fn aligned(retries: Vec<Option<Call>>, evidence: Vec<Evidence>) -> Retried {
+    let evidence = aligned_retries(&retries, evidence);
     retries
         .into_iter()
-        .map(|r| r.and_then(|call| evidence.next().map(|e| (call, e))))
+        .zip(evidence)
+        .map(|(r, e)| r.zip(e))
         .collect()
 }

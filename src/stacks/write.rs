@@ -8,7 +8,7 @@ use std::path::Path;
 use plotters::style::RGBColor;
 use serde::Serialize;
 
-use super::cells::{claims, counts, ClaimResult};
+use super::cells::{claims, counts, row_total, ClaimResult};
 use super::report::report;
 use super::{
     CellCounts, StackStudyError, StudyResults, TableRow, ADAPTERS_FIGURE_STEM, CALLS_CSV,
@@ -163,16 +163,7 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
 fn chart_rows(results: &StudyResults, rows: &[&TableRow]) -> Vec<ContractRow> {
     rows.iter()
         .map(|row| {
-            let mut total = CellCounts::default();
-            for case in &results.spec.cases {
-                let c = counts(results, &row.row, &case.id);
-                total.correct += c.correct;
-                total.silent += c.silent;
-                total.loud += c.loud;
-                total.crash += c.crash;
-                total.refused += c.refused;
-                total.needless_refusals += c.needless_refusals;
-            }
+            let total = row_total(results, &row.row);
             let path = if row.path == STRAIGHT {
                 String::new()
             } else {

@@ -32,6 +32,7 @@ use crate::text::shell_line;
 use outcome::{is_drifted_server_entry, judge};
 pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
+pub use retry::aligned as aligned_retries;
 use session::{fresh_dir, log_by_id, run_session, Call};
 pub use session_error::{Leg, SessionError};
 pub use write::{file_names, write};

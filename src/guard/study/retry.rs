@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::outcome::PathResult;
 use super::session::{Call, SessionRun};
 use crate::guard::repair::repair;
 
@@ -44,11 +43,8 @@ pub(super) fn retries(
         .collect()
 }
 
-/// Spreads the judged retries (in order of the calls that had one) back over every call.
-pub(super) fn aligned(
-    retries: &[Option<Call>],
-    judged: Vec<PathResult>,
-) -> Vec<Option<PathResult>> {
+/// Spreads what the retries gave (in order of the calls that had one) back over every call.
+pub fn aligned<T>(retries: &[Option<Call>], judged: Vec<T>) -> Vec<Option<T>> {
     let mut judged = judged.into_iter();
     retries
         .iter()
