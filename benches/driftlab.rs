@@ -209,6 +209,49 @@ fn whole_study(c: &mut Criterion) {
             black_box(summary)
         })
     });
+    // The drift taxonomy (every class that changes tools × 9 gates, rule set 2026-11-30), the
+    // study issue 55's per-surface CPU target is about.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/research/2026-11-30-mcp-drift-taxonomy/study.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut taxonomy = study::spec::StudySpec::parse(&text, path)
+        .unwrap()
+        .resolve(path)
+        .unwrap();
+    taxonomy.spec.surfaces = 100;
+    // On one thread, as `-j 1`: the time per iteration is the CPU of 100 surfaces.
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    // Each iteration draws new surfaces (the next seed): repeated surfaces would find their
+    // schemas judged already (`schema-invalid` keeps a cache per thread).
+    let mut seed = taxonomy.spec.seed;
+    group.bench_function("taxonomy/100-surfaces-1-thread", |b| {
+        b.iter_batched(
+            || {
+                seed += 1;
+                let mut next = taxonomy.clone();
+                next.spec.seed = seed;
+                next
+            },
+            |taxonomy| {
+                one_thread.install(|| {
+                    let summary = study::run(
+                        &taxonomy,
+                        study::runner::RowsMode::None,
+                        |_rows| Ok::<(), study::runner::RunError>(()),
+                        &|_| {},
+                    )
+                    .unwrap();
+                    black_box(summary)
+                })
+            },
+            BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }
 

@@ -243,6 +243,8 @@ pub struct Comparison<'a> {
     contract_changes: OnceLock<Vec<contract_diff::ContractChange>>,
     /// Whether findings say where and what (tool, pointer, message), or only that they exist.
     detail: bool,
+    /// How much the diff proves (witnesses, or only the verdict).
+    proving: diff::Proving,
 }
 
 impl<'a> Comparison<'a> {
@@ -253,7 +255,15 @@ impl<'a> Comparison<'a> {
             changes: OnceLock::new(),
             contract_changes: OnceLock::new(),
             detail: true,
+            proving: diff::Proving::Witnesses,
         }
+    }
+
+    /// This comparison, with the diff proving only as much as `proving` asks: a caller that
+    /// keeps no witness and counts findings by `--fail-on` (a study's gates) passes
+    /// [`rules::diff_rules::proving_for`] of its rules, and its verdicts stay the same.
+    pub fn proving(self, proving: diff::Proving) -> Comparison<'a> {
+        Comparison { proving, ..self }
     }
 
     /// A comparison for a caller that uses only how many findings each rule reports and their
@@ -284,7 +294,7 @@ impl<'a> Comparison<'a> {
     /// Every change between the two surfaces, in approved-tool order.
     pub fn changes(&self) -> &[Change] {
         self.changes
-            .get_or_init(|| diff::compare(self.approved, self.candidate))
+            .get_or_init(|| diff::compare_proving(self.approved, self.candidate, self.proving))
     }
 
     /// Every change in the contract beyond tools (prompts, resources, instructions,

@@ -23,6 +23,21 @@ pub fn write(out: &mut Vec<u8>, value: &Value) {
     }
 }
 
+/// Appends `value`'s compact JSON text with every object's keys sorted (by their UTF-8 bytes):
+/// the same text for values that differ only in key order. Numbers keep their own text (`1`
+/// and `1.0` stay apart).
+pub fn write_sorted(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            write_object(out, members, write_sorted);
+        }
+        Value::Array(items) => write_array(out, items, write_sorted),
+        other => write(out, other),
+    }
+}
+
 /// Appends `[item,…]`, each item written by `item`.
 pub fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
     out.push(b'[');

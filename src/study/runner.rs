@@ -121,6 +121,8 @@ struct Shared {
     control: mutate::Outcome,
     /// For each gate, the place of each of its rules in `Study::rules`.
     gate_rules: Vec<Vec<usize>>,
+    /// How much the diff must prove for the gates' verdicts.
+    proving: crate::check::diff::Proving,
 }
 
 impl Shared {
@@ -135,6 +137,7 @@ impl Shared {
                 .iter()
                 .map(|gate| gate.rules.iter().filter_map(place).collect())
                 .collect(),
+            proving: crate::check::rules::diff_rules::proving_for(&study.rules),
         }
     }
 }
@@ -285,6 +288,8 @@ fn evaluate_surface(
         } else {
             Comparison::verdict_only(&approved, &candidate)
         };
+        // Rows keep no witness: the diff proves only what the gates' verdicts need.
+        let comparison = comparison.proving(shared.proving);
         for (rule, out) in study.rules.iter().zip(findings.iter_mut()) {
             out.clear();
             rule.check(&comparison, out);

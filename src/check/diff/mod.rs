@@ -99,6 +99,21 @@ impl ChangeKind {
     }
 }
 
+/// How much the diff proves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proving {
+    /// Every change in what a schema accepts gets a witness, or the reason none was found; and
+    /// a breaking value no change explains is reported itself (`value-now-rejected`).
+    Witnesses,
+    /// Only what a gate's verdict needs, for a caller that reports no witness (a study): the
+    /// search runs only where a witness decides a change's kind (a changed pattern). Every other
+    /// change that needs one is left unproven, so a breaking rule reports it `unknown`, which
+    /// every `--fail-on` counts as it counts `breaking` ([`crate::check::FailOn::fails`]); and
+    /// no `value-now-rejected` is looked for, so a caller whose rules hold that rule must prove
+    /// with witnesses (`check::rules::diff_rules::proving_for` chooses).
+    Verdict,
+}
+
 /// What proves a change breaks callers or consumers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Proof {
@@ -128,7 +143,13 @@ pub struct Change {
 
 /// Lists every change from `approved` to `candidate`: per approved tool in order (removed,
 /// renamed, then the paired tool's field and schema changes), then added tools, then order.
+/// Each change in what a schema accepts is proven by a witness (see [`Proving::Witnesses`]).
 pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
+    compare_proving(approved, candidate, Proving::Witnesses)
+}
+
+/// [`compare`], proving as much as `proving` asks.
+pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving) -> Vec<Change> {
     let pairing = pair(approved, candidate);
     let mut out = Vec::new();
     // Per approved tool: removed, or its pair. (Looked up by index: a search per tool made two
@@ -164,7 +185,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
         let Some(new) = candidate.tool(p.new) else {
             continue;
         };
-        tool::compare(&old, &new, p.confidence, &mut out);
+        tool::compare(&old, &new, p.confidence, proving, &mut out);
     }
     for (kind, indices) in [
         (ChangeKind::ToolAdded, &pairing.added),

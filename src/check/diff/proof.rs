@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::tool_diff::{Direction, ToolDiff};
-use super::{ChangeKind, Proof};
+use super::{ChangeKind, Proof, Proving};
 use crate::check::witness::{self, Search, Target};
 
 pub(super) fn prove(
@@ -16,6 +16,14 @@ pub(super) fn prove(
     (old_base, new_base): (&str, &str),
     direction: Direction,
 ) {
+    if diff.proving == Proving::Verdict && !diff.out[first..].iter().any(kind_needs_witness) {
+        for change in diff.out[first..].iter_mut() {
+            if change.kind.needs_witness() {
+                change.proof = Proof::Missing(NOT_SEARCHED.into());
+            }
+        }
+        return;
+    }
     let (from, to, sides, side) = match direction {
         Direction::Request => (old, new, ("approved", "candidate"), "input"),
         Direction::Response => (new, old, ("candidate", "approved"), "output"),
@@ -139,6 +147,14 @@ fn provable(change: &super::Change) -> bool {
                 .all(|p| p.as_deref().is_some_and(|p| p.ends_with("/pattern"))))
 }
 
+/// Why a change is unproven under [`Proving::Verdict`].
+const NOT_SEARCHED: &str = "not searched: only the verdict was asked for";
+
+/// A change whose kind its witness decides: a changed pattern (see [`narrowed_pattern`]).
+fn kind_needs_witness(change: &super::Change) -> bool {
+    change.kind == ChangeKind::SchemaChangeUnjudged && provable(change)
+}
+
 /// A changed pattern with a witness is a narrowing of the input (or a widening of the output).
 fn narrowed_pattern(change: &mut super::Change, direction: Direction) {
     let (kind, now) = match direction {
@@ -243,4 +259,49 @@ fn property_names(schema: &Value) -> Vec<String> {
         }
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::check::diff::{compare_proving, ChangeKind, Proof, Proving};
+    use crate::payload;
+
+    /// Under `Proving::Verdict` a changed pattern is still searched (its witness decides its
+    /// kind), while a narrowed type is left unproven.
+    #[test]
+    fn proving_the_verdict_searches_only_where_a_witness_decides_the_kind() {
+        let surface = |pattern: &str, count: &str| {
+            let tools = json!({"tools": [{"name": "t", "inputSchema": {"type": "object",
+                "properties": {"r": {"type": "string", "pattern": pattern},
+                               "n": {"type": count}}}}]});
+            payload::read(
+                &serde_json::to_vec(&tools).unwrap(),
+                "p",
+                Default::default(),
+            )
+            .unwrap()
+        };
+        let old = surface("^[a-zA-Z0-9._-]+$", "number");
+        let new = surface("^[a-zA-Z0-9._]+(?:[-._a-zA-Z0-9]*)$", "integer");
+        let kinds = |proving| {
+            compare_proving(&old, &new, proving)
+                .into_iter()
+                .map(|c| (c.kind, matches!(c.proof, Proof::Witness(_))))
+                .collect::<Vec<_>>()
+        };
+        let with_witnesses = kinds(Proving::Witnesses);
+        assert!(with_witnesses.contains(&(ChangeKind::ConstraintTightened, true)));
+        assert!(with_witnesses.contains(&(ChangeKind::TypeNarrowed, true)));
+        let verdict = kinds(Proving::Verdict);
+        assert!(verdict.contains(&(ChangeKind::ConstraintTightened, true)));
+        assert!(verdict.contains(&(ChangeKind::TypeNarrowed, true)));
+        // Without a changed pattern, nothing is searched.
+        let new = surface("^[a-zA-Z0-9._-]+$", "integer");
+        let lean = compare_proving(&old, &new, Proving::Verdict);
+        assert_eq!(lean.len(), 1);
+        assert_eq!(lean[0].kind, ChangeKind::TypeNarrowed);
+        assert_eq!(lean[0].proof, Proof::Missing(super::NOT_SEARCHED.into()));
+    }
 }

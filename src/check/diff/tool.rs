@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::schema;
 use super::tool_diff::{Direction, ToolDiff};
-use super::{quoted, Change, ChangeKind};
+use super::{quoted, Change, ChangeKind, Proving};
 use crate::pointer;
 use crate::surface::Tool;
 
@@ -55,17 +55,29 @@ const HINTS: &[Hint] = &[
     },
 ];
 
-pub(super) fn compare(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
+pub(super) fn compare(
+    old: &Tool<'_>,
+    new: &Tool<'_>,
+    rename: Option<f64>,
+    proving: Proving,
+    out: &mut Vec<Change>,
+) {
     // Tools with the same bytes have nothing to compare (a test checks this shortcut against
     // the full comparison on every tool of the corpus).
     if rename.is_none() && old.raw() == new.raw() {
         return;
     }
-    compare_fields(old, new, rename, out);
+    compare_fields(old, new, rename, proving, out);
 }
 
 /// [`compare`] without the shortcut.
-fn compare_fields(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut Vec<Change>) {
+fn compare_fields(
+    old: &Tool<'_>,
+    new: &Tool<'_>,
+    rename: Option<f64>,
+    proving: Proving,
+    out: &mut Vec<Change>,
+) {
     let label = match rename {
         Some(_) => format!("{} -> {}", old.label(), new.label()),
         None => new.label(),
@@ -74,6 +86,7 @@ fn compare_fields(old: &Tool<'_>, new: &Tool<'_>, rename: Option<f64>, out: &mut
         old,
         new,
         label,
+        proving,
         out,
     };
     if let Some(confidence) = rename {
@@ -335,7 +348,13 @@ mod tests {
             let a = payload::from_value(tool(was), "a").unwrap();
             let b = payload::from_value(tool(is), "b").unwrap();
             let mut out = Vec::new();
-            compare(&a.tool(0).unwrap(), &b.tool(0).unwrap(), None, &mut out);
+            compare(
+                &a.tool(0).unwrap(),
+                &b.tool(0).unwrap(),
+                None,
+                Proving::Witnesses,
+                &mut out,
+            );
             out.iter().map(|c| c.kind).collect::<Vec<_>>()
         };
         use serde_json::json;
@@ -394,7 +413,7 @@ mod tests {
             let surface = payload::read(&bytes, "t", Limits::default()).unwrap();
             for tool in surface.tools() {
                 let mut out = Vec::new();
-                compare_fields(&tool, &tool, None, &mut out);
+                compare_fields(&tool, &tool, None, Proving::Witnesses, &mut out);
                 assert!(out.is_empty(), "{}: {:?}", path.display(), out);
                 tools += 1;
             }

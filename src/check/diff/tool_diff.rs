@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Change, ChangeKind, Proof};
+use super::{Change, ChangeKind, Proof, Proving};
 use crate::payload::short;
 use crate::surface::Tool;
 
@@ -22,6 +22,7 @@ pub(super) struct ToolDiff<'a, 'o> {
     pub old: &'a Tool<'a>,
     pub new: &'a Tool<'a>,
     pub label: String,
+    pub proving: Proving,
     pub out: &'o mut Vec<Change>,
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::check::diff::{ChangeKind as K, Proof};
+use crate::check::diff::{ChangeKind as K, Proof, Proving};
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
 pub struct DiffRule {
@@ -78,7 +78,7 @@ impl Rule for DiffRule {
 use Severity::{Breaking, Compatible, Info, Unknown, Warning};
 
 macro_rules! diff_rule {
-    ($added_in:literal, $id:literal, $severity:expr, $change:ident, $summary:literal) => {
+    ($added_in:literal, $id:expr, $severity:expr, $change:ident, $summary:literal) => {
         DiffRule {
             added_in: $added_in,
             id: $id,
@@ -87,6 +87,19 @@ macro_rules! diff_rule {
             summary: $summary,
         }
     };
+}
+
+/// The rule that reports a breaking value no other change explains: only a full witness search
+/// finds one (see `check::diff::Proving`).
+pub const VALUE_NOW_REJECTED: &str = "value-now-rejected";
+
+/// The least proving that leaves the verdicts of `rules` as witnesses would: only the verdict,
+/// unless the rules count what only a full search finds.
+pub fn proving_for(rules: &[&dyn Rule]) -> Proving {
+    match rules.iter().any(|rule| rule.id() == VALUE_NOW_REJECTED) {
+        true => Proving::Witnesses,
+        false => Proving::Verdict,
+    }
 }
 
 /// Every diff rule, in the order `driftlab rules` lists them.
@@ -131,6 +144,6 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("2026-12-03", "parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
     diff_rule!("2026-12-03", "unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
     diff_rule!("2026-12-03", "branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
-    diff_rule!("2026-12-03", "value-now-rejected", Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
+    diff_rule!("2026-12-03", VALUE_NOW_REJECTED, Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
     diff_rule!("2026-12-04", "output-property-added-closed", Warning, OutputPropertyAddedToClosed, "an output property was added where the approved outputSchema allows no unlisted one (additionalProperties: false): only a client that validates answers against a cached approved listing refuses them; the witness is such an answer"),
 ];

@@ -181,6 +181,67 @@ mod tests {
         assert!(left_out > 100, "{left_out}");
     }
 
+    /// A diff that proves only the verdict ([`Proving::Verdict`]) leaves every gate's decision
+    /// as witnesses would: the same findings, in rule and in whether each `--fail-on` counts
+    /// them, for every rule but the one only witnesses find; and some breaking findings do
+    /// become `unknown`, so the test sees the difference it allows.
+    #[test]
+    fn proving_only_the_verdict_keeps_every_fail_on_decision() {
+        use crate::check::diff::Proving;
+        use crate::check::{Comparison, FailOn, Finding, Severity};
+        use crate::{generate, mutate, payload};
+        let rules: Vec<&dyn Rule> = registry()
+            .iter()
+            .copied()
+            .filter(|r| r.id() != diff_rules::VALUE_NOW_REJECTED)
+            .collect();
+        assert_eq!(diff_rules::proving_for(&rules), Proving::Verdict);
+        assert_eq!(diff_rules::proving_for(registry()), Proving::Witnesses);
+        let decided = |found: &[Finding]| -> Vec<(&str, [bool; 3])> {
+            let fails = |s| [FailOn::Breaking, FailOn::Warning, FailOn::Any].map(|t| t.fails(s));
+            found.iter().map(|f| (f.rule, fails(f.severity))).collect()
+        };
+        let (mut compared, mut unproven) = (0, 0);
+        for index in 0..40 {
+            let base = generate::surface(11, index, 4);
+            let approved_bytes = serde_json::to_vec(&base).unwrap();
+            let approved = payload::read(&approved_bytes, "a", Default::default()).unwrap();
+            for class in mutate::REGISTRY {
+                let mut value = base.clone();
+                let mut stream = mutate::stream(11, *class, index);
+                if class.apply(&mut value, &mut stream).is_err() {
+                    continue;
+                }
+                let bytes = class.serialize(&value);
+                let candidate = payload::read(&bytes, "c", Default::default()).unwrap();
+                let with_witnesses = Comparison::new(&approved, &candidate);
+                let verdict = Comparison::new(&approved, &candidate).proving(Proving::Verdict);
+                for rule in &rules {
+                    let (mut full, mut lean) = (Vec::new(), Vec::new());
+                    rule.check(&with_witnesses, &mut full);
+                    rule.check(&verdict, &mut lean);
+                    assert_eq!(
+                        decided(&full),
+                        decided(&lean),
+                        "{} on {}",
+                        rule.id(),
+                        class.id()
+                    );
+                    compared += full.len();
+                    unproven += full
+                        .iter()
+                        .zip(&lean)
+                        .filter(|(f, l)| {
+                            f.severity == Severity::Breaking && l.severity == Severity::Unknown
+                        })
+                        .count();
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+        assert!(unproven > 100, "{unproven}");
+    }
+
     #[test]
     fn each_change_kind_has_exactly_one_rule() {
         use crate::check::contract_diff::ContractChangeKind;

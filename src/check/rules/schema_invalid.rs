@@ -2,12 +2,13 @@
 //! dialect, or that a validator cannot compile (a dangling local `$ref`, an unknown `type`).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::payload::compact;
 use crate::surface::Tool;
 use crate::check::{
     check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
@@ -33,7 +34,24 @@ struct Judged {
     /// foldhash: every schema's text is hashed, and SipHash cost a tenth of `check` on a
     /// 300,000-tool payload.
     problems: HashMap<Vec<u8>, Problem, foldhash::fast::RandomState>,
+    /// The schemas judged valid, by their text with keys sorted ([`compact::write_sorted`]):
+    /// validity does not depend on key order or layout, so a schema reordered or reformatted
+    /// (a study's benign classes) is not compiled again. Problems are not shared this way:
+    /// which one is reported first can depend on the order.
+    valid: HashSet<Vec<u8>, foldhash::fast::RandomState>,
     text_bytes: usize,
+}
+
+impl Judged {
+    /// Makes room for `bytes` more bytes of text: starts over past either limit.
+    fn room_for(&mut self, bytes: usize) {
+        if self.problems.len() + self.valid.len() >= CACHE_LIMIT
+            || self.text_bytes + bytes > CACHE_BYTES
+        {
+            *self = Judged::default();
+        }
+        self.text_bytes += bytes;
+    }
 }
 
 impl Rule for SchemaInvalid {
@@ -89,15 +107,24 @@ fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Probl
     if let Some(known) = JUDGED.with(|cache| cache.borrow().problems.get(raw.as_bytes()).cloned()) {
         return known;
     }
-    let problem = parse().and_then(|schema| problem(&schema));
+    let schema = parse();
+    let mut sorted = Vec::new();
+    if let Some(schema) = &schema {
+        compact::write_sorted(&mut sorted, schema);
+    }
+    let known_valid = !sorted.is_empty() && JUDGED.with(|cache| cache.borrow().valid.contains(&sorted));
+    let problem = match known_valid {
+        true => None,
+        false => schema.and_then(|schema| problem(&schema)),
+    };
     // A text over the byte limit on its own is judged but not kept.
-    if raw.len() <= CACHE_BYTES {
+    if raw.len() + sorted.len() <= CACHE_BYTES {
         JUDGED.with(|cache| {
             let mut cache = cache.borrow_mut();
-            if cache.problems.len() >= CACHE_LIMIT || cache.text_bytes + raw.len() > CACHE_BYTES {
-                *cache = Judged::default();
+            cache.room_for(raw.len() + sorted.len());
+            if problem.is_none() && !sorted.is_empty() {
+                cache.valid.insert(sorted);
             }
-            cache.text_bytes += raw.len();
             cache
                 .problems
                 .insert(raw.as_bytes().to_vec(), problem.clone());
@@ -109,6 +136,12 @@ fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Probl
 fn problem(schema: &Value) -> Problem {
     // An unknown `$schema` (a custom dialect) cannot be judged here: no finding.
     let meta = jsonschema::meta::validator_for(schema).ok()?;
+    // Compiling checks the schema against the same meta-schema first, so a schema that
+    // compiles is valid: the meta-schema is asked again only to say where a failure is.
+    let compiled = match crate::contract::validator(schema) {
+        Ok(_) => return None,
+        Err(e) => e,
+    };
     if let Err(e) = meta.as_ref().validate(schema) {
         let inside = e.instance_path().as_str().to_string();
         let shown = if inside.is_empty() {
@@ -121,13 +154,10 @@ fn problem(schema: &Value) -> Problem {
             format!("breaks the JSON Schema meta-schema at {shown}: {e}"),
         ));
     }
-    match crate::contract::validator(schema) {
-        Ok(_) => None,
-        Err(e) => Some((
-            String::new(),
-            format!("cannot be compiled by a JSON Schema validator: {e}"),
-        )),
-    }
+    Some((
+        String::new(),
+        format!("cannot be compiled by a JSON Schema validator: {compiled}"),
+    ))
 }
 
 #[cfg(test)]
@@ -177,6 +207,31 @@ mod tests {
         let before = cached_bytes();
         judge(&schema_text('z', CACHE_BYTES + 1), || None);
         assert_eq!(cached_bytes(), before);
+    }
+
+    #[test]
+    fn validity_is_shared_by_key_order_and_layout_and_problems_are_not() {
+        let sorted = |schema: &Value| {
+            let mut out = Vec::new();
+            compact::write_sorted(&mut out, schema);
+            out
+        };
+        // Known valid by its sorted text: a reordered, reformatted text is answered from the
+        // cache (the entry is made up, so a compile would have found the problem).
+        let made_up = json!({"required": "q", "type": "object"});
+        JUDGED.with(|cache| cache.borrow_mut().valid.insert(sorted(&made_up)));
+        let reordered = "{ \"type\": \"object\",\n  \"required\": \"q\" }";
+        let parsed: Value = serde_json::from_str(reordered).unwrap();
+        assert_eq!(judge(reordered, || Some(Cow::Owned(parsed))), None);
+        // A problem found in one order is not lent to another: each is judged.
+        let bad = json!({"type": "object", "minProperties": -1});
+        assert!(judged(bad.clone()).is_some());
+        let text = "{\"minProperties\":-1,\"type\":\"object\"}";
+        assert!(judge(text, || Some(Cow::Owned(bad.clone()))).is_some());
+        // A valid schema judged once is known valid in any order.
+        let good = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        assert_eq!(judged(good.clone()), None);
+        assert!(JUDGED.with(|cache| cache.borrow().valid.contains(&sorted(&good))));
     }
 
     #[test]

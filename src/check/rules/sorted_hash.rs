@@ -9,17 +9,17 @@ use serde_json::Value;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::payload::compact;
 use crate::surface::{Surface, Tool};
-use crate::text::sha256_hex;
 
 pub struct SortedHash;
 
-/// (name, hash of name + description + canonical input schema) of the given tools, sorted.
-fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, String)> {
-    // The hashed text, `name NUL description NUL canonical schema`, built in one reused buffer.
-    let mut text = Vec::new();
-    let mut out: Vec<(String, String)> = tools
+/// (name, hashed text) of the given tools, sorted. The hashed text is what the emulated tools
+/// hash, `name NUL description NUL canonical input schema`: two lists of texts are equal exactly
+/// when their lists of hashes are (barring a SHA-256 collision), so the texts are compared and
+/// no hash is computed.
+fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = tools
         .map(|t| {
-            text.clear();
+            let mut text = Vec::new();
             text.extend_from_slice(t.label().as_bytes());
             text.push(0);
             let description = t.get("description").and_then(Value::as_str);
@@ -28,26 +28,13 @@ fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, String)> {
             match t.input_schema() {
                 // A missing or null schema is hashed as `{}`.
                 None | Some(Value::Null) => text.extend_from_slice(b"{}"),
-                Some(schema) => write_canonical(&mut text, schema),
+                Some(schema) => compact::write_sorted(&mut text, schema),
             }
-            (t.label(), sha256_hex(&text))
+            (t.label(), text)
         })
         .collect();
     out.sort();
     out
-}
-
-/// Writes compact JSON with every object's keys sorted (by their UTF-8 bytes).
-fn write_canonical(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Object(map) => {
-            let mut members: Vec<(&String, &Value)> = map.iter().collect();
-            members.sort_by(|a, b| a.0.cmp(b.0));
-            compact::write_object(out, members, write_canonical);
-        }
-        Value::Array(items) => compact::write_array(out, items, write_canonical),
-        other => compact::write(out, other),
-    }
 }
 
 /// Which tools of each side have no partner with the same bytes and a string name on the other
@@ -157,7 +144,7 @@ mod tests {
         assert!(values.len() > 20, "{} values", values.len());
         for value in &values {
             let mut out = Vec::new();
-            write_canonical(&mut out, value);
+            compact::write_sorted(&mut out, value);
             assert_eq!(String::from_utf8(out).unwrap(), canonical_by_format(value));
         }
     }
