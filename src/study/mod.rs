@@ -1,11 +1,14 @@
 //! Studies: the spec, the embedded default, the parallel runner.
 
+mod bases;
 mod checkers;
+mod evaluate;
 pub mod gate;
 pub mod lines;
 pub mod live;
 mod outcome;
 pub mod results;
+mod run_error;
 pub mod runner;
 pub mod spec;
 pub mod splice;
