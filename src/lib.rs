@@ -9,6 +9,7 @@
 pub mod census;
 pub mod check;
 pub mod config;
+pub mod diff;
 pub mod digest;
 pub mod generate;
 pub mod guard;
@@ -27,6 +28,7 @@ pub mod stacks;
 pub mod study;
 pub mod surface;
 pub mod verdict;
+pub mod witness;
 
 // Shared vocabulary a library user meets in the types above: bounded file reading and atomic
 // writes (`fs::ReadError`), and server text made safe to print (`text`).

@@ -3,13 +3,10 @@
 //! A rule looks at a [`Comparison`] (an approved surface and a candidate) and reports findings. It
 //! never knows whether it runs inside a study or in the CI gate, nor where the payloads came from.
 
-pub mod contract_diff;
-pub mod diff;
 pub mod external;
 mod fail_on;
 pub mod rules;
 mod run;
-pub mod witness;
 
 pub use fail_on::FailOn;
 pub use run::{check_each_tool, run_rules, PerTool};
@@ -18,9 +15,9 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::diff::Change;
 use crate::surface::{Surface, Tool};
 use crate::text::sha256_hex;
-use diff::Change;
 
 /// How much a finding matters to a caller of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -100,7 +97,7 @@ pub struct Finding {
     pub baseline: Option<Baseline>,
     /// For a change in what a schema accepts: the value that proves it breaks.
     #[serde(skip)]
-    pub witness: Option<std::sync::Arc<witness::Witness>>,
+    pub witness: Option<std::sync::Arc<crate::witness::Witness>>,
     /// For a finding outside the tools: what it is about (`prompt "summarize"`, `instructions`,
     /// `capability prompts`), named so that it stays the same across reorders and document shapes.
     pub subject: Option<String>,
@@ -240,11 +237,11 @@ pub struct Comparison<'a> {
     pub approved: &'a Surface,
     pub candidate: &'a Surface,
     changes: OnceLock<Vec<Change>>,
-    contract_changes: OnceLock<Vec<contract_diff::ContractChange>>,
+    contract_changes: OnceLock<Vec<crate::diff::contract::ContractChange>>,
     /// Whether findings say where and what (tool, pointer, message), or only that they exist.
     detail: bool,
     /// How much the diff proves (witnesses, or only the verdict).
-    proving: diff::Proving,
+    proving: crate::diff::Proving,
 }
 
 impl<'a> Comparison<'a> {
@@ -255,14 +252,14 @@ impl<'a> Comparison<'a> {
             changes: OnceLock::new(),
             contract_changes: OnceLock::new(),
             detail: true,
-            proving: diff::Proving::Witnesses,
+            proving: crate::diff::Proving::Witnesses,
         }
     }
 
     /// This comparison, with the diff proving only as much as `proving` asks: a caller that
     /// keeps no witness and counts findings by `--fail-on` (a study's gates) passes
     /// [`rules::diff_rules::proving_for`] of its rules, and its verdicts stay the same.
-    pub fn proving(self, proving: diff::Proving) -> Comparison<'a> {
+    pub fn proving(self, proving: crate::diff::Proving) -> Comparison<'a> {
         Comparison { proving, ..self }
     }
 
@@ -293,15 +290,16 @@ impl<'a> Comparison<'a> {
 
     /// Every change between the two surfaces, in approved-tool order.
     pub fn changes(&self) -> &[Change] {
-        self.changes
-            .get_or_init(|| diff::compare_proving(self.approved, self.candidate, self.proving))
+        self.changes.get_or_init(|| {
+            crate::diff::compare_proving(self.approved, self.candidate, self.proving)
+        })
     }
 
     /// Every change in the contract beyond tools (prompts, resources, instructions,
     /// capabilities), when the approved document recorded it.
-    pub fn contract_changes(&self) -> &[contract_diff::ContractChange] {
+    pub fn contract_changes(&self) -> &[crate::diff::contract::ContractChange] {
         self.contract_changes.get_or_init(|| {
-            contract_diff::compare(self.approved.contract(), self.candidate.contract())
+            crate::diff::contract::compare(self.approved.contract(), self.candidate.contract())
         })
     }
 }

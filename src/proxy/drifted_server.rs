@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
-use crate::check::diff::pair;
 use crate::contract::Contract;
+use crate::diff::pair;
 use crate::surface::Surface;
 
 /// The fate of one call.

@@ -30,7 +30,7 @@ pub struct FindingJson<'a> {
     message: &'a str,
     fingerprint: String,
     baseline_state: Option<&'a str>,
-    /// The value proving a schema change breaks (see `check::witness`), when it is at most
+    /// The value proving a schema change breaks (see `witness`), when it is at most
     /// [`MAX_WITNESS_BYTES`] of JSON; `witness_bytes` gives the size of a larger one instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     witness: Option<&'a Value>,

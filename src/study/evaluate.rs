@@ -137,7 +137,7 @@ pub(super) struct Shared {
     /// For each gate, the place of each of its rules in `Study::rules`.
     pub gate_rules: Vec<Vec<usize>>,
     /// How much the diff must prove for the gates' verdicts.
-    pub proving: crate::check::diff::Proving,
+    pub proving: crate::diff::Proving,
 }
 
 impl Shared {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use driftlab::check::diff::{pair, similarity, RENAME_THRESHOLD};
+use driftlab::diff::{pair, similarity, RENAME_THRESHOLD};
 use driftlab::payload::{self, Limits};
 use driftlab::surface::Surface;
 

@@ -1,8 +1,8 @@
 //! The rules of the contract beyond tools, as data. Each reports one [`ContractChangeKind`] of
-//! the shared contract diff (`check::contract_diff`) with its own id, severity and source.
+//! the shared contract diff (`diff::contract`) with its own id, severity and source.
 
-use crate::check::contract_diff::ContractChangeKind as K;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use crate::diff::contract::ContractChangeKind as K;
 
 pub struct ContractRule {
     pub id: &'static str,

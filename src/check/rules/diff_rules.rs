@@ -1,11 +1,11 @@
 //! The diff rules, as data. Each reports one [`ChangeKind`] of the shared diff engine
-//! (`check::diff`), with its own id and severity; the judgement logic lives in the engine, which
+//! (`diff`), with its own id and severity; the judgement logic lives in the engine, which
 //! walks both surfaces once for all of them.
 
 use std::sync::Arc;
 
-use crate::check::diff::{ChangeKind as K, Proof, Proving};
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use crate::diff::{ChangeKind as K, Proof, Proving};
 
 pub struct DiffRule {
     pub id: &'static str,
@@ -90,7 +90,7 @@ macro_rules! diff_rule {
 }
 
 /// The rule that reports a breaking value no other change explains: only a full witness search
-/// finds one (see `check::diff::Proving`).
+/// finds one (see `diff::Proving`).
 pub const VALUE_NOW_REJECTED: &str = "value-now-rejected";
 
 /// The least proving that leaves the verdicts of `rules` as witnesses would: only the verdict,

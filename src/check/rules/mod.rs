@@ -112,7 +112,7 @@ pub fn ids() -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::diff::ChangeKind;
+    use crate::diff::ChangeKind;
     use std::collections::BTreeSet;
 
     #[test]
@@ -187,8 +187,8 @@ mod tests {
     /// become `unknown`, so the test sees the difference it allows.
     #[test]
     fn proving_only_the_verdict_keeps_every_fail_on_decision() {
-        use crate::check::diff::Proving;
         use crate::check::{Comparison, FailOn, Finding, Severity};
+        use crate::diff::Proving;
         use crate::{generate, mutate, payload};
         let rules: Vec<&dyn Rule> = registry()
             .iter()
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn each_change_kind_has_exactly_one_rule() {
-        use crate::check::contract_diff::ContractChangeKind;
+        use crate::diff::contract::ContractChangeKind;
         use std::collections::HashSet;
         use strum::EnumCount;
         let kinds: HashSet<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();

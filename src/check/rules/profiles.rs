@@ -228,7 +228,7 @@ impl Rule for ProfileRule {
         // Each candidate tool's approved counterpart, renames included (a name the client
         // rejects is most often a rename).
         let before: HashMap<usize, usize> = match self.newly {
-            true => crate::check::diff::pair(comparison.approved, comparison.candidate)
+            true => crate::diff::pair(comparison.approved, comparison.candidate)
                 .pairs
                 .iter()
                 .map(|p| (p.new, p.old))

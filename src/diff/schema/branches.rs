@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::keywords::type_set;
 use super::{At, Direction, Walker};
-use crate::check::diff::canonical;
-use crate::check::diff::ChangeKind as K;
+use crate::diff::canonical;
+use crate::diff::ChangeKind as K;
 use crate::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {

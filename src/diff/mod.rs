@@ -3,6 +3,7 @@
 //! all diff rules (see `check::rules::diff_rules`).
 
 mod canonical;
+pub mod contract;
 mod pairing;
 mod proof;
 mod property_renames;
@@ -18,9 +19,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::witness::Witness;
 use crate::payload::short;
 use crate::surface::Surface;
+use crate::witness::Witness;
 
 /// Every kind of change the engine reports; each has exactly one diff rule (a test counts
 /// them with `strum::EnumCount`, so a new kind may go anywhere in the list).
@@ -76,7 +77,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Whether a change of this kind breaks by what a schema accepts, and so must be proven by
-    /// a witness value (see `check::witness`).
+    /// a witness value (see `witness`).
     pub fn needs_witness(self) -> bool {
         use ChangeKind as K;
         matches!(
@@ -108,7 +109,7 @@ pub enum Proving {
     /// Only what a gate's verdict needs, for a caller that reports no witness (a study): the
     /// search runs only where a witness decides a change's kind (a changed pattern). Every other
     /// change that needs one is left unproven, so a breaking rule reports it `unknown`, which
-    /// every `--fail-on` counts as it counts `breaking` ([`crate::check::FailOn::fails`]); and
+    /// every `--fail-on` counts as it counts `breaking` (`check::FailOn::fails`); and
     /// no `value-now-rejected` is looked for, so a caller whose rules hold that rule must prove
     /// with witnesses (`check::rules::diff_rules::proving_for` chooses).
     Verdict,

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::{At, Walker, ANNOTATIONS, HANDLED};
-use crate::check::diff::ChangeKind as K;
+use crate::diff::ChangeKind as K;
 
 impl Walker<'_, '_, '_> {
     pub(super) fn others(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {

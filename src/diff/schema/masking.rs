@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::keywords::type_set;
 use super::{At, Direction, Walker};
-use crate::check::diff::ChangeKind as K;
+use crate::diff::ChangeKind as K;
 use crate::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {

@@ -1,5 +1,5 @@
 //! Proves the changes the schema walk reported for one schema of one tool: each change in what
-//! the schema accepts gets a witness from one search of the pair (`check::witness`), or the
+//! the schema accepts gets a witness from one search of the pair (`witness`), or the
 //! reason none was found. When the walk reported nothing breaking and the search still finds a
 //! breaking value, that value is reported itself: the walk missed something.
 
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::tool_diff::{Direction, ToolDiff};
 use super::{ChangeKind, Proof, Proving};
-use crate::check::witness::{self, Search, Target};
+use crate::witness::{self, Search, Target};
 
 pub(super) fn prove(
     diff: &mut ToolDiff<'_, '_>,
@@ -265,7 +265,7 @@ fn property_names(schema: &Value) -> Vec<String> {
 mod tests {
     use serde_json::json;
 
-    use crate::check::diff::{compare_proving, ChangeKind, Proof, Proving};
+    use crate::diff::{compare_proving, ChangeKind, Proof, Proving};
     use crate::payload;
 
     /// Under `Proving::Verdict` a changed pattern is still searched (its witness decides its

@@ -1,7 +1,7 @@
 //! The contract diff: compares what two documents recorded of a server's contract beyond tools
 //! (prompts, resources, resource templates, instructions, capabilities), each change tagged with
 //! the [`ContractChangeKind`] whose rule reports it (`check::rules::contract_rules`). Computed
-//! once per comparison and shared by those rules, as `check::diff` is for tools.
+//! once per comparison and shared by those rules, as `diff` is for tools.
 //!
 //! A part is compared only when both documents recorded it. A part the approved document records
 //! and the candidate does not is a change of its own ([`ContractChangeKind::PartUnrecorded`]):

@@ -6,9 +6,9 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::{Map, Value};
 
 use super::{At, Direction, Walker};
-use crate::check::diff::canonical;
-use crate::check::diff::property_renames::list_values;
-use crate::check::diff::ChangeKind as K;
+use crate::diff::canonical;
+use crate::diff::property_renames::list_values;
+use crate::diff::ChangeKind as K;
 
 /// Count bounds (minimum/maximum and their exclusive forms are compared as effective bounds).
 const LOWER_BOUNDS: &[&str] = &["minLength", "minItems", "minProperties"];

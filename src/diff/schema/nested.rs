@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::{empty_map, At, Direction, Walker};
-use crate::check::diff::pairing::MAX_RENAME_COMPARISONS;
-use crate::check::diff::property_renames::PropertyRenames;
-use crate::check::diff::ChangeKind as K;
+use crate::diff::pairing::MAX_RENAME_COMPARISONS;
+use crate::diff::property_renames::PropertyRenames;
+use crate::diff::ChangeKind as K;
 use crate::pointer;
 use crate::surface::required_names;
 

@@ -90,7 +90,7 @@ pub(super) fn implied_by_pattern(
     ) else {
         return false;
     };
-    crate::check::witness::regex::min_chars(pattern).is_some_and(|implied| implied >= least)
+    crate::witness::regex::min_chars(pattern).is_some_and(|implied| implied >= least)
 }
 
 #[cfg(test)]
