@@ -43,7 +43,10 @@ pub fn man(args: ManArgs) -> Result<u8> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the folder", args.out.display()))?;
     let mut pages = vec![("driftlab".to_string(), command.clone())];
-    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+    for sub in command
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help" && !s.is_hide_set())
+    {
         let name = format!("driftlab-{}", sub.get_name());
         let page = sub
             .clone()

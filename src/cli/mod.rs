@@ -21,6 +21,7 @@ mod census;
 mod check_lock;
 mod configs;
 mod consent;
+mod derived;
 mod digest;
 mod docs;
 mod figures;
@@ -120,6 +121,10 @@ enum Command {
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
+    /// Rewrite (or --check) the documentation's derived regions: tables and counts from the
+    /// registries and the committed results (what scripts/regenerate runs after the studies)
+    #[command(hide = true)]
+    Derived(derived::Args),
     Completions(docs::CompletionsArgs),
     Man(docs::ManArgs),
 }
@@ -165,6 +170,7 @@ where
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
+        Command::Derived(args) => derived::run(args),
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),
         Command::Digest(args) => digest::run(args),

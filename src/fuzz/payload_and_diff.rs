@@ -77,10 +77,8 @@ pub fn payload_and_diff(data: &[u8]) {
         anchor: Some(&anchor),
         category: Some("fuzz"),
     };
-    let _ = report::text::render(&r, true);
-    let _ = report::json::render(&r);
-    let _ = report::markdown::render(&r);
-    let _ = report::sarif::render(&r);
-    let _ = report::github::render(&r);
-    let _ = report::junit::render(&r);
+    // Every format `--format` offers, read from its registry (a new format is fuzzed unasked).
+    for format in <report::Format as clap::ValueEnum>::value_variants() {
+        let _ = format.gate(&r, true);
+    }
 }

@@ -209,10 +209,15 @@ fn live_mode_sarif_is_anchored_in_the_approved_snapshot() {
     assert_eq!(run["results"], json!([]));
 }
 
-/// `n` tools named `t0`…, each with one string parameter.
+/// `n` clean tools named `t0`…, each described, with one described parameter of type `kind`:
+/// only the changes a test makes are findings, whatever payload rules come to exist.
 fn tools(n: usize, kind: &str) -> String {
     let tools: Vec<Value> = (0..n)
-        .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object", "properties": {"p": {"type": kind}}}}))
+        .map(|i| {
+            json!({"name": format!("t{i}"), "description": format!("Does task {i}."),
+                "inputSchema": {"type": "object", "properties": {
+                    "p": {"type": kind, "description": "What to work on."}}}})
+        })
         .collect();
     serde_json::to_string_pretty(&json!({ "tools": tools })).unwrap()
 }
@@ -384,7 +389,13 @@ fn an_approved_snapshot_is_read_from_a_git_revision() {
     );
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let run = assert_uploadable(&stdout(&output), &tools(3, "integer"), "mcp/approved.json");
-    assert_eq!(run["results"].as_array().unwrap().len(), 3);
+    let changed = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "type-changed")
+        .count();
+    assert_eq!(changed, 3, "{run}");
     // Errors name the argument and git's reason.
     let output = run_in(
         dir.path(),

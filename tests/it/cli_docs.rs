@@ -141,6 +141,25 @@ fn the_guard_page_names_every_rule_the_guard_refuses_a_line_by() {
     }
 }
 
+/// Every derived region of the docs (tables and counts from the registries and the committed
+/// results) is what `scripts/regenerate` would write.
+#[test]
+fn every_derived_region_is_up_to_date() {
+    let root = repo();
+    let output = run(&["derived", "--check", "--root", root.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    // The regions this test keeps: the rule and class tables, the rule pages, the counts in
+    // prose, the metrics table and the README's table at a glance.
+    let summary = stdout(&output);
+    let regions: usize = summary.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(regions >= 12, "{summary}");
+}
+
 /// `driftlab rules --help` says how schema verdicts are proven, and the rules page too.
 #[test]
 fn the_rules_listing_documents_witnesses() {

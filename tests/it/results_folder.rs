@@ -246,3 +246,24 @@ fn verify_checks_the_folders_of_the_other_study_commands() {
         stdout(&edited)
     );
 }
+
+/// A regenerated file that differs from its committed copy is shown where it parts.
+#[test]
+fn a_golden_mismatch_shows_the_first_differing_lines() {
+    let shown = common::first_differences(b"a\nb\nc\nd\n", b"a\nb\nX\nd\n");
+    assert!(shown.contains("line 3"), "{shown}");
+    assert!(
+        shown.contains("    c\n") && shown.contains("    X\n"),
+        "{shown}"
+    );
+    let longer = common::first_differences(b"a\n", b"a\nmore\n");
+    assert!(
+        longer.contains("line 2") && longer.contains("    more"),
+        "{longer}"
+    );
+    let binary = common::first_differences(&[0xff, 0], &[0xff]);
+    assert!(
+        binary.contains("2 bytes committed, 1 regenerated"),
+        "{binary}"
+    );
+}

@@ -121,6 +121,36 @@ pub struct Regenerated {
 /// Runs `args --out <temp>/<study>` from the repository root and checks that every file it wrote
 /// (but `run.json`, the run's volatile record, and hidden files such as the lock) equals
 /// results/<study>'s copy, `manifest.json` included; `names` lists the others.
+/// Where two versions of a file part: the first differing line of each (with its number) and
+/// the two lines after it, or the sizes when the file is not text.
+pub fn first_differences(committed: &[u8], fresh: &[u8]) -> String {
+    let (Ok(a), Ok(b)) = (std::str::from_utf8(committed), std::str::from_utf8(fresh)) else {
+        return format!(
+            "binary: {} bytes committed, {} regenerated",
+            committed.len(),
+            fresh.len()
+        );
+    };
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let at = (0..a.len().max(b.len()))
+        .find(|&i| a.get(i) != b.get(i))
+        .unwrap_or(a.len());
+    let show = |lines: &[&str]| -> String {
+        lines
+            .iter()
+            .skip(at)
+            .take(3)
+            .map(|line| format!("    {line}\n"))
+            .collect()
+    };
+    format!(
+        "first difference at line {}:\n  committed:\n{}  regenerated:\n{}",
+        at + 1,
+        show(&a),
+        show(&b)
+    )
+}
+
 pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
     let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
@@ -141,7 +171,8 @@ pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
         let b = std::fs::read(fresh.join(name)).unwrap();
         assert!(
             a == b,
-            "{name} of {study} differs from the committed copy: rerun scripts/run-studies.sh"
+            "{name} of {study} differs from the committed copy: rerun scripts/regenerate\n{}",
+            first_differences(&a, &b)
         );
     }
     Regenerated {
