@@ -67,14 +67,22 @@ pub(super) fn run(
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = options.format.servers(&report, colour);
     if let Some(path) = &options.sarif {
-        crate::fs::write_atomic(path, crate::report::servers::sarif(&report).as_bytes())
-            .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
+        crate::fs::write_atomic(
+            path,
+            crate::report::Format::Sarif
+                .servers(&report, false)
+                .as_bytes(),
+        )
+        .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
     }
     out!("{text}");
     if !options.no_step_summary && std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
         gate::append_to_env_file(
             "GITHUB_STEP_SUMMARY",
-            &format!("{}\n", crate::report::servers::markdown(&report)),
+            &format!(
+                "{}\n",
+                crate::report::Format::Markdown.servers(&report, false)
+            ),
         );
     }
     let outcomes: Vec<Outcome> = gate.checked.iter().map(|c| c.outcome.clone()).collect();

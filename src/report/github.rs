@@ -1,6 +1,7 @@
 //! GitHub Actions workflow commands: one annotation per finding, on its line of the anchor file.
 
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 use crate::check::Severity;
 
 /// Annotations GitHub shows per level and step; more are dropped without a word, so driftlab
@@ -75,6 +76,33 @@ pub fn render(report: &GateReport<'_>) -> String {
         report.count_line()
     ));
     out
+}
+
+/// Annotations for a lockfile: each server's own, and one for a server that was not checked.
+pub struct Github;
+
+impl Render for Github {
+    fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {
+        render(report)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, _colour: bool) -> String {
+        let mut out = String::new();
+        for server in &report.servers {
+            match &server.state {
+                ServerState::Checked(gate) => out.push_str(&render(gate)),
+                _ => {
+                    let level = if server.fails() { "error" } else { "notice" };
+                    out.push_str(&format!(
+                        "::{level} title={}::{}\n",
+                        property(&format!("driftlab: server {}", server.name)),
+                        data(&server.why())
+                    ));
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 use crate::check::Finding;
 use crate::verdict::Waiver;
 
@@ -90,12 +91,23 @@ struct ReportJson<'a> {
 }
 
 pub fn render(report: &GateReport<'_>) -> String {
+    pretty(&report_json(report))
+}
+
+/// Pretty JSON with a final newline.
+fn pretty(value: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn report_json<'a>(report: &'a GateReport<'_>) -> ReportJson<'a> {
     let outcome = report.outcome;
     let mut counts = Map::new();
     for (severity, n) in outcome.counts() {
         counts.insert(severity.as_str().into(), n.into());
     }
-    let value = ReportJson {
+    ReportJson {
         verdict: outcome.verdict.as_str(),
         fail_on: outcome.fail_on.as_str(),
         approved: report.approved,
@@ -112,8 +124,61 @@ pub fn render(report: &GateReport<'_>) -> String {
         expired_waivers: &outcome.expired,
         stale_waivers: &outcome.stale,
         counts,
-    };
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-    text.push('\n');
-    text
+    }
+}
+
+/// JSON for a lockfile: the run's verdict and summary, then each server with its status and
+/// either its gate report (the same object `check --approved` writes) or the reason it was not
+/// checked.
+pub struct Json;
+
+#[derive(Serialize)]
+struct LockJson<'a> {
+    verdict: &'a str,
+    fail_on: &'a str,
+    lock: &'a str,
+    summary: String,
+    servers: Vec<ServerJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ServerJson<'a> {
+    name: &'a str,
+    status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    report: Option<ReportJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl Render for Json {
+    fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {
+        render(report)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, _colour: bool) -> String {
+        let servers = report
+            .servers
+            .iter()
+            .map(|server| {
+                let (report, reason) = match &server.state {
+                    ServerState::Checked(gate) => (Some(report_json(gate)), None),
+                    _ => (None, Some(server.why())),
+                };
+                ServerJson {
+                    name: &server.name,
+                    status: server.status().to_ascii_lowercase(),
+                    report,
+                    reason,
+                }
+            })
+            .collect();
+        pretty(&LockJson {
+            verdict: report.verdict().as_str(),
+            fail_on: report.fail_on.as_str(),
+            lock: report.lock,
+            summary: report.summary(),
+            servers,
+        })
+    }
 }

@@ -3,7 +3,8 @@
 //! case. Text from the server is made visible (no control characters, which XML 1.0 forbids)
 //! and escaped for XML.
 
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 
 /// Escapes for XML text and attributes, after making control characters visible.
 pub(super) fn xml(text: &str) -> String {
@@ -21,21 +22,37 @@ pub(super) fn xml(text: &str) -> String {
     out
 }
 
-pub fn render(report: &GateReport<'_>) -> String {
+/// `(tests, failures)` of a report: a case per finding (one for none), failed when the
+/// finding fails the gate.
+fn counts(report: &GateReport<'_>) -> (usize, usize) {
     let outcome = report.outcome;
     let failures = outcome
         .findings
         .iter()
         .filter(|f| outcome.fails_gate(f))
         .count();
-    let tests = outcome.findings.len().max(1);
-    let suite = format!("driftlab {}", report.command);
+    (outcome.findings.len().max(1), failures)
+}
+
+pub fn render(report: &GateReport<'_>) -> String {
+    let (tests, failures) = counts(report);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
-        "<testsuites name=\"driftlab\" tests=\"{tests}\" failures=\"{failures}\">\n  \
-         <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\">\n",
-        xml(&suite)
+        "<testsuites name=\"driftlab\" tests=\"{tests}\" failures=\"{failures}\">\n"
     ));
+    out.push_str(&suite(report, &format!("driftlab {}", report.command)));
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// One `<testsuite>` named `name`: the report's properties and a case per finding.
+fn suite(report: &GateReport<'_>, name: &str) -> String {
+    let outcome = report.outcome;
+    let (tests, failures) = counts(report);
+    let mut out = format!(
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\">\n",
+        xml(name)
+    );
     out.push_str(&format!(
         "    <properties>\n      <property name=\"candidate\" value=\"{}\"/>\n      \
          <property name=\"verdict\" value=\"{}\"/>\n      <property name=\"fail_on\" value=\"{}\"/>\n    </properties>\n",
@@ -84,8 +101,56 @@ pub fn render(report: &GateReport<'_>) -> String {
         }
         out.push_str("    </testcase>\n");
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
+    out.push_str("  </testsuite>\n");
     out
+}
+
+/// JUnit for a lockfile: a `<testsuite>` per server, its findings' cases for a checked server,
+/// one case for a server that was not (failed when that fails the run, skipped otherwise).
+pub struct Junit;
+
+impl Render for Junit {
+    fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {
+        render(report)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, _colour: bool) -> String {
+        let mut suites = String::new();
+        let (mut tests, mut failures) = (0, 0);
+        for server in &report.servers {
+            let suite_name = format!("driftlab check --lock: {}", server.name);
+            match &server.state {
+                ServerState::Checked(gate) => {
+                    let (gate_tests, gate_failures) = counts(gate);
+                    tests += gate_tests;
+                    failures += gate_failures;
+                    suites.push_str(&suite(gate, &suite_name));
+                }
+                _ => {
+                    tests += 1;
+                    let verdict = if server.fails() {
+                        failures += 1;
+                        format!(
+                            "<failure type=\"{}\" message=\"{}\"/>",
+                            server.status().to_ascii_lowercase(),
+                            xml(&server.why())
+                        )
+                    } else {
+                        format!("<skipped message=\"{}\"/>", xml(&server.why()))
+                    };
+                    suites.push_str(&format!(
+                        "  <testsuite name=\"{}\" tests=\"1\" failures=\"{}\">\n    <testcase classname=\"driftlab\" name=\"server {}\">{verdict}</testcase>\n  </testsuite>\n",
+                        xml(&suite_name),
+                        u8::from(server.fails()),
+                        xml(&server.name)
+                    ));
+                }
+            }
+        }
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"driftlab\" tests=\"{tests}\" failures=\"{failures}\">\n{suites}</testsuites>\n"
+        )
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Markdown for a pull-request comment or a job summary.
 
 use super::escape::{code_span, visible};
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 
 /// Prose from a server (a message that quotes names): control characters made visible and every
 /// character Markdown or GitHub could act on (links, images, emphasis, HTML, @mentions) escaped.
@@ -96,4 +97,56 @@ fn row(f: &crate::check::Finding) -> String {
         cell(&f.old.as_deref().map_or(String::new(), code_span)),
         cell(&f.new.as_deref().map_or(String::new(), code_span)),
     )
+}
+
+/// A lockfile table's cell: server text made visible, and a pipe escaped.
+fn lock_cell(text: &str) -> String {
+    super::escape::visible(text).replace('|', "\\|")
+}
+
+/// Markdown for a lockfile: the run's verdict, a table of servers, then each drifted server's
+/// own section.
+pub struct Markdown;
+
+impl Render for Markdown {
+    fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {
+        render(report)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, _colour: bool) -> String {
+        let verdict = match report.verdict() {
+            Verdict::Pass => "✅ PASS",
+            Verdict::Drift => "❌ DRIFT",
+        };
+        let mut out = format!(
+            "### driftlab check --lock: {verdict}\n\n`{}`: {} (fail-on {})\n\n| server | status | findings |\n|---|---|---|\n",
+            report.lock.replace('`', "'"),
+            report.summary(),
+            report.fail_on.as_str()
+        );
+        for server in &report.servers {
+            let findings = match &server.state {
+                ServerState::Checked(gate) => gate.count_line(),
+                _ => server.why(),
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                lock_cell(&server.name),
+                server.status(),
+                lock_cell(&findings)
+            ));
+        }
+        for server in &report.servers {
+            if let ServerState::Checked(gate) = &server.state {
+                if gate.outcome.findings.is_empty() {
+                    continue;
+                }
+                let single = render(gate);
+                // The server's own section, a level below the run's.
+                let body = single.split_once('\n').map_or("", |(_, rest)| rest);
+                out.push_str(&format!("\n#### {}{body}", lock_cell(&server.name)));
+            }
+        }
+        out
+    }
 }

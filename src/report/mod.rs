@@ -20,6 +20,15 @@ pub use format::Format;
 
 use crate::verdict::Outcome;
 
+/// One output format, as one type: it renders a gate's report and a lockfile's report (one
+/// gate per server) alike. Each lives in its format's file; [`Format`] lists them.
+pub trait Render: Sync {
+    /// One gate's report; `colour` only matters for text.
+    fn gate(&self, report: &GateReport<'_>, colour: bool) -> String;
+    /// The report of every server of a lockfile.
+    fn servers(&self, report: &servers::LockReport<'_>, colour: bool) -> String;
+}
+
 /// What a gate run compared, for the report formats.
 pub struct GateReport<'a> {
     /// `check` or `diff`.

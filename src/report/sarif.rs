@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::region::Place;
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 use crate::check::{rules, Finding, Rule, Severity};
 
 /// Results written at most: the number GitHub shows of one upload (the rest are truncated, with
@@ -95,6 +96,11 @@ fn result(report: &GateReport<'_>, f: &Finding, place: Option<&Place>) -> Value 
 }
 
 pub fn render(report: &GateReport<'_>) -> String {
+    log(vec![run(report)])
+}
+
+/// The one run of a gate's report.
+fn run(report: &GateReport<'_>) -> Value {
     let outcome = report.outcome;
     let places = report.anchor.map(|a| a.places.as_slice());
     // Findings are most severe first, so what is cut is the least severe.
@@ -146,11 +152,49 @@ pub fn render(report: &GateReport<'_>) -> String {
     if let Some(category) = report.category {
         run["automationDetails"] = json!({"id": format!("driftlab/{category}/")});
     }
-    log(vec![run])
+    run
+}
+
+/// SARIF for a lockfile: a run per server (`automationDetails.id` `driftlab/<server>/`, which
+/// each checked server's report carries as its category), so code scanning keeps each server's
+/// alerts apart; a server that was not checked is a run without results that says why.
+pub struct Sarif;
+
+impl Render for Sarif {
+    fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {
+        render(report)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, _colour: bool) -> String {
+        let runs: Vec<Value> = report
+            .servers
+            .iter()
+            .map(|server| match &server.state {
+                ServerState::Checked(gate) => run(gate),
+                _ => {
+                    let level = if server.fails() { "error" } else { "note" };
+                    json!({
+                        "tool": tool(Vec::new()),
+                        "automationDetails": {"id": format!("driftlab/{}/", server.name)},
+                        "invocations": [{
+                            "executionSuccessful": true,
+                            "toolExecutionNotifications": [{
+                                "level": level,
+                                "message": {"text": format!("server {}: {}", server.name, server.why())},
+                            }],
+                        }],
+                        "results": [],
+                        "properties": {"status": server.status().to_ascii_lowercase()},
+                    })
+                }
+            })
+            .collect();
+        log(runs)
+    }
 }
 
 /// The `tool` of a run: driftlab, with the rules its results use.
-pub(super) fn tool(rule_entries: Vec<Value>) -> Value {
+fn tool(rule_entries: Vec<Value>) -> Value {
     json!({"driver": {
         "name": "driftlab",
         "version": env!("CARGO_PKG_VERSION"),
@@ -160,7 +204,7 @@ pub(super) fn tool(rule_entries: Vec<Value>) -> Value {
 }
 
 /// A SARIF 2.1.0 log of `runs`, pretty, with a final newline.
-pub(super) fn log(runs: Vec<Value>) -> String {
+fn log(runs: Vec<Value>) -> String {
     let value = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

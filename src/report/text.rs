@@ -1,7 +1,8 @@
 //! Plain text for a terminal; ANSI colours only when asked for (TTY and no NO_COLOR).
 
 use super::escape::visible;
-use super::GateReport;
+use super::servers::{LockReport, ServerState};
+use super::{GateReport, Render};
 use crate::check::Severity;
 use crate::verdict::Verdict;
 
@@ -88,4 +89,38 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
         }
     }
     out
+}
+
+/// Text for a lockfile: each server's gate report (or why it was not checked), then the run's
+/// verdict.
+pub struct Text;
+
+impl Render for Text {
+    fn gate(&self, report: &GateReport<'_>, colour: bool) -> String {
+        render(report, colour)
+    }
+
+    fn servers(&self, report: &LockReport<'_>, colour: bool) -> String {
+        let mut out = String::new();
+        for server in &report.servers {
+            match &server.state {
+                ServerState::Checked(gate) => out.push_str(&render(gate, colour)),
+                _ => out.push_str(&format!(
+                    "{:<8} server {}: {}\n",
+                    server.status(),
+                    visible(&server.name),
+                    server.why()
+                )),
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "{}  {}: {} (fail-on {})\n",
+            report.verdict().as_str().to_ascii_uppercase(),
+            report.lock,
+            report.summary(),
+            report.fail_on.as_str()
+        ));
+        out
+    }
 }
