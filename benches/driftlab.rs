@@ -198,16 +198,7 @@ fn whole_study(c: &mut Criterion) {
     let mut group = c.benchmark_group("study");
     group.sample_size(10);
     group.bench_function("default-spec/1000-surfaces", |b| {
-        b.iter(|| {
-            let summary = study::run(
-                &study,
-                study::runner::RowsMode::None,
-                |_rows| Ok::<(), study::runner::RunError>(()),
-                &|_| {},
-            )
-            .unwrap();
-            black_box(summary)
-        })
+        b.iter(|| black_box(run_without_rows(&study)))
     });
     // The drift taxonomy (every class that changes tools × 9 gates, rule set 2026-11-30), the
     // study issue 55's per-surface CPU target is about.
@@ -237,22 +228,22 @@ fn whole_study(c: &mut Criterion) {
                 next.spec.seed = seed;
                 next
             },
-            |taxonomy| {
-                one_thread.install(|| {
-                    let summary = study::run(
-                        &taxonomy,
-                        study::runner::RowsMode::None,
-                        |_rows| Ok::<(), study::runner::RunError>(()),
-                        &|_| {},
-                    )
-                    .unwrap();
-                    black_box(summary)
-                })
-            },
+            |taxonomy| black_box(one_thread.install(|| run_without_rows(&taxonomy))),
             BatchSize::PerIteration,
         )
     });
     group.finish();
+}
+
+/// A whole study run that keeps no rows: what the study benches time.
+fn run_without_rows(study: &Study) -> driftlab::record::Summary {
+    study::run(
+        study,
+        study::runner::RowsMode::None,
+        |_rows| Ok::<(), study::runner::RunError>(()),
+        &|_| {},
+    )
+    .unwrap()
 }
 
 fn surface(value: &Value) -> driftlab::surface::Surface {
