@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::clients::{ClientFormat, CLIENTS};
 use super::{read, Client, ClientConfig, ConfigError};
 
 /// Whose config a place holds.
@@ -40,35 +41,30 @@ pub fn places(home: &Path, project: &Path) -> Vec<Place> {
     } else {
         home.join(".config")
     };
-    let user = |client, path: PathBuf| Place {
-        client,
-        scope: Scope::User,
-        path,
+    let user = |format: &ClientFormat| {
+        let path = match format.user.split_once('/') {
+            Some(("@", rest)) => app_support.join(rest),
+            Some((_, rest)) => home.join(rest),
+            None => home.join(format.user),
+        };
+        Place {
+            client: format.client,
+            scope: Scope::User,
+            path,
+        }
     };
-    let in_project = |client, path: &str| Place {
-        client,
-        scope: Scope::Project,
-        path: project.join(path),
+    let in_project = |format: &ClientFormat| {
+        format.project.map(|path| Place {
+            client: format.client,
+            scope: Scope::Project,
+            path: project.join(path),
+        })
     };
-    vec![
-        user(
-            Client::ClaudeDesktop,
-            app_support.join("Claude/claude_desktop_config.json"),
-        ),
-        user(Client::ClaudeCode, home.join(".claude.json")),
-        user(Client::Cursor, home.join(".cursor/mcp.json")),
-        user(Client::Vscode, app_support.join("Code/User/mcp.json")),
-        user(
-            Client::Windsurf,
-            home.join(".codeium/windsurf/mcp_config.json"),
-        ),
-        user(Client::Gemini, home.join(".gemini/settings.json")),
-        user(Client::Codex, home.join(".codex/config.toml")),
-        in_project(Client::ClaudeCode, ".mcp.json"),
-        in_project(Client::Cursor, ".cursor/mcp.json"),
-        in_project(Client::Vscode, ".vscode/mcp.json"),
-        in_project(Client::Gemini, ".gemini/settings.json"),
-    ]
+    CLIENTS
+        .iter()
+        .map(user)
+        .chain(CLIENTS.iter().filter_map(in_project))
+        .collect()
 }
 
 /// What was found at a place.

@@ -5,6 +5,7 @@
 //! only a person can fill, an unset variable, a transport driftlab does not speak) is kept with
 //! the reason it is skipped, never guessed.
 
+mod clients;
 pub mod discover;
 mod expand;
 pub mod jsonc;
@@ -59,22 +60,7 @@ impl Client {
 
     /// The client a file belongs to, from its path, when the path says so.
     pub fn from_path(path: &Path) -> Option<Client> {
-        let name = path.file_name()?.to_str()?;
-        let parent = path
-            .parent()
-            .and_then(Path::file_name)
-            .and_then(|p| p.to_str())
-            .unwrap_or("");
-        Some(match (parent, name) {
-            (_, "claude_desktop_config.json") => Client::ClaudeDesktop,
-            (_, ".mcp.json" | ".claude.json") => Client::ClaudeCode,
-            (".cursor", "mcp.json") => Client::Cursor,
-            (".vscode", "mcp.json") => Client::Vscode,
-            (".gemini", "settings.json") => Client::Gemini,
-            ("windsurf", "mcp_config.json") => Client::Windsurf,
-            (_, n) if n.ends_with(".toml") => Client::Codex,
-            _ => return None,
-        })
+        clients::client_of_path(path)
     }
 }
 

@@ -64,13 +64,9 @@ pub fn parse(
 }
 
 fn syntax(client: Option<Client>) -> Syntax {
-    match client {
-        Some(Client::ClaudeCode | Client::ClaudeDesktop) => Syntax::Shell,
-        Some(Client::Gemini) => Syntax::ShellBare,
-        Some(Client::Cursor | Client::Vscode | Client::Windsurf) => Syntax::Editor,
-        Some(Client::Codex) => Syntax::Literal,
-        None => Syntax::Any,
-    }
+    client.map_or(Syntax::Any, |client| {
+        super::clients::format_of(client).syntax
+    })
 }
 
 /// The folder above `.vscode/`, `.cursor/` or `.gemini/`, else the config's folder; absolute.
