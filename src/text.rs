@@ -97,6 +97,17 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The index of the first line where `a` and `b` differ (a missing line differs from any), or
+/// `None` when their lines are the same.
+pub fn first_differing_line(a: &str, b: &str) -> Option<usize> {
+    let (mut a, mut b) = (a.lines(), b.lines());
+    (0..).find_map(|at| match (a.next(), b.next()) {
+        (None, None) => Some(None),
+        (x, y) if x != y => Some(Some(at)),
+        _ => None,
+    })?
+}
+
 /// Lowercase hex of a digest.
 pub fn hex(digest: &[u8]) -> String {
     // By table, not `format!` per byte: digests are hexed per tool in studies' hot paths.
@@ -151,6 +162,13 @@ pub fn with_causes(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_differing_line_counts_a_missing_line() {
+        assert_eq!(first_differing_line("a\nb\nc", "a\nx\nc"), Some(1));
+        assert_eq!(first_differing_line("a", "a\nmore"), Some(1));
+        assert_eq!(first_differing_line("a\nb", "a\nb\n"), None);
+    }
 
     #[test]
     fn hex_is_lowercase_two_digits_a_byte() {

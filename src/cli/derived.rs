@@ -293,14 +293,9 @@ fn table_under(file: &Path, heading: &str) -> anyhow::Result<String> {
 
 /// The first line where `was` and `now` differ: its number and both versions.
 fn first_difference<'a>(was: &'a str, now: &'a str) -> (usize, &'a str, &'a str) {
-    let (mut old, mut new) = (was.lines(), now.lines());
-    let mut line = 1;
-    loop {
-        match (old.next(), new.next()) {
-            (Some(a), Some(b)) if a == b => line += 1,
-            (a, b) => return (line, a.unwrap_or("(end)"), b.unwrap_or("(end)")),
-        }
-    }
+    let at = crate::text::first_differing_line(was, now).unwrap_or(was.lines().count());
+    let line = |text: &'a str| text.lines().nth(at).unwrap_or("(end)");
+    (at + 1, line(was), line(now))
 }
 
 #[cfg(test)]

@@ -40,15 +40,16 @@ pub fn render(report: &GateReport<'_>) -> String {
     out.push_str(&format!(
         "<testsuites name=\"driftlab\" tests=\"{tests}\" failures=\"{failures}\">\n"
     ));
-    out.push_str(&suite(report, &format!("driftlab {}", report.command)));
+    let name = format!("driftlab {}", report.command);
+    out.push_str(&suite(report, &name, (tests, failures)));
     out.push_str("</testsuites>\n");
     out
 }
 
-/// One `<testsuite>` named `name`: the report's properties and a case per finding.
-fn suite(report: &GateReport<'_>, name: &str) -> String {
+/// One `<testsuite>` named `name`: the report's properties and a case per finding (`counts`
+/// are the report's, [`counts`]).
+fn suite(report: &GateReport<'_>, name: &str, (tests, failures): (usize, usize)) -> String {
     let outcome = report.outcome;
-    let (tests, failures) = counts(report);
     let mut out = format!(
         "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\">\n",
         xml(name)
@@ -124,7 +125,7 @@ impl Render for Junit {
                     let (gate_tests, gate_failures) = counts(gate);
                     tests += gate_tests;
                     failures += gate_failures;
-                    suites.push_str(&suite(gate, &suite_name));
+                    suites.push_str(&suite(gate, &suite_name, (gate_tests, gate_failures)));
                 }
                 _ => {
                     tests += 1;

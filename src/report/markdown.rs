@@ -101,7 +101,7 @@ fn row(f: &crate::check::Finding) -> String {
 
 /// A lockfile table's cell: server text made visible, and a pipe escaped.
 fn lock_cell(text: &str) -> String {
-    super::escape::visible(text).replace('|', "\\|")
+    cell(&visible(text))
 }
 
 /// Markdown for a lockfile: the run's verdict, a table of servers, then each drifted server's

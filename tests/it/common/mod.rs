@@ -131,10 +131,8 @@ pub fn first_differences(committed: &[u8], fresh: &[u8]) -> String {
             fresh.len()
         );
     };
+    let at = driftlab::text::first_differing_line(a, b).unwrap_or(a.lines().count());
     let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
-    let at = (0..a.len().max(b.len()))
-        .find(|&i| a.get(i) != b.get(i))
-        .unwrap_or(a.len());
     let show = |lines: &[&str]| -> String {
         lines
             .iter()
