@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 /// The files that make the binary (the research files it embeds are under `research/`).
 const SOURCES: &[&str] = &[
     "src",
+    "crates",
     "Cargo.toml",
     "Cargo.lock",
     "build.rs",

@@ -277,14 +277,19 @@ fn guard_admission(c: &mut Criterion) {
     });
 }
 
-criterion_group!(
-    benches,
-    guard_admission,
-    generator,
-    mutations,
-    round_trip,
-    checks,
-    hot_path,
-    whole_study
-);
+criterion_group! {
+    name = benches;
+    // The rule registry and the code version are handed down at start, as the binary does.
+    config = {
+        driftlab::start();
+        Criterion::default()
+    };
+    targets = guard_admission,
+        generator,
+        mutations,
+        round_trip,
+        checks,
+        hot_path,
+        whole_study
+}
 criterion_main!(benches);

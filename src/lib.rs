@@ -3,37 +3,26 @@
 //! Data flows one way: `generate → mutate → check → record → study::results / plot / report`. The
 //! payload reader and the rule registry do not know where a payload came from, so the same rules
 //! serve the research study and the CI gate.
+//!
+//! This crate is the command line and the binary; the rooms below it are the workspace's crates
+//! (`crates/`, one per band of floors in docs/architecture.md), re-exported here under the names
+//! they had when driftlab was one crate.
 
-// The library: reading, checking and studying MCP contracts. Each module's header says what it
-// promises; `docs/architecture.md` draws how they stack.
-pub mod census;
-pub mod check;
-pub mod config;
-pub mod diff;
-pub mod digest;
-pub mod generate;
-pub mod guard;
-pub mod jsonrpc;
-pub mod live;
-pub mod lock;
-pub mod mutate;
-pub mod payload;
-pub mod plot;
-pub mod proxy;
-pub mod record;
-pub mod report;
-pub mod rng;
-pub mod scan;
-pub mod stacks;
-pub mod study;
-pub mod surface;
-pub mod verdict;
-pub mod witness;
+pub use driftlab_check::{check, record, verdict};
+pub use driftlab_contract::{
+    digest, fs, id_problem, is_kebab_case, is_safe_id, jsonrpc, payload, rng, surface, text,
+};
+pub use driftlab_diff::{diff, witness};
+pub use driftlab_live::live;
+pub use driftlab_lock::{config, lock};
+pub use driftlab_mutate::{generate, mutate};
+pub use driftlab_plot::plot;
+pub use driftlab_proxy::{guard, proxy};
+pub use driftlab_report::report;
+pub use driftlab_study::{census, scan, stacks, study};
 
-// Shared vocabulary a library user meets in the types above: bounded file reading and atomic
-// writes (`fs::ReadError`), and server text made safe to print (`text`).
-pub mod fs;
-pub mod text;
+// Plumbing the command line uses; not a promise to library users.
+use driftlab_contract::cleanup;
 
 // The fuzz targets' bodies (for `fuzz/` and the seed test; not a library promise).
 #[doc(hidden)]
@@ -43,59 +32,29 @@ pub mod fuzz;
 // targets run.
 pub mod cli;
 
-// Plumbing the modules above share; not a promise to library users.
-mod cleanup;
-mod contract;
-mod json_scan;
-mod pointer;
-
-/// `kebab-case`: lowercase ASCII words of letters and digits joined by single hyphens.
-pub fn is_kebab_case(id: &str) -> bool {
-    !id.is_empty()
-        && id.split('-').all(|w| {
-            !w.is_empty()
-                && w.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
+/// Makes the process whole before anything reads the registry or writes a manifest: hands the
+/// hand-written rules to the registry and names the code this binary was built from. `cli::run_from`
+/// calls it; a library user calling the crates directly calls it once first. Idempotent.
+pub fn start() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        driftlab_rules::register();
+        study::results::CodeVersion::register(code_version());
+    });
 }
 
-/// Why a spec's `id` cannot name its results folder (`results/<id>`), or `None` when it can.
-/// Every spec whose id becomes a path checks it here.
-pub fn id_problem(id: &str) -> Option<String> {
-    (!is_safe_id(id)).then(|| {
-        format!(
-            "{id:?} must be 1-100 characters of a-z, 0-9, '-', '_', '.', '+' and not start with '.'"
-        )
-    })
-}
-
-/// Safe as a folder name: 1–100 of `a-z 0-9 - _ . +`, not starting with a dot.
-pub fn is_safe_id(id: &str) -> bool {
-    (1..=100).contains(&id.len())
-        && !id.starts_with('.')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.+".contains(&b))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kebab_case() {
-        assert!(is_kebab_case("input-schema-null"));
-        assert!(is_kebab_case("structural"));
-        for bad in ["", "-a", "a-", "a--b", "A", "a_b"] {
-            assert!(!is_kebab_case(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn safe_ids() {
-        assert!(is_safe_id("mcp-contract-drift-2026-08-22"));
-        for bad in ["", ".", "..", "../x", "a/b", "A"] {
-            assert!(!is_safe_id(bad), "{bad}");
-        }
+/// The code this binary was built from (see build.rs).
+fn code_version() -> study::results::CodeVersion {
+    study::results::CodeVersion {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: Some(env!("DRIFTLAB_GIT_COMMIT"))
+            .filter(|c| !c.is_empty())
+            .map(str::to_string),
+        git_dirty: match env!("DRIFTLAB_GIT_DIRTY") {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+        source_sha256: env!("DRIFTLAB_SOURCE_SHA256").to_string(),
     }
 }

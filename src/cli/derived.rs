@@ -308,6 +308,7 @@ mod tests {
 
     #[test]
     fn regions_are_rewritten_inline_and_as_blocks_and_the_rest_is_kept() {
+        crate::start();
         let tools = mutate::REGISTRY
             .iter()
             .filter(|c| c.part() == "tools" && c.label() != mutate::Label::Control)

@@ -141,6 +141,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    crate::start();
     let cli = Cli::parse_from(args);
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Capture(args) => capture::run(args),
@@ -228,6 +229,7 @@ mod tests {
 
     #[test]
     fn every_help_example_is_a_line_of_its_own_that_parses() {
+        crate::start();
         let mut cli = super::Cli::command();
         let names: Vec<String> = cli
             .get_subcommands()
@@ -331,6 +333,7 @@ mod tests {
 
     #[test]
     fn every_driftlab_command_in_the_readme_and_docs_parses() {
+        crate::start();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut pages = vec![root.join("README.md")];
         let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))

@@ -158,6 +158,7 @@ fn safe_integers(v: &Value) -> bool {
 /// One fuzz input (`fuzz/fuzz_targets/guard_line.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn guard_line(line: &[u8]) {
+    crate::start();
     if line.contains(&b'\n') {
         return; // the transport splits lines there
     }

@@ -50,6 +50,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// One fuzz input (`fuzz/fuzz_targets/merge.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn merge(data: &[u8]) {
+    crate::start();
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };

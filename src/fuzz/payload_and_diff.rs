@@ -13,6 +13,7 @@ use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
 /// One fuzz input (`fuzz/fuzz_targets/payload_and_diff.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn payload_and_diff(data: &[u8]) {
+    crate::start();
     let limits = Limits { max_bytes: 1 << 20 };
     let (old, new) = match data.iter().position(|&b| b == 0) {
         Some(at) => (&data[..at], &data[at + 1..]),

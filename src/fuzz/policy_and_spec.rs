@@ -8,6 +8,7 @@ use crate::verdict::Policy;
 /// One fuzz input (`fuzz/fuzz_targets/policy_and_spec.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn policy_and_spec(data: &[u8]) {
+    crate::start();
     let Some((&which, rest)) = data.split_first() else {
         return;
     };

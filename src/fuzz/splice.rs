@@ -12,6 +12,7 @@ use crate::study::splice::{Base, Workspace};
 /// One fuzz input (`fuzz/fuzz_targets/splice.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn splice(data: &[u8]) {
+    crate::start();
     let limits = Limits { max_bytes: 1 << 20 };
     let Ok(surface) = payload::read(data, "base", limits) else {
         return;

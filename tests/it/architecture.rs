@@ -2,26 +2,53 @@
 //! module a file names (`crate::…`, `super::…`, `self::…`, a child module's path) is an arrow;
 //! an arrow between top-level modules must point to a lower floor; arrows between files that
 //! are not each other's ancestor must form no circle; no source file is over 500 lines. Test
-//! code (`#[cfg(test)] mod …` and `tests.rs` files) is left out: tests may use anything.
+//! code (`#[cfg(test)] mod …` and `*tests.rs` files) is left out: tests may use anything.
 
 use crate::common::repo;
 use std::collections::{BTreeMap, BTreeSet};
 
 type Module = Vec<String>;
 
-/// Every `.rs` file under `src/`, with its path relative to `src/`, sorted.
-fn source_files() -> Vec<(std::path::PathBuf, String)> {
-    let src = repo().join("src");
+/// The folders that hold the rooms: the root package's `src/` and each workspace crate's, with
+/// the room a crate's files form when the crate is one room of its own (its files sit at its
+/// root: `crates/rules`), sorted.
+fn source_roots() -> Vec<(std::path::PathBuf, Option<String>)> {
+    let mut roots = vec![(repo().join("src"), None)];
+    let mut crates: Vec<_> = std::fs::read_dir(repo().join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    crates.sort();
+    for dir in crates {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let src = dir.join("src");
+        let own_room = !src.join(&name).exists() && !src.join(format!("{name}.rs")).exists();
+        roots.push((src, own_room.then_some(name)));
+    }
+    roots
+}
+
+/// Every `.rs` file of the rooms: its path from the repository, its path as a module (from its
+/// crate's `src/`, under the crate's room where the crate is one), and its text; sorted.
+fn source_files() -> Vec<(std::path::PathBuf, std::path::PathBuf, String)> {
     let mut out = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                out.push((path.strip_prefix(&src).unwrap().to_path_buf(), text));
+    for (src, room) in source_roots() {
+        let mut stack = vec![src.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let relative = path.strip_prefix(&src).unwrap();
+                    let module = match &room {
+                        Some(room) => std::path::Path::new(room).join(relative),
+                        None => relative.to_path_buf(),
+                    };
+                    let shown = path.strip_prefix(repo()).unwrap().to_path_buf();
+                    out.push((shown, module, text));
+                }
             }
         }
     }
@@ -29,13 +56,20 @@ fn source_files() -> Vec<(std::path::PathBuf, String)> {
     out
 }
 
-/// Every module file under `src/` (but `main.rs` and test files) by module path, with its text.
+/// Every module file of the rooms (but `main.rs`, test files and the crate roots that only
+/// declare their rooms) by module path, with its text.
 fn modules() -> BTreeMap<Module, String> {
     let mut out = BTreeMap::new();
-    for (relative, text) in source_files() {
+    for (shown, relative, text) in source_files() {
         let name = relative.file_name().unwrap().to_string_lossy().into_owned();
-        if name == "main.rs" || name == "tests.rs" {
+        if name == "main.rs" || name.ends_with("tests.rs") {
             continue;
+        }
+        if name == "lib.rs" && relative.parent() == Some(std::path::Path::new("")) {
+            // A crate root: the root package's is the library's, the others declare rooms.
+            if !shown.starts_with("src") {
+                continue;
+            }
         }
         let mut module: Module = relative
             .with_extension("")
@@ -304,13 +338,79 @@ fn files_import_each_other_in_no_circle() {
 fn no_source_file_is_over_500_lines() {
     let long: Vec<String> = source_files()
         .into_iter()
-        .map(|(path, text)| (path, text.lines().count()))
+        .map(|(path, _, text)| (path, text.lines().count()))
         .filter(|(_, lines)| *lines > 500)
-        .map(|(path, lines)| format!("src/{} ({lines} lines)", path.display()))
+        .map(|(path, lines)| format!("{} ({lines} lines)", path.display()))
         .collect();
     assert!(
         long.is_empty(),
         "split these files (tests can go to a `tests.rs` beside them):\n{}",
         long.join("\n")
+    );
+}
+
+/// The rooms of each crate (its module files' first names) and the workspace crates it depends
+/// on (from its `Cargo.toml`'s `[dependencies]`), by crate folder; the root package is `.`.
+fn crates() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
+    let mut out: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    for (shown, module, _) in source_files() {
+        let krate = match shown.strip_prefix("crates") {
+            Ok(rest) => rest.iter().next().unwrap().to_string_lossy().into_owned(),
+            Err(_) => ".".to_string(),
+        };
+        let room = module.iter().next().unwrap().to_string_lossy().into_owned();
+        let room = room.trim_end_matches(".rs").to_string();
+        if !["lib", "main"].contains(&room.as_str()) {
+            out.entry(krate).or_default().0.insert(room);
+        }
+    }
+    for (krate, (_, deps)) in out.iter_mut() {
+        let manifest = std::fs::read_to_string(if krate == "." {
+            repo().join("Cargo.toml")
+        } else {
+            repo().join("crates").join(krate).join("Cargo.toml")
+        })
+        .unwrap();
+        let dependencies = manifest
+            .split("\n[dependencies]\n")
+            .nth(1)
+            .unwrap_or("")
+            .split("\n[")
+            .next()
+            .unwrap();
+        for line in dependencies.lines() {
+            if let Some(name) = line.strip_prefix("driftlab-") {
+                deps.insert(name.split(['.', ' ']).next().unwrap().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Cargo holds the crates to one direction; this holds them to the floors: every room of a
+/// crate's dependencies sits on a floor no higher than the lowest of the crate's own, so an
+/// arrow a crate may draw across its dependencies points down or sideways, never up.
+#[test]
+fn the_crates_are_bands_of_floors_each_on_the_ones_below() {
+    let floors = declared_floors();
+    let crates = crates();
+    assert!(crates.len() > 5, "{:?}", crates.keys());
+    let mut up = Vec::new();
+    for (krate, (rooms, deps)) in &crates {
+        let lowest = rooms.iter().map(|r| floors[r]).min().unwrap();
+        for dep in deps {
+            let (below, _) = &crates[dep];
+            for room in below.iter().filter(|r| floors[*r] > lowest) {
+                up.push(format!(
+                    "{krate} (lowest floor {lowest}) depends on {dep}, whose `{room}` is on floor {}",
+                    floors[room]
+                ));
+            }
+        }
+    }
+    assert!(
+        up.is_empty(),
+        "crates that reach up a floor:\n{}",
+        up.join("\n")
     );
 }

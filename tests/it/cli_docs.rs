@@ -205,6 +205,7 @@ fn the_docs_name_only_paths_that_exist() {
     }
     let roots = [
         "src/",
+        "crates/",
         "tests/",
         "research/",
         "scripts/",

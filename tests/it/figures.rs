@@ -39,7 +39,7 @@ fn the_default_study_writes_figures_and_a_report() {
         assert!(matrix.contains(text), "matrix lacks {text:?}");
     }
     // The chart has a fixed canvas; the matrix is cropped to its grid, labels and colour bar
-    // (unit tests in src/plot/detection_matrix.rs), which for two gates is still a full figure.
+    // (unit tests in crates/plot/src/plot/detection_matrix.rs), which for two gates is still a full figure.
     let (width, height) = png_size(&out.join("detection-chart.png"));
     assert!(width >= 1600 && height >= 400, "chart {width} x {height}");
     let (width, height) = png_size(&out.join("detection-matrix.png"));
@@ -141,6 +141,7 @@ fn missing_or_malformed_summary_exits_2_with_one_line() {
 
 #[test]
 fn a_15_by_25_matrix_renders() {
+    driftlab::start();
     let summary = driftlab::plot::sample_summary(15, 25);
     let figures = driftlab::plot::all(&summary, driftlab::plot::Medium::Screen).unwrap();
     let matrix = figures

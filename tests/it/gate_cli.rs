@@ -213,6 +213,7 @@ fn every_format_renders_the_findings() {
 
 #[test]
 fn check_without_a_snapshot_runs_payload_rules_only() {
+    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     let bad = json!({"tools": [{"name": "get user", "inputSchema": null}, {"name": "x", "inputSchema": {"type": "object"}}, {"name": "x", "inputSchema": {"type": "object"}}]});
     let c = write(dir.path(), "c.json", &bad);

@@ -27,6 +27,7 @@ fn fixtures() -> Vec<(String, Value)> {
 
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
+    driftlab::start();
     // A `lock` rule is judged from what a lockfile records beside the contract, which no pair
     // of documents carries: `check --lock` tests it (tests/it/lock.rs, src/cli/check_lock.rs).
     let registered: BTreeSet<&str> = rules::registry()
@@ -48,6 +49,7 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
 
 #[test]
 fn every_rule_fires_exactly_where_its_fixture_expects() {
+    driftlab::start();
     for (id, fixture) in fixtures() {
         let rule = rules::by_id(&id).unwrap();
         let read = |side: &str| {

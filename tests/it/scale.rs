@@ -86,6 +86,7 @@ fn merge_refuses_an_incomplete_or_mixed_set() {
 
 #[test]
 fn streamed_rows_equal_a_surface_by_surface_reference() {
+    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     study(dir.path(), &["--out", "streamed"]);
     // Reference: one surface at a time, in order, serialized in memory.

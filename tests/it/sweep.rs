@@ -8,6 +8,7 @@ use common::*;
 
 #[test]
 fn sweep_writes_a_row_per_configuration_and_spreads_across_seeds() {
+    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     let spec = fs::read_to_string(repo().join("examples/sweep.toml"))
         .unwrap()

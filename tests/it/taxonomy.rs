@@ -173,6 +173,7 @@ fn emulated_strategies_show_their_documented_blind_spots() {
 
 #[test]
 fn every_class_changes_every_real_base_it_applies_to() {
+    driftlab::start();
     let path = repo().join("research/2026-11-30-mcp-drift-taxonomy/study-real.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let study = StudySpec::parse(&text, path.to_str().unwrap())

@@ -1,0 +1,16 @@
+//! Checker rules' vocabulary, the rule registry, a study's rows and summary, the gate's
+//! verdict (floors 5-6). The hand-written rules live in `driftlab-rules`, which hands them to
+//! the registry at start (`check::rules::register`), so changing one rebuilds only that crate and
+//! the binary's.
+
+pub mod check;
+pub mod record;
+pub mod verdict;
+
+// The rooms below, by the paths (`crate::payload`) the code names them with.
+#[cfg(test)]
+use driftlab_contract::payload;
+use driftlab_contract::{cleanup, pointer, surface, text};
+use driftlab_diff::{diff, witness};
+use driftlab_live::live;
+use driftlab_mutate::mutate;

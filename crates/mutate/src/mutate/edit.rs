@@ -1,0 +1,134 @@
+//! A mutation as an edit of its base's bytes, for the classes a study runs most: changing a
+//! surface through `serde_json::Value` (a working copy, the change, putting it back) costs more
+//! than the change itself. See [`super::MutationClass::edit`].
+
+use std::ops::Range;
+
+use crate::surface::Surface;
+
+/// A candidate's bytes as a change to its base's compact `{"tools":[…]}` bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// The base's bytes with `range` replaced by `with`.
+    Splice {
+        /// The bytes of the base that are replaced.
+        range: Range<usize>,
+        /// What replaces them.
+        with: Vec<u8>,
+    },
+    /// Only the order: position `i` holds the tool that was at `order[i]`.
+    Order(Vec<usize>),
+}
+
+/// Tool `tool`'s field `key` given the value `value` (compact JSON) in place, as inserting into
+/// the tool's map does when the field exists. `None` when it does not, or when the tool's text
+/// is not compact around it.
+pub fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) -> Option<Edit> {
+    let (start, place) = compact_place(base, tool, key)?;
+    Some(Edit::Splice {
+        range: start + place.value.start..start + place.value.end,
+        with: value,
+    })
+}
+
+/// Tool `tool`'s field `key` removed with its comma, keeping the order of the rest, as
+/// `shift_remove` does. `None` when the field is absent, or the text is not compact around it.
+pub fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edit> {
+    let (start, place) = compact_place(base, tool, key)?;
+    let text = base.text().as_bytes();
+    // The member starts at its key's opening quote.
+    let member = start + place.key.start - 1..start + place.value.end;
+    let range = if place.position + 1 < place.fields {
+        // The comma after it goes too.
+        (text.get(member.end) == Some(&b',')).then(|| member.start..member.end + 1)?
+    } else if place.position > 0 {
+        // The last of several: the comma before it goes.
+        (text.get(member.start - 1) == Some(&b',')).then(|| member.start - 1..member.end)?
+    } else {
+        member
+    };
+    Some(Edit::Splice {
+        range,
+        with: Vec::new(),
+    })
+}
+
+/// Where tool `tool` starts in the base's text and where its field `key` is, when the member is
+/// written compactly (`"key":value`, nothing between): what serializing a value gives.
+fn compact_place(
+    base: &Surface,
+    tool: usize,
+    key: &str,
+) -> Option<(usize, crate::surface::FieldPlace)> {
+    let start = base.tool_span(tool)?.start;
+    let place = base.tool(tool)?.field_place(key)?;
+    let text = base.text().as_bytes();
+    let (key_start, key_end) = (start + place.key.start, start + place.key.end);
+    let compact = key_start > 0
+        && text.get(key_start - 1) == Some(&b'"')
+        && text.get(key_end..key_end + 2) == Some(b"\":")
+        && start + place.value.start == key_end + 2;
+    compact.then_some((start, place))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::{self, Limits};
+
+    fn written(base: &Surface, edit: &Edit) -> String {
+        let Edit::Splice { range, with } = edit else {
+            panic!("not a splice");
+        };
+        let text = base.text();
+        format!(
+            "{}{}{}",
+            &text[..range.start],
+            String::from_utf8_lossy(with),
+            &text[range.end..]
+        )
+    }
+
+    #[test]
+    fn fields_are_set_and_removed_with_the_right_comma() {
+        let base = r#"{"tools":[{"a":1,"b":[2],"c":{"d":3}},{"name":"x"}]}"#;
+        let base = payload::read(base.as_bytes(), "b", Limits::default()).unwrap();
+        let set =
+            |key: &str| set_field(&base, 0, key, b"null".to_vec()).map(|e| written(&base, &e));
+        let remove = |tool, key: &str| remove_field(&base, tool, key).map(|e| written(&base, &e));
+        assert_eq!(
+            set("b").unwrap(),
+            r#"{"tools":[{"a":1,"b":null,"c":{"d":3}},{"name":"x"}]}"#
+        );
+        assert_eq!(set("z"), None);
+        assert_eq!(
+            remove(0, "a").unwrap(),
+            r#"{"tools":[{"b":[2],"c":{"d":3}},{"name":"x"}]}"#
+        );
+        assert_eq!(
+            remove(0, "b").unwrap(),
+            r#"{"tools":[{"a":1,"c":{"d":3}},{"name":"x"}]}"#
+        );
+        assert_eq!(
+            remove(0, "c").unwrap(),
+            r#"{"tools":[{"a":1,"b":[2]},{"name":"x"}]}"#
+        );
+        assert_eq!(
+            remove(1, "name").unwrap(),
+            r#"{"tools":[{"a":1,"b":[2],"c":{"d":3}},{}]}"#
+        );
+        assert_eq!(remove(2, "name"), None);
+    }
+
+    #[test]
+    fn text_that_is_not_compact_is_declined() {
+        let base = r#"{"tools":[{"a" : 1, "b":2}]}"#;
+        let base = payload::read(base.as_bytes(), "b", Limits::default()).unwrap();
+        assert_eq!(set_field(&base, 0, "a", b"0".to_vec()), None);
+        assert_eq!(remove_field(&base, 0, "b"), None);
+        // A key that needs escapes has no place of its own.
+        let base = r#"{"tools":[{"a\"b":1}]}"#;
+        let base = payload::read(base.as_bytes(), "b", Limits::default()).unwrap();
+        assert_eq!(set_field(&base, 0, "a\"b", b"0".to_vec()), None);
+    }
+}

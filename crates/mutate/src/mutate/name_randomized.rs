@@ -1,0 +1,46 @@
+//! `name-randomized`: one tool's name becomes a random string of the same length (letters and digits)
+
+use serde_json::Value;
+
+use super::*;
+use crate::rng::Stream;
+
+/// The `name-randomized` class: one tool's name becomes a random string of the same length (letters and digits).
+pub struct NameRandomized;
+
+const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+const LETTERS_AND_DIGITS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+
+impl MutationClass for NameRandomized {
+    fn id(&self) -> &'static str {
+        "name-randomized"
+    }
+    fn summary(&self) -> &'static str {
+        "one tool's name becomes a random string of as many characters (3 to 64): a letter, then letters and digits (RoTBench's medium noise)"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "calls by the old name fail, and nothing in the new name says which tool it was"
+    }
+    fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
+        let (tool, old) = draw_named_tool(surface, rng)?;
+        let length = old.chars().count().clamp(3, 64);
+        let mut random: String = (0..length)
+            .map(|i| {
+                let set = if i == 0 { LETTERS } else { LETTERS_AND_DIGITS };
+                char::from(set[rng.index(set.len())])
+            })
+            .collect();
+        if random == old {
+            random.push('x');
+        }
+        let new = fresh_tool_name(surface, &random);
+        tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
+        Ok(Applied {
+            tool_index: Some(tool),
+            detail: format!("{old} -> {new}"),
+        })
+    }
+}

@@ -1,0 +1,33 @@
+//! `tool-renamed`: one tool gets another valid name (<name>_v2), everything else unchanged
+
+use serde_json::Value;
+
+use super::*;
+use crate::rng::Stream;
+
+/// The `tool-renamed` class: one tool gets another valid name (<name>_v2), everything else unchanged.
+pub struct ToolRenamed;
+
+impl MutationClass for ToolRenamed {
+    fn id(&self) -> &'static str {
+        "tool-renamed"
+    }
+    fn summary(&self) -> &'static str {
+        "one tool gets another valid name (<name>_v2), everything else unchanged"
+    }
+    fn label(&self) -> Label {
+        Label::Breaking
+    }
+    fn rationale(&self) -> &'static str {
+        "calls by the old name fail with an unknown-tool error"
+    }
+    fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
+        let (tool, old) = draw_named_tool(surface, rng)?;
+        let new = fresh_tool_name(surface, &format!("{old}_v2"));
+        tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
+        Ok(Applied {
+            tool_index: Some(tool),
+            detail: format!("{old} -> {new}"),
+        })
+    }
+}

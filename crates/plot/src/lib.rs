@@ -1,0 +1,9 @@
+//! Charts from a finished summary (floor 6).
+
+#![deny(missing_docs)]
+
+pub mod plot;
+
+// The rooms below, by the paths (`crate::payload`) the code names them with.
+use driftlab_check::{check, record};
+use driftlab_mutate::mutate;

@@ -1,0 +1,91 @@
+//! The hand-written checker rules: the study rules (the published study's composites and the
+//! emulated strategies of published tools), then the payload rules. The registry of
+//! `driftlab-check` reads them once [`register`] has handed them over, so a change here
+//! rebuilds only this crate and the binary's. Its whole public surface is [`HAND_WRITTEN`] and
+//! [`register`]: a rule is reached through the registry, by id, never by its type.
+
+#![deny(missing_docs)]
+
+/// Declares each hand-written rule's module, imports its rule types, and lists them in
+/// [`HAND_WRITTEN`]: a new rule is one line here.
+macro_rules! hand_written {
+    ($($module:ident::{$($rule:ident),+ $(,)?}),* $(,)?) => {
+        $(mod $module; use $module::{$($rule),+};)*
+        /// Rules with logic of their own: the study rules (the published study's composites and
+        /// the emulated strategies of published tools), then the payload rules.
+        pub const HAND_WRITTEN: &[&dyn Rule] = &[$($(&$rule),+),*];
+    };
+}
+
+hand_written! {
+    structural::{Structural},
+    ordered_snapshot::{OrderedSnapshot},
+    sorted_hash::{SortedHash},
+    description_hash::{DescriptionHash},
+    name_set::{NameSet},
+    required_and_types::{RequiredAndTypes},
+    tool_name_invalid::{ToolNameInvalid},
+    input_schema_missing::{InputSchemaMissing},
+    input_schema_null::{InputSchemaNull},
+    input_schema_not_object::{InputSchemaNotObject},
+    duplicate_tool_name::{DuplicateToolName},
+    output_schema_not_object::{OutputSchemaNotObject},
+    schema_invalid::{SchemaInvalid},
+    mcp_header::{McpHeaderInvalid, McpHeaderNewlyInvalid},
+    task_support_required::{TaskSupportRequired},
+    cache_hints_missing::{CacheHintsMissing},
+}
+
+/// Hands [`HAND_WRITTEN`] to the registry (`check::rules::register`); idempotent.
+pub fn register() {
+    crate::check::rules::register(HAND_WRITTEN);
+}
+
+/// The approved surface's tools by name (the first of each name), for rules that compare a
+/// candidate tool with its namesake. Built on the first lookup: those rules look up only the few
+/// tools that have what they look for, so most comparisons never build it.
+pub(crate) struct ApprovedByName<'a> {
+    approved: &'a crate::surface::Surface,
+    map: std::cell::OnceCell<std::collections::HashMap<&'a str, crate::surface::Tool<'a>>>,
+}
+
+impl<'a> ApprovedByName<'a> {
+    pub(crate) fn new(comparison: &crate::check::Comparison<'a>) -> ApprovedByName<'a> {
+        ApprovedByName {
+            approved: comparison.approved,
+            map: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&crate::surface::Tool<'a>> {
+        let map = self.map.get_or_init(|| {
+            let mut out = std::collections::HashMap::new();
+            for tool in self.approved.tools() {
+                if let Some(name) = tool.name_str() {
+                    out.entry(name).or_insert(tool);
+                }
+            }
+            out
+        });
+        map.get(name)
+    }
+}
+
+use crate::check::Rule;
+
+// The rooms below, by the paths (`crate::check`) the code names them with.
+use driftlab_check::check;
+#[cfg(test)]
+use driftlab_contract::is_kebab_case;
+use driftlab_contract::{contract, payload, pointer, surface};
+#[cfg(test)]
+use driftlab_diff::diff;
+#[cfg(test)]
+use driftlab_mutate::{generate, mutate};
+
+#[cfg(test)]
+mod run_tests;
+#[cfg(test)]
+mod sets_tests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,151 @@
+//! `sorted-hash`: emulates the snapshot strategy of published drift tools that hash each tool's
+//! name, description and input schema, sort tools by name, and coerce a missing or `null` schema
+//! to `{}`. Modelled behaviour: fires when the sorted list of (name, hash) pairs differs. Blind by
+//! construction to tool order, to `outputSchema`, `title` and annotations, and to a schema that
+//! was `{}` becoming missing or `null`.
+
+use serde_json::Value;
+
+use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use crate::payload::compact;
+use crate::surface::{Surface, Tool};
+
+pub struct SortedHash;
+
+/// (name, hashed text) of the given tools, sorted. The hashed text is what the emulated tools
+/// hash, `name NUL description NUL canonical input schema`: two lists of texts are equal exactly
+/// when their lists of hashes are (barring a SHA-256 collision), so the texts are compared and
+/// no hash is computed.
+fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = tools
+        .map(|t| {
+            let mut text = Vec::new();
+            text.extend_from_slice(t.label().as_bytes());
+            text.push(0);
+            let description = t.get("description").and_then(Value::as_str);
+            text.extend_from_slice(description.unwrap_or("").as_bytes());
+            text.push(0);
+            match t.input_schema() {
+                // A missing or null schema is hashed as `{}`.
+                None | Some(Value::Null) => text.extend_from_slice(b"{}"),
+                Some(schema) => compact::write_sorted(&mut text, schema),
+            }
+            (t.label(), text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Which tools of each side have no partner with the same bytes and a string name on the other
+/// (partners are matched one to one). An unnamed tool's entry depends on its index: never matched.
+fn unmatched_tools(approved: &Surface, candidate: &Surface) -> (Vec<bool>, Vec<bool>) {
+    let mut keep_approved = vec![true; approved.len()];
+    let mut keep_candidate = vec![true; candidate.len()];
+    // Partners have the same bytes, so both are named or neither is.
+    let partners = candidate.same_text_partners(approved);
+    for (tool, partner) in candidate.tools().zip(partners) {
+        if let (Some(partner), Some(_)) = (partner, tool.name_str()) {
+            keep_approved[partner] = false;
+            keep_candidate[tool.index] = false;
+        }
+    }
+    (keep_approved, keep_candidate)
+}
+
+impl Rule for SortedHash {
+    fn id(&self) -> &'static str {
+        "sorted-hash"
+    }
+    fn added_in(&self) -> &'static str {
+        "2026-11-30"
+    }
+    fn severity(&self) -> Severity {
+        Severity::Breaking
+    }
+    fn kind(&self) -> RuleKind {
+        RuleKind::Study
+    }
+    fn summary(&self) -> &'static str {
+        "emulation: per-tool hash of name, description and input schema (missing/null coerced to {}), tools sorted by name"
+    }
+    fn source(&self) -> &'static str {
+        "behaviour of published hash-snapshot drift tools, written from their description (see the taxonomy study's METHOD.md)"
+    }
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+        let (approved, candidate) = (comparison.approved, comparison.candidate);
+        // A named tool with the same bytes on both sides has the same entry on both, and equal
+        // entries cancel out of the two sorted lists: only the other tools are hashed.
+        let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
+        let side = |s: &'_ Surface, keep: &[bool]| digest(s.tools().filter(|t| keep[t.index]));
+        if side(approved, &keep_approved) != side(candidate, &keep_candidate) {
+            out.push(Finding::at(
+                self,
+                None,
+                "/tools".into(),
+                "sorted per-tool hashes differ from the snapshot".into(),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The canonical form as first written, with `format!` (the hashes depend on its bytes).
+    fn canonical_by_format(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let items: Vec<String> = keys
+                    .into_iter()
+                    .map(|k| {
+                        let key = Value::String(k.clone());
+                        format!("{key}:{}", canonical_by_format(&map[k]))
+                    })
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }
+            Value::Array(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(canonical_by_format)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            other => other.to_string(),
+        }
+    }
+
+    #[test]
+    fn canonical_bytes_equal_the_format_definition_on_real_and_tricky_schemas() {
+        let mut values = vec![json!({
+            "z": [1, -2.5, 1e300, true, null, "é\"\\\n\u{1}/"],
+            "é": {"b": {}, "a": []},
+            "A": "x", "\"q": 0, "": {"": ""}
+        })];
+        for dir in [
+            "research/2026-11-30-mcp-drift-taxonomy/bases",
+            "tests/data/corpus",
+        ] {
+            let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(dir);
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    let text = std::fs::read_to_string(path).unwrap();
+                    values.push(serde_json::from_str(&text).unwrap());
+                }
+            }
+        }
+        assert!(values.len() > 20, "{} values", values.len());
+        for value in &values {
+            let mut out = Vec::new();
+            compact::write_sorted(&mut out, value);
+            assert_eq!(String::from_utf8(out).unwrap(), canonical_by_format(value));
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! A results folder's manifest (what produced it, and the sha256 of every file) and its
+//! volatile run record (`run.json`), and verifying a folder against its manifest.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{MANIFEST, RUN_JSON};
+use crate::fs::{hash_file, read_json, regular_file, write_atomic, ReadError};
+use crate::record::Shard;
+use crate::study::StudySpec;
+
+/// What produced a results folder: entirely deterministic (the same spec and seed give the same
+/// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub driftlab_version: String,
+    pub spec: StudySpec,
+    /// The rule set `@payload` and `@diff` were read as (the spec's `rule_set`, else the newest
+    /// of the build that ran it).
+    #[serde(default)]
+    pub rule_set: String,
+    pub seed: u64,
+    pub rng: String,
+    /// The command that reproduces these results from a checkout.
+    pub command: String,
+    /// The folder with the study's METHOD.md and LIMITS.md, when known.
+    pub research: Option<String>,
+    /// Which rows rows.csv holds: `all`, `missed` or `none` (no rows.csv).
+    #[serde(default = "all_rows")]
+    pub rows: String,
+    /// Set when these are one shard's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// sha256 of every other file in the folder but run.json, by file name.
+    pub files: BTreeMap<String, String>,
+    /// The external checkers' own files, per gate ([`super::checker_code`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker_code: Option<super::checker_code::CheckerCode>,
+}
+
+/// What `verify` reads of either kind of manifest: the files it pins and an external checker's
+/// code.
+#[derive(Deserialize)]
+struct Pins {
+    files: BTreeMap<String, String>,
+    #[serde(default)]
+    checker_code: Option<super::checker_code::CheckerCode>,
+}
+
+/// How many files a folder's manifest pins.
+pub fn pinned_files(dir: &Path) -> Result<usize, ReadError> {
+    Ok(read_json::<Pins>(&dir.join(MANIFEST))?.files.len())
+}
+
+/// `run.json`: the code that wrote a results folder and when, where and how it ran. It differs
+/// between reruns, so it is neither in manifest.json nor pinned by it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub code: CodeVersion,
+    #[serde(flatten)]
+    pub run: RunInfo,
+}
+
+impl RunRecord {
+    /// This binary's code and this run, started at `started`.
+    pub fn now(started: std::time::Instant) -> RunRecord {
+        RunRecord {
+            code: CodeVersion::current(),
+            run: RunInfo::now(started),
+        }
+    }
+
+    /// Writes it as `dir/run.json`.
+    pub fn write(&self, dir: &Path) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        write_atomic(&dir.join(RUN_JSON), &bytes)
+    }
+}
+
+/// The code a binary was built from (see build.rs): the git commit and whether tracked code
+/// differed from it, when built in a checkout; a SHA-256 of the sources, always.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeVersion {
+    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+    /// Tracked sources differed from `git_commit` when the binary was built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_dirty: Option<bool>,
+    pub source_sha256: String,
+}
+
+/// The code version the program registered ([`CodeVersion::register`]).
+static REGISTERED: std::sync::OnceLock<CodeVersion> = std::sync::OnceLock::new();
+
+impl CodeVersion {
+    /// Names the code the running program was built from; the first call counts. The binary's
+    /// crate makes it at start (`driftlab::start`), because only it sees every source: a digest
+    /// taken here would rebuild this crate on every change anywhere.
+    pub fn register(version: CodeVersion) {
+        let _ = REGISTERED.set(version);
+    }
+
+    /// This program's, as registered; a program that registered none gets its version alone and
+    /// `source_sha256` "unregistered".
+    pub fn current() -> CodeVersion {
+        REGISTERED.get().cloned().unwrap_or_else(|| CodeVersion {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: None,
+            git_dirty: None,
+            source_sha256: "unregistered".to_string(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub host: String,
+    pub threads: usize,
+}
+
+fn all_rows() -> String {
+    "all".into()
+}
+
+impl RunInfo {
+    /// This run's time, duration since `started`, host and thread count.
+    pub fn now(started: std::time::Instant) -> RunInfo {
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        RunInfo {
+            started_at: crate::text::rfc3339(unix.saturating_sub(started.elapsed().as_secs())),
+            duration_ms: started.elapsed().as_millis() as u64,
+            host: host_name(),
+            threads: rayon::current_num_threads(),
+        }
+    }
+}
+
+impl Manifest {
+    /// The manifest of a results folder, if it has a readable one.
+    pub fn read(dir: &Path) -> Option<Manifest> {
+        Manifest::load(dir).ok()
+    }
+
+    /// Like [`Manifest::read`], with a one-line reason on failure.
+    pub fn load(dir: &Path) -> Result<Manifest, crate::fs::ReadError> {
+        read_json(&dir.join(MANIFEST))
+    }
+}
+
+/// sha256 of each named file in `dir`.
+pub fn hash_files(dir: &Path, names: &[&str]) -> io::Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for name in names {
+        out.insert((*name).to_string(), hash_file(&dir.join(name))?);
+    }
+    Ok(out)
+}
+
+/// A file of a results folder whose bytes are not the ones its manifest pinned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub file: String,
+    pub expected: String,
+    /// The file's sha256 now, or why it could not be read.
+    pub found: String,
+}
+
+/// Re-hashes `names` of a results folder (every file its manifest pins, for `None`) against the
+/// manifest; the files that do not match.
+pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadError> {
+    let manifest: Pins = read_json(&dir.join(MANIFEST))?;
+    let mut out = Vec::new();
+    for (file, expected) in &manifest.files {
+        if names.is_some_and(|n| !n.contains(&file.as_str())) {
+            continue;
+        }
+        let path = dir.join(file);
+        let hash = regular_file(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|()| hash_file(&path).map_err(|e| e.to_string()));
+        let found = match hash {
+            Ok(hash) if hash == *expected => continue,
+            Ok(hash) => hash,
+            Err(e) => format!("unreadable ({e})"),
+        };
+        out.push(Mismatch {
+            file: file.clone(),
+            expected: expected.clone(),
+            found,
+        });
+    }
+    if let (None, Some(code)) = (names, &manifest.checker_code) {
+        out.extend(super::checker_code::verify(code, dir));
+    }
+    if let Some(names) = names {
+        for name in names {
+            if !manifest.files.contains_key(*name) && dir.join(name).exists() {
+                out.push(Mismatch {
+                    file: name.to_string(),
+                    expected: "(not in manifest.json)".into(),
+                    found: "present".into(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The host name, for the manifest only.
+pub fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
