@@ -414,3 +414,25 @@ fn the_crates_are_bands_of_floors_each_on_the_ones_below() {
         up.join("\n")
     );
 }
+
+/// Every library crate of the workspace documents its whole public surface: the compiler
+/// refuses an undocumented public item there.
+#[test]
+fn every_library_crate_denies_missing_docs() {
+    let crates = crates();
+    let members: Vec<&String> = crates.keys().filter(|k| *k != ".").collect();
+    assert!(members.len() > 5, "{members:?}");
+    let lax: Vec<&&String> = members
+        .iter()
+        .filter(|krate| {
+            let lib = repo().join("crates").join(krate).join("src/lib.rs");
+            !std::fs::read_to_string(lib)
+                .unwrap()
+                .contains("#![deny(missing_docs)]")
+        })
+        .collect();
+    assert!(
+        lax.is_empty(),
+        "crates without #![deny(missing_docs)]: {lax:?}"
+    );
+}

@@ -3,6 +3,8 @@
 //! the registry at start (`check::rules::register`), so changing one rebuilds only that crate and
 //! the binary's.
 
+#![deny(missing_docs)]
+
 pub mod check;
 pub mod record;
 pub mod verdict;

@@ -19,6 +19,7 @@ pub struct Row {
     pub tool_index: Option<usize>,
     /// What changed, e.g. `get_user -> "get user"` or `order 2,0,1`.
     pub detail: String,
+    /// The gate's id.
     pub gate: String,
     /// True when any of the gate's rules reported a finding.
     pub detected: bool,
@@ -33,30 +34,43 @@ pub struct Row {
 /// Detection tally of one gate on one mutation class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
+    /// The gate's id.
     pub gate: String,
+    /// The class's id.
     pub mutation: String,
+    /// Rows where the gate detected the change.
     pub detected: u64,
     /// Rows where the class applied (the denominator of `rate`).
     pub total: u64,
+    /// Rows where the class had no place to apply.
     pub not_applicable: u64,
+    /// `detected / total`; `None` when `total` is 0.
     pub rate: Option<f64>,
 }
 
 /// A gate's tally over every non-control class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Total {
+    /// The gate's id.
     pub gate: String,
+    /// Rows where the gate detected the change.
     pub detected: u64,
+    /// Rows where a class applied.
     pub total: u64,
+    /// Rows where a class had no place to apply.
     pub not_applicable: u64,
+    /// `detected / total`; `None` when `total` is 0.
     pub rate: Option<f64>,
 }
 
 /// A gate's false positives on the unchanged control candidates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Control {
+    /// The gate's id.
     pub gate: String,
+    /// Unchanged candidates the gate flagged.
     pub false_positives: u64,
+    /// Unchanged candidates compared.
     pub total: u64,
 }
 
@@ -64,9 +78,13 @@ pub struct Control {
 /// `first..end`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
+    /// The shard's number, from 1.
     pub index: u64,
+    /// How many shards the study is cut into.
     pub count: u64,
+    /// Its first surface.
     pub first: u64,
+    /// One past its last surface.
     pub end: u64,
 }
 
@@ -83,9 +101,12 @@ impl Shard {
     }
 }
 
+/// A gate as a summary records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateInfo {
+    /// The gate's id.
     pub id: String,
+    /// Its rules' ids, in order.
     pub rules: Vec<String>,
     /// An external checker's argv, as the spec gives it (then `rules` is empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,19 +117,26 @@ pub struct GateInfo {
 /// control included); only non-zero counts are listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrashCount {
+    /// The gate's id.
     pub gate: String,
+    /// The class's id.
     pub mutation: String,
+    /// Comparisons the checker crashed on.
     pub crashed: u64,
 }
 
 /// Everything a chart, a report or a reader needs from a finished study.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The study's id.
     pub study: String,
+    /// The study's title (empty: none).
     pub title: String,
+    /// The seed every draw derives from.
     pub seed: u64,
     /// Surfaces in the whole study (a shard counts only its own slice, see `shard`).
     pub surfaces: u64,
+    /// Tools per generated surface.
     pub tools: usize,
     /// Names of the real payloads surfaces were drawn from; empty for synthetic surfaces.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -116,11 +144,15 @@ pub struct Summary {
     /// Set on a shard's summary only; a merged or unsharded summary has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The gates, in spec order.
     pub gates: Vec<GateInfo>,
     /// Non-control classes, in spec order.
     pub mutations: Vec<String>,
+    /// Per gate and class, in gate then class order.
     pub cells: Vec<Cell>,
+    /// Per gate, over every non-control class.
     pub totals: Vec<Total>,
+    /// Per gate, on the unchanged controls.
     pub controls: Vec<Control>,
     /// Each class's expected label (`breaking`, `dangerous`, `compatible`, `benign`).
     #[serde(default)]
@@ -133,9 +165,12 @@ pub struct Summary {
     pub crashes: Vec<CrashCount>,
 }
 
+/// A class and its expected label.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassLabel {
+    /// The class's id.
     pub mutation: String,
+    /// Its label.
     pub label: Label,
 }
 
@@ -143,10 +178,15 @@ pub struct ClassLabel {
 /// flag them), compatible and benign rows negatives; the identity control is counted apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GateMetrics {
+    /// The gate's id.
     pub gate: String,
+    /// Breaking or dangerous rows the gate flagged.
     pub true_positives: u64,
+    /// Breaking or dangerous rows it missed.
     pub false_negatives: u64,
+    /// Compatible or benign rows it flagged.
     pub false_positives: u64,
+    /// Compatible or benign rows it let pass.
     pub true_negatives: u64,
     /// TP / (TP + FP)
     pub precision: Option<f64>,
@@ -214,14 +254,21 @@ pub fn metrics(gates: &[GateInfo], cells: &[Cell], labels: &[ClassLabel]) -> Vec
 pub struct SummaryCsvRow<'a> {
     /// `change` (one class), `total` (all classes) or `control` (identity: false positives).
     pub kind: &'static str,
+    /// The gate's id.
     pub gate: &'a str,
+    /// The class's id (empty for `total`).
     pub mutation: &'a str,
+    /// Detected rows (false positives for `control`).
     pub detected: u64,
+    /// Rows compared.
     pub total: u64,
+    /// Rows where the class had no place to apply.
     pub not_applicable: u64,
+    /// `detected / total`; `None` when `total` is 0.
     pub rate: Option<f64>,
 }
 
+/// `detected / total`; `None` when `total` is 0.
 pub fn rate(detected: u64, total: u64) -> Option<f64> {
     (total > 0).then(|| detected as f64 / total as f64)
 }
@@ -253,16 +300,19 @@ impl Summary {
             .sum()
     }
 
+    /// The tally of `gate` on `mutation`.
     pub fn cell(&self, gate: &str, mutation: &str) -> Option<&Cell> {
         self.cells
             .iter()
             .find(|c| c.gate == gate && c.mutation == mutation)
     }
 
+    /// The tally of `gate` over every non-control class.
     pub fn total(&self, gate: &str) -> Option<&Total> {
         self.totals.iter().find(|t| t.gate == gate)
     }
 
+    /// The false positives of `gate` on the controls.
     pub fn control(&self, gate: &str) -> Option<&Control> {
         self.controls.iter().find(|c| c.gate == gate)
     }

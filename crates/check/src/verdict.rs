@@ -10,13 +10,17 @@ use crate::surface::Surface;
 
 pub use crate::check::FailOn;
 
+/// The gate's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// No finding fails the gate (exit code 0).
     Pass,
+    /// Some finding does (exit code 1).
     Drift,
 }
 
 impl Verdict {
+    /// `pass` or `drift`, as reports spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
@@ -29,8 +33,10 @@ impl Verdict {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    /// A severity per rule id (`[severity]`).
     #[serde(default)]
     pub severity: BTreeMap<String, String>,
+    /// The waivers (`[[accept]]`).
     #[serde(default)]
     pub accept: Vec<Accept>,
     /// Findings the approved snapshot already had fail the gate too (`--fail-on-existing`).
@@ -38,9 +44,11 @@ pub struct Policy {
     pub fail_on_existing: bool,
 }
 
+/// One `[[accept]]` waiver as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Accept {
+    /// The accepted finding's fingerprint.
     pub fingerprint: String,
     /// Why the finding is accepted: required (an empty one is refused with the key named).
     #[serde(default)]
@@ -57,17 +65,24 @@ pub struct Accept {
 /// A waiver as the gate applies it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Waiver {
+    /// The accepted finding's fingerprint.
     pub fingerprint: String,
+    /// Why it is accepted.
     pub reason: String,
+    /// The last day it holds, if any.
     pub until: Option<String>,
+    /// The one server it holds for, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
 }
 
+/// A policy file that cannot be used: its path and what is wrong (with the place).
 #[derive(Debug, Error, PartialEq)]
 #[error("{path}: {message}")]
 pub struct PolicyError {
+    /// The policy file.
     pub path: String,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -86,6 +101,7 @@ pub struct ResolvedPolicy {
 }
 
 impl Policy {
+    /// Reads a policy file's `text` and checks it against the registry; `path` names it in errors.
     pub fn parse(text: &str, path: &str) -> Result<ResolvedPolicy, PolicyError> {
         let error = |message: String| PolicyError {
             path: path.to_string(),
@@ -228,9 +244,11 @@ pub struct Outcome {
     pub expired: Vec<Waiver>,
     /// Waivers whose fingerprint no finding has any more: safe to delete.
     pub stale: Vec<Waiver>,
+    /// The severity the gate fails at.
     pub fail_on: FailOn,
     /// Pre-existing findings fail the gate too (see [`Outcome::fails_gate`]).
     pub fail_on_existing: bool,
+    /// The answer.
     pub verdict: Verdict,
 }
 

@@ -93,14 +93,20 @@ fn write_string(s: &str, out: &mut String) {
 pub struct ToolDigests {
     /// The tool's name as listed (a non-string name is its JSON text).
     pub name: String,
+    /// The whole tool object's digest.
     pub tool: String,
+    /// The `description`'s digest, when the tool has one.
     pub description: Option<String>,
+    /// The `inputSchema`'s digest, when the tool has one (`null` included).
     pub input_schema: Option<String>,
+    /// The `outputSchema`'s digest, likewise.
     pub output_schema: Option<String>,
+    /// The `annotations`' digest, likewise.
     pub annotations: Option<String>,
 }
 
 impl ToolDigests {
+    /// The digests of one tool object.
     pub fn of(tool: &Value) -> ToolDigests {
         let part = |member: &str| tool.get(member).map(digest);
         ToolDigests {
@@ -122,11 +128,13 @@ impl ToolDigests {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContractDigests {
+    /// How the digests are made (docs/digests.md).
     pub algorithm: &'static str,
     /// The whole snapshot object: `tools` in their listed order and every other recorded part.
     pub contract: String,
     /// The `tools` array alone, in order (a reorder changes it).
     pub tools_list: String,
+    /// Each tool's digests, in listed order.
     pub tools: Vec<ToolDigests>,
 }
 

@@ -2,6 +2,8 @@
 //! atomic writes, server text made safe, the raw `tools/list` view that never coerces, payloads
 //! read from whatever produced them, the JSON Schema validator, canonical digests.
 
+#![deny(missing_docs)]
+
 pub mod cleanup;
 pub mod contract;
 pub mod digest;

@@ -1,6 +1,8 @@
 //! The witness search and the diff engine (floors 3-4): pairs two surfaces' tools and lists
 //! every change, each proven by a witness where it is about what a schema accepts.
 
+#![deny(missing_docs)]
+
 pub mod diff;
 pub mod witness;
 

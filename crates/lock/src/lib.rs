@@ -1,6 +1,8 @@
 //! MCP client configs and the multi-server lockfile (floors 8-9): which servers an agent runs,
 //! capturing them into a lockfile, gating them against it, and `guard install`'s plan.
 
+#![deny(missing_docs)]
+
 pub mod config;
 pub mod lock;
 

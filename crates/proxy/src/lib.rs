@@ -1,6 +1,8 @@
 //! The live half (floors 6-7): the stdio MCP proxy, the drifted server of `wrap`, and the
 //! runtime admission guard with its study.
 
+#![deny(missing_docs)]
+
 pub mod guard;
 pub mod proxy;
 

@@ -1,6 +1,8 @@
 //! The studies (floors 8-9): the study spec, runner and results folder, the six-stack study,
 //! the release census, and `scan`.
 
+#![deny(missing_docs)]
+
 pub mod census;
 pub mod scan;
 pub mod stacks;

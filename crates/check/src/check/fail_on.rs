@@ -15,6 +15,7 @@ pub enum FailOn {
 }
 
 impl FailOn {
+    /// How `--fail-on` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             FailOn::Breaking => "breaking",
@@ -23,6 +24,7 @@ impl FailOn {
         }
     }
 
+    /// Whether a finding of `severity` fails a gate at this threshold.
     pub fn fails(self, severity: Severity) -> bool {
         match self {
             FailOn::Breaking => matches!(severity, Severity::Breaking | Severity::Unknown),

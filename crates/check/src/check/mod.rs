@@ -36,6 +36,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, most severe first.
     pub const ALL: [Severity; 5] = [
         Severity::Breaking,
         Severity::Unknown,
@@ -44,6 +45,7 @@ impl Severity {
         Severity::Info,
     ];
 
+    /// How reports, policies and CSV files spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -54,6 +56,7 @@ impl Severity {
         }
     }
 
+    /// The severity spelled `text`.
     pub fn parse(text: &str) -> Option<Severity> {
         Severity::ALL.into_iter().find(|s| s.as_str() == text)
     }
@@ -69,6 +72,7 @@ pub struct ToolRef {
 }
 
 impl ToolRef {
+    /// The reference to `tool`.
     pub fn of(tool: &Tool<'_>) -> ToolRef {
         ToolRef {
             index: tool.index,
@@ -80,8 +84,11 @@ impl ToolRef {
 /// One thing a rule found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// The rule's id.
     pub rule: &'static str,
+    /// Its severity, after any policy.
     pub severity: Severity,
+    /// The tool it is about, if one.
     pub tool: Option<ToolRef>,
     /// JSON pointer into the candidate payload (into the approved one when the thing is gone).
     pub pointer: String,
@@ -107,11 +114,14 @@ pub struct Finding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Baseline {
+    /// The approved snapshot did not have it.
     New,
+    /// The approved snapshot had it already.
     Unchanged,
 }
 
 impl Baseline {
+    /// How SARIF spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Baseline::New => "new",
@@ -221,6 +231,7 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    /// How `driftlab rules` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             RuleKind::Payload => "payload",
@@ -234,7 +245,9 @@ impl RuleKind {
 /// An approved surface and a candidate, with the diff between them computed once, on first use,
 /// and shared by every diff rule.
 pub struct Comparison<'a> {
+    /// The approved surface.
     pub approved: &'a Surface,
+    /// The candidate surface.
     pub candidate: &'a Surface,
     changes: OnceLock<Vec<Change>>,
     contract_changes: OnceLock<Vec<crate::diff::contract::ContractChange>>,
@@ -245,6 +258,7 @@ pub struct Comparison<'a> {
 }
 
 impl<'a> Comparison<'a> {
+    /// A comparison whose findings carry their detail and whose diff proves with witnesses.
     pub fn new(approved: &'a Surface, candidate: &'a Surface) -> Comparison<'a> {
         Comparison {
             approved,
@@ -308,7 +322,9 @@ impl<'a> Comparison<'a> {
 pub trait Rule: Sync {
     /// Stable kebab-case id, used in specs, CSV files, policies and CI output.
     fn id(&self) -> &'static str;
+    /// The severity of its findings, before any policy.
     fn severity(&self) -> Severity;
+    /// What it judges: a payload alone, a pair, a study's composite, or a lockfile entry.
     fn kind(&self) -> RuleKind;
     /// One line for `driftlab rules` and the rule table of docs/checkers.md.
     fn summary(&self) -> &'static str;
@@ -333,6 +349,7 @@ pub trait Rule: Sync {
     fn profile(&self) -> Option<&'static str> {
         None
     }
+    /// Adds what it finds in `comparison` to `out`.
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>);
     /// A rule that judges each candidate tool alone says so here (see [`PerTool`]).
     fn per_tool(&self) -> Option<&dyn PerTool> {

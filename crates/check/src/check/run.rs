@@ -18,6 +18,7 @@ pub const CHUNK: usize = 2048;
 /// A rule that judges each candidate tool alone: its findings for one tool, as its `check`
 /// reports them for that tool (which [`check_each_tool`] gives it).
 pub trait PerTool: Sync {
+    /// Adds what it finds in the candidate's `tool` to `out`.
     fn check_tool(&self, comparison: &Comparison<'_>, tool: &Tool<'_>, out: &mut Vec<Finding>);
 }
 

@@ -28,8 +28,13 @@ pub fn validator(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
 /// (it is quoted in findings and reports).
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
+    /// The schema breaks its meta-schema, or does not compile.
     #[error("{}", crate::text::shorten(&.0.to_string(), 200))]
     Invalid(jsonschema::ValidationError<'static>),
+    /// A `$ref` chain too long to follow.
     #[error("its $ref links nest more than {MAX_REF_DEPTH} deep (at least {links}); not compiled")]
-    RefChain { links: usize },
+    RefChain {
+        /// How many `$ref` links the chain had when it was cut.
+        links: usize,
+    },
 }

@@ -11,7 +11,9 @@ use crate::surface::Tool;
 /// A tool's contract, compiled once: validators for its input and output schemas and the names
 /// of its parameters.
 pub struct Contract {
+    /// The input schema's validator, when it declares an object schema that compiles.
     pub input: Option<jsonschema::Validator>,
+    /// The output schema's validator, likewise.
     pub output: Option<jsonschema::Validator>,
     /// The input schema's `properties` names; `None` when it declares none.
     pub params: Option<BTreeSet<String>>,
@@ -23,6 +25,7 @@ pub struct Contract {
 }
 
 impl Contract {
+    /// Compiles `tool`'s contract.
     pub fn of(tool: &Tool<'_>) -> Contract {
         let input = tool.input_schema().filter(|s| s.is_object());
         let output = tool.output_schema().filter(|s| s.is_object());

@@ -12,6 +12,7 @@ pub const SENTINEL: &str = "<<driftlab corrupted value>>";
 /// A value a leaf's own keywords accept.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Valid {
+    /// This value.
     Value(Value),
     /// The leaf is an added property: leaving it out is valid.
     Absent,

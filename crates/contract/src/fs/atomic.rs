@@ -30,6 +30,8 @@ enum Target {
 pub const TEMP_PREFIX: &str = ".driftlab-tmp-";
 
 impl AtomicFile {
+    /// A temporary file beside `dest`, which [`AtomicFile::commit`] renames over it; a device or
+    /// a FIFO (`/dev/stdout`) is written directly.
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
         if let Ok(meta) = fs::metadata(dest) {
             if !meta.is_file() && !meta.is_dir() {

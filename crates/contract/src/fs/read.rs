@@ -8,23 +8,53 @@ use std::path::{Path, PathBuf};
 /// Why a file could not be read. Its message starts with the path.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The file could not be read.
     #[error("{}: cannot read: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The path is a folder.
     #[error("{}: is a folder, not a file", path.display())]
-    Folder { path: PathBuf },
+    Folder {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The path is a FIFO, a socket or a device.
     #[error("{}: not a regular file (a FIFO, socket or device); for a pipe, use `-` (stdin) where a payload is read", path.display())]
-    NotRegular { path: PathBuf },
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is over the size limit.
     #[error("{}: over the {max}-byte limit", path.display())]
-    TooLarge { path: PathBuf, max: usize },
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// The file is not UTF-8.
     #[error("{}: not UTF-8 (invalid byte at offset {offset})", path.display())]
-    NotUtf8 { path: PathBuf, offset: usize },
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// The byte offset of the first invalid byte.
+        offset: usize,
+    },
     /// The file was read but is not the JSON expected; `message` has serde's place cut off,
     /// since line and column are given apart.
     #[error("{}:{line}:{column}: {message}", path.display())]
     Json {
+        /// The file.
         path: PathBuf,
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1.
         column: usize,
+        /// What is wrong.
         message: String,
     },
 }

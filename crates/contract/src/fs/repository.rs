@@ -7,20 +7,31 @@ use std::process::{Command, Stdio};
 
 use thiserror::Error;
 
+/// Why a file cannot be placed in its repository.
 #[derive(Debug, Error)]
 pub enum RepositoryError {
+    /// The anchor path could not be resolved.
     #[error("{}: cannot resolve: {source}", .path.display())]
     Resolve {
+        /// The file.
         path: PathBuf,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// The anchor file is outside the repository.
     #[error(
         "anchor file {} is outside the repository ({}): code scanning and annotations only show \
          files of the repository; give --anchor with a file inside it",
         .path.display(),
         .root.display()
     )]
-    Outside { path: PathBuf, root: PathBuf },
+    Outside {
+        /// The file.
+        path: PathBuf,
+        /// The repository's root.
+        root: PathBuf,
+    },
+    /// The current folder could not be read.
     #[error("cannot read the current folder: {0}")]
     CurrentDir(std::io::Error),
 }

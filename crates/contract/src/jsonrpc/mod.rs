@@ -75,6 +75,7 @@ pub struct Envelope {
 }
 
 impl Envelope {
+    /// A response (a result or an error): it has no method.
     pub fn is_response(&self) -> bool {
         self.method.is_none()
     }
@@ -84,8 +85,11 @@ impl Envelope {
 /// to answer it with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
+    /// The JSON-RPC error code to answer with.
     pub code: i64,
+    /// The rule's stable kebab-case id.
     pub rule: &'static str,
+    /// A one-line explanation.
     pub reason: String,
 }
 

@@ -37,6 +37,7 @@ pub struct StrictError {
     pub rule: &'static str,
     /// A one-line explanation.
     pub reason: String,
+    /// The byte offset in the line.
     pub offset: usize,
 }
 

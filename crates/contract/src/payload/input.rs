@@ -13,15 +13,34 @@ use crate::surface::Surface;
 /// Why a named payload could not be read. Every message starts with the name.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
+    /// The payload is over the size limit.
     #[error("{name}: payload is over the {max}-byte limit (raise it with --max-bytes)")]
-    TooLarge { name: String, max: usize },
+    TooLarge {
+        /// The payload's name (its path, or `<stdin>`).
+        name: String,
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// The file could not be read.
     #[error("{0}")]
     File(ReadError),
+    /// Standard input could not be read.
     #[error("{name}: cannot read: {source}")]
-    Stdin { name: String, source: io::Error },
+    Stdin {
+        /// The payload's name (its path, or `<stdin>`).
+        name: String,
+        /// The underlying error.
+        source: io::Error,
+    },
     /// `REV:PATH` that git cannot read (or cannot be run for); `why` is git's first line.
     #[error("{arg}: no such file, and git {why}")]
-    Git { arg: String, why: String },
+    Git {
+        /// The argument as given.
+        arg: String,
+        /// git's first line.
+        why: String,
+    },
+    /// The bytes are not a payload.
     #[error("{0}")]
     Payload(#[from] PayloadError),
 }

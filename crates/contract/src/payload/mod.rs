@@ -7,6 +7,7 @@
 
 pub mod compact;
 pub mod contract;
+mod error;
 mod fast;
 pub mod input;
 mod members;
@@ -14,10 +15,11 @@ pub(crate) mod scan;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use thiserror::Error;
 
 use crate::pointer;
 use crate::surface::Surface;
+
+pub use error::PayloadError;
 
 /// Payloads larger than this are refused unless the caller raises the limit.
 pub const DEFAULT_MAX_BYTES: usize = crate::fs::MAX_JSON_FILE;
@@ -28,43 +30,10 @@ pub const DEFAULT_MAX_BYTES: usize = crate::fs::MAX_JSON_FILE;
 /// that grows on the heap, so even this depth never overflows.
 pub const MAX_DEPTH: usize = 2000;
 
-/// Why a payload could not be read. Every variant names the source (file path or `<stdin>`).
-#[derive(Debug, Error, PartialEq)]
-pub enum PayloadError {
-    #[error("{source_name}: empty payload")]
-    Empty { source_name: String },
-    #[error("{source_name}: payload is {size} bytes, over the {limit}-byte limit")]
-    TooLarge {
-        source_name: String,
-        size: usize,
-        limit: usize,
-    },
-    #[error("{source_name}: not UTF-8 (invalid byte at offset {offset})")]
-    NotUtf8 { source_name: String, offset: usize },
-    #[error("{source_name}:{line}:{column}: nested deeper than {MAX_DEPTH} levels")]
-    TooDeep {
-        source_name: String,
-        line: usize,
-        column: usize,
-    },
-    #[error("{source_name}:{line}:{column}: invalid JSON: {message}")]
-    Syntax {
-        source_name: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{source_name}: at {pointer}: {message}")]
-    Shape {
-        source_name: String,
-        pointer: String,
-        message: String,
-    },
-}
-
 /// Limits applied while reading.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// The largest payload read, in bytes.
     pub max_bytes: usize,
 }
 

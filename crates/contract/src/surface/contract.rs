@@ -10,12 +10,16 @@ use serde_json::{Map, Value};
 /// The lists a server offers besides tools, each behind a capability.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ListKind {
+    /// `prompts/list`.
     Prompts,
+    /// `resources/list`.
     Resources,
+    /// `resources/templates/list`.
     ResourceTemplates,
 }
 
 impl ListKind {
+    /// Every list, in the order they are captured and compared.
     pub const ALL: [ListKind; 3] = [
         ListKind::Prompts,
         ListKind::Resources,
@@ -88,6 +92,7 @@ impl ListKind {
 /// One prompt, resource or template, as listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// Its members, as listed.
     pub fields: Map<String, Value>,
     /// JSON pointer of the item in its document.
     pub pointer: String,
@@ -108,7 +113,9 @@ impl Item {
 pub struct Announced {
     /// The `instructions` text (a non-string is kept as its JSON text).
     pub instructions: Option<String>,
+    /// The `capabilities` object.
     pub capabilities: Map<String, Value>,
+    /// The `serverInfo` object, when given.
     pub server_info: Option<Value>,
     /// JSON pointer of the object these were read from (`/initializeResult`, or `` for a
     /// snapshot).
@@ -121,9 +128,13 @@ pub struct ServerContract {
     /// Whether it was read from a capture file (lists under `promptsList`, …) or a snapshot
     /// (lists under `prompts`, …).
     pub from_capture: bool,
+    /// What the server said about itself, when recorded.
     pub announced: Option<Announced>,
+    /// The prompts, when recorded (`None`: not recorded; empty: none offered).
     pub prompts: Option<Vec<Item>>,
+    /// The resources, likewise.
     pub resources: Option<Vec<Item>>,
+    /// The resource templates, likewise.
     pub resource_templates: Option<Vec<Item>>,
     /// 2026-07-28 caching hints per method (`server/discover`, `tools/list`, …): an object with
     /// the `ttlMs` and `cacheScope` the result carried (of a list's first page).
@@ -155,6 +166,7 @@ impl ServerContract {
         }
     }
 
+    /// The list of `kind`, to fill or change.
     pub fn list_mut(&mut self, kind: ListKind) -> &mut Option<Vec<Item>> {
         match kind {
             ListKind::Prompts => &mut self.prompts,

@@ -122,6 +122,7 @@ pub(crate) enum Key {
 /// One listed tool, by position.
 #[derive(Debug, Clone, Copy)]
 pub struct Tool<'a> {
+    /// Its position in the list, from 0.
     pub index: usize,
     /// Where the surface's tools were found (see [`Tool::location`]).
     locations: &'a Locations,
@@ -214,18 +215,22 @@ impl Surface {
         self.text
     }
 
+    /// How many tools are listed.
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
+    /// Whether no tool is listed.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
 
+    /// The tools, in listed order.
     pub fn tools(&self) -> impl ExactSizeIterator<Item = Tool<'_>> {
         (0..self.tools.len()).map(|index| self.tool_unchecked(index))
     }
 
+    /// The tool at `index`, if there is one.
     pub fn tool(&self, index: usize) -> Option<Tool<'_>> {
         (index < self.tools.len()).then(|| self.tool_unchecked(index))
     }
@@ -319,7 +324,6 @@ impl Surface {
         &self.text[self.tools[index].span.clone()]
     }
 
-    /// The `tools/list` result object `{"tools":[…]}`, fields in their original order.
     /// The surface as `driftlab snapshot` records it: [`Surface::to_value`] with the rest of
     /// the server's contract, when recorded, beside the tools.
     pub fn to_snapshot_value(&self) -> Value {
@@ -330,6 +334,7 @@ impl Surface {
         value
     }
 
+    /// The `tools/list` result object `{"tools":[…]}`, fields in their original order.
     pub fn to_value(&self) -> Value {
         let tools = self
             .tools()

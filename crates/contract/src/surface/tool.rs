@@ -13,9 +13,11 @@ use crate::pointer;
 pub struct FieldPlace {
     /// The key's text, between its quotes.
     pub key: Range<usize>,
+    /// The value's text.
     pub value: Range<usize>,
     /// Its position among the tool's fields, and how many fields the tool has.
     pub position: usize,
+    /// How many fields the tool has.
     pub fields: usize,
 }
 

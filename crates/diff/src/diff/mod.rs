@@ -27,43 +27,100 @@ use crate::witness::Witness;
 /// them with `strum::EnumCount`, so a new kind may go anywhere in the list).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumCount)]
 pub enum ChangeKind {
+    /// A new tool is listed. (`tool-added`)
     ToolAdded,
+    /// The candidate lists a name more times than the approved surface: a client that maps names to
+    /// tools keeps one copy (the diff compares the last). (`tool-duplicated`)
     ToolDuplicated,
+    /// A tool is gone (and no added tool looks like it renamed). (`tool-removed`)
     ToolRemoved,
+    /// A removed and an added tool are similar in name, description and parameters: a likely
+    /// rename, with a confidence. (`tool-renamed`)
     ToolRenamed,
+    /// Tools present in both are listed in a different relative order (clients and prompt caches
+    /// may rely on it). (`tools-reordered`)
     ToolsReordered,
+    /// A tool's description changed: prompt-facing text that steers the model. (`tool-description-
+    /// changed`)
     ToolDescriptionChanged,
+    /// A tool's display title changed. (`title-changed`)
     TitleChanged,
+    /// ReadOnlyHint or idempotentHint went true -> false, destructiveHint or openWorldHint false ->
+    /// true (defaults applied). (`annotation-became-dangerous`)
     AnnotationBecameDangerous,
+    /// Any other tool annotation changed. (`annotation-changed`)
     AnnotationChanged,
+    /// Another tool field changed (icons, execution, _meta, ...). (`tool-metadata-changed`)
     ToolMetadataChanged,
+    /// An object inputSchema became missing, null or a non-object. (`input-schema-replaced`)
     InputSchemaReplaced,
+    /// A tool now declares an outputSchema. (`output-schema-added`)
     OutputSchemaAdded,
+    /// A tool no longer declares its outputSchema. (`output-schema-removed`)
     OutputSchemaRemoved,
+    /// A new parameter is required: existing calls lack it. (`required-parameter-added`)
     RequiredParameterAdded,
+    /// A new optional parameter. (`optional-parameter-added`)
     OptionalParameterAdded,
+    /// A parameter is gone: calls that send it may be rejected or silently ignored. (`parameter-
+    /// removed`)
     ParameterRemoved,
+    /// A removed and an added parameter have the same shape: a likely rename. (`parameter-renamed`)
     ParameterRenamed,
+    /// An optional parameter became required. (`parameter-became-required`)
     ParameterBecameRequired,
+    /// A required parameter became optional. (`parameter-became-optional`)
     ParameterBecameOptional,
+    /// An input accepts fewer types (or fewer anyOf/oneOf branches, or a union reduced to one
+    /// branch); integer is a subset of number. (`type-narrowed`)
     TypeNarrowed,
+    /// An input accepts more types (or more anyOf/oneOf branches, or is wrapped in a union one of
+    /// whose branches is the old schema: one widening, not removals). (`type-widened`)
     TypeWidened,
+    /// An input's type changed to an unrelated one. (`type-changed`)
     TypeChanged,
+    /// An input no longer accepts an enum (or const) value. (`enum-value-removed`)
     EnumValueRemoved,
+    /// An input accepts a new enum value. (`enum-value-added`)
     EnumValueAdded,
+    /// An input constraint got stricter: min/max, lengths, item counts, pattern or format added,
+    /// additionalProperties: false set, enum added (a bound at or beyond ±(2^53−1), the I-JSON
+    /// integer limit zod 4 adds everywhere, counts as no bound). (`constraint-tightened`)
     ConstraintTightened,
+    /// An input constraint got looser or was dropped. (`constraint-loosened`)
     ConstraintLoosened,
+    /// An input's default value changed: calls that omit it now behave differently. (`default-
+    /// changed`)
     DefaultChanged,
+    /// A parameter's description changed: prompt-facing text. (`parameter-description-changed`)
     ParameterDescriptionChanged,
+    /// The schema's $schema dialect changed (e.g. draft-07 -> 2020-12). (`schema-dialect-changed`)
     SchemaDialectChanged,
+    /// An annotation keyword changed (title, examples, deprecated, ...; output descriptions and
+    /// defaults). (`schema-annotation-changed`)
     SchemaAnnotationChanged,
+    /// An output property is gone. (`output-property-removed`)
     OutputPropertyRemoved,
+    /// An output may now have a type (or anyOf branch, or be wrapped in a union) consumers did not
+    /// expect. (`output-property-type-changed`)
     OutputPropertyTypeChanged,
+    /// An output property is no longer guaranteed. (`output-property-became-optional`)
     OutputPropertyBecameOptional,
+    /// An output may return a new enum value. (`output-enum-value-added`)
     OutputEnumValueAdded,
+    /// An output constraint got looser: consumers may receive values they did not expect. (`output-
+    /// constraint-loosened`)
     OutputConstraintLoosened,
+    /// An output got narrower or richer (property added, type narrowed, enum value removed,
+    /// constraint tightened). (`output-compatible-change`)
     OutputCompatibleChange,
+    /// An output property was added where the approved outputSchema allows no unlisted one
+    /// (additionalProperties: false): only a client that validates answers against a cached
+    /// approved listing refuses them; the witness is such an answer. (`output-property-added-
+    /// closed`)
     OutputPropertyAddedToClosed,
+    /// A schema change driftlab cannot judge soundly (unresolvable $ref, a pattern changed beyond
+    /// its repetition bounds, unknown keyword, ...). (`schema-change-unjudged`)
     SchemaChangeUnjudged,
     /// An object's listed parameters replaced by an open object.
     ParametersUndocumented,
@@ -129,16 +186,23 @@ pub enum Proof {
 /// One change between an approved and a candidate surface.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
+    /// What kind of change it is (each kind is one rule's).
     pub kind: ChangeKind,
     /// The tool's name (`old -> new` for a rename).
     pub tool: String,
     /// The tool's index in the candidate, or in the approved surface when it is gone.
     pub tool_index: usize,
+    /// Where the change is in the approved document (a JSON Pointer), when it is there.
     pub old_pointer: Option<String>,
+    /// Where the change is in the candidate document, when it is there.
     pub new_pointer: Option<String>,
+    /// The old value, shortened to one line, when there is one.
     pub old: Option<String>,
+    /// The new value, shortened to one line, when there is one.
     pub new: Option<String>,
+    /// The change in one line.
     pub message: String,
+    /// How the change was proven: a witness, none needed, or why none was found.
     pub proof: Proof,
 }
 

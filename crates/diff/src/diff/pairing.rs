@@ -15,16 +15,21 @@ use crate::surface::{Surface, Tool};
 /// below a non-rename and stays "removed + added": a wrong rename hint misleads more.
 pub const RENAME_THRESHOLD: f64 = 0.5;
 
+/// An approved tool and the candidate tool it became.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pair {
+    /// The approved tool's index.
     pub old: usize,
+    /// The candidate tool's index.
     pub new: usize,
     /// `None` for a same-name pair; the similarity for a likely rename.
     pub confidence: Option<f64>,
 }
 
+/// Which approved tool became which candidate tool, and what is left over.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pairing {
+    /// The paired tools, in approved order.
     pub pairs: Vec<Pair>,
     /// Approved tool indices with no counterpart.
     pub removed: Vec<usize>,
@@ -40,6 +45,8 @@ pub struct Pairing {
 /// removed and added look-alike tools cannot make the gate quadratic.
 pub const MAX_RENAME_COMPARISONS: usize = 1_000_000;
 
+/// Pairs the tools of two surfaces: by name, then removed and added tools by similarity (a
+/// likely rename at [`RENAME_THRESHOLD`] and above).
 pub fn pair(approved: &Surface, candidate: &Surface) -> Pairing {
     in_place(approved, candidate).unwrap_or_else(|| by_names(approved, candidate))
 }

@@ -32,14 +32,21 @@ use samples::Sampler;
 /// Why a schema pair cannot be searched for a witness (said in the finding's proof).
 #[derive(Debug, thiserror::Error)]
 pub enum Unsearchable {
+    /// A schema nests too deep to compile safely.
     #[error("the {side} schema nests deeper than {MAX_SCHEMA_DEPTH} levels")]
-    TooDeep { side: String },
+    TooDeep {
+        /// Which schema (`approved` or `candidate`).
+        side: String,
+    },
+    /// A schema does not compile.
     #[error(
         "the {side} schema does not compile ({})",
         crate::text::shorten(&source.to_string(), 120)
     )]
     DoesNotCompile {
+        /// Which schema (`approved` or `candidate`).
         side: String,
+        /// The compiler's error.
         source: crate::contract::SchemaError,
     },
 }
@@ -56,6 +63,7 @@ const MAX_SCHEMA_DEPTH: usize = 128;
 /// A value valid on one side and invalid on the other, shared by every finding it proves.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Witness {
+    /// The value.
     pub value: Value,
     /// Its compact JSON length, so reports can leave out huge ones without serializing them.
     pub json_len: usize,
@@ -64,7 +72,9 @@ pub struct Witness {
 /// A changed place to build witnesses at: the node's pointer in the accepting schema and in the
 /// rejecting one (each relative to its schema's root).
 pub struct Target {
+    /// The node's pointer in the schema that accepts the witness.
     pub from: String,
+    /// The node's pointer in the schema that rejects it.
     pub to: String,
 }
 

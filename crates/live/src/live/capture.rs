@@ -19,8 +19,11 @@ use crate::text::shorten;
 /// What was asked for, what was spoken, and why.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Negotiation {
+    /// The protocol the caller asked for (`--protocol`).
     pub mode: ProtocolMode,
+    /// The era the session was spoken in.
     pub era: Era,
+    /// How the era was chosen, in one line.
     pub how: String,
 }
 
@@ -28,7 +31,12 @@ pub struct Negotiation {
 #[derive(Debug)]
 pub enum ListOutcome {
     /// The raw results, one per page, in order, and how long the listing took.
-    Listed { pages: Vec<Box<RawValue>>, ms: u64 },
+    Listed {
+        /// The raw results, one per page.
+        pages: Vec<Box<RawValue>>,
+        /// Milliseconds the listing took.
+        ms: u64,
+    },
     /// The server does not declare the capability behind it: it offers none.
     NotDeclared,
     /// The server answered with an error (or broke pagination): the others are still captured.
@@ -38,35 +46,45 @@ pub enum ListOutcome {
 /// One of the lists besides tools.
 #[derive(Debug)]
 pub struct OtherList {
+    /// Which list (prompts, resources, resource templates).
     pub kind: ListKind,
+    /// How it went.
     pub outcome: ListOutcome,
 }
 
 /// What a server answered, with the result bytes exactly as sent.
 #[derive(Debug)]
 pub struct Capture {
+    /// The protocol version driftlab asked for.
     pub protocol_version_requested: String,
+    /// The capabilities driftlab declared as a client.
     pub client_capabilities: Value,
     /// The raw `initialize` result, or the `server/discover` result in the 2026-07-28 era.
     pub initialize_result: Box<RawValue>,
     /// The protocol version in use: the one the server picked in `initialize` (when it named
     /// one), or 2026-07-28.
     pub protocol_version: Option<String>,
+    /// What was asked for, what was spoken, and why.
     pub negotiation: Negotiation,
     /// The raw `tools/list` results, one per page, in order.
     pub pages: Vec<Box<RawValue>>,
     /// Prompts, resources and templates, when the whole contract was captured.
     pub other_lists: Vec<OtherList>,
+    /// What the server did besides answering: its own messages, stdout lines that were not JSON.
     pub observed: Observed,
+    /// How long the exchanges took.
     pub timings: Timings,
     /// Bytes the server wrote to stderr.
     pub stderr_bytes: u64,
 }
 
+/// How long the capture's exchanges took, in milliseconds.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Timings {
+    /// `initialize` (or `server/discover`), from request to answer.
     pub initialize_ms: u64,
+    /// Every `tools/list` page, from the first request to the last answer.
     pub tools_list_ms: u64,
 }
 

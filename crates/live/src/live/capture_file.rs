@@ -132,6 +132,7 @@ fn stored(pages: &[Box<RawValue>]) -> ToolsList<'_> {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Runs {
+    /// How many captures were made.
     pub count: usize,
     /// Every run's tools/list bytes equal the first run's.
     pub bytes_identical: bool,

@@ -33,9 +33,13 @@ pub enum Era {
 /// bytes), the protocol version in use and how it was chosen.
 #[derive(Debug)]
 pub struct Opened {
+    /// The era the session speaks.
     pub era: Era,
+    /// The `initialize` or `server/discover` result, exactly as sent.
     pub result: Box<RawValue>,
+    /// The protocol version in use, when the server named one.
     pub protocol_version: Option<String>,
+    /// How the era was chosen, in one line.
     pub how: String,
 }
 

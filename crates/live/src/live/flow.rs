@@ -22,6 +22,7 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget of `limit` bytes in flight.
     pub fn new(limit: usize) -> Arc<Budget> {
         Arc::new(Budget {
             used: Mutex::new(0),
@@ -156,6 +157,7 @@ impl Writer {
         }
     }
 
+    /// Queues `line` for the writer thread; its `credit` returns to the budget once written.
     pub fn send(&self, line: Vec<u8>, credit: Credit) {
         if let Some(lines) = &self.lines {
             // A writer that ended has already reported why.

@@ -16,6 +16,8 @@ use serde_json::value::RawValue;
 use super::{LiveError, Transport};
 use crate::text::excerpt;
 
+/// Streamable HTTP to one MCP endpoint, in either era: JSON or SSE answers, the session id and
+/// the protocol version header carried over.
 pub struct HttpTransport {
     agent: ureq::Agent,
     url: String,
@@ -82,6 +84,7 @@ impl HttpTransport {
 pub enum StreamError {
     /// A line or an event over the message limit.
     TooLarge,
+    /// The stream failed.
     Read(std::io::Error),
 }
 

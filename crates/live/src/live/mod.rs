@@ -37,53 +37,94 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// guard's own listings): an endless or looping cursor ends there.
 pub const DEFAULT_MAX_PAGES: usize = 100;
 
+/// How long a server whose stdin was closed may take to exit before its process group is
+/// killed.
 pub const GRACE_PERIOD: Duration = Duration::from_secs(2);
 
 /// Why talking to a server failed. Each message is one line; the caller prefixes the server.
 #[derive(Debug, Error)]
 pub enum LiveError {
+    /// The command is on no `PATH` entry (its name).
     #[error("command not found: {0}")]
     NotFound(String),
+    /// The command could not be started.
     #[error("cannot start `{program}`: {message}")]
-    Spawn { program: String, message: String },
+    Spawn {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        message: String,
+    },
+    /// The server exited before it answered.
     #[error("the server exited before answering {phase} ({status}){stderr}")]
     Exited {
+        /// The request it was to answer (`initialize`, `tools/list`, …).
         phase: String,
+        /// How it exited (`exit code 1`, `killed by signal 9`).
         status: String,
         /// The end of the server's stderr, prefixed with "; stderr: ", or empty.
         stderr: String,
     },
+    /// No answer in time.
     #[error("no answer to {phase} within {seconds} s (raise it with --timeout)")]
-    Timeout { phase: String, seconds: f64 },
+    Timeout {
+        /// The request that went unanswered.
+        phase: String,
+        /// The time allowed.
+        seconds: f64,
+    },
+    /// A line from the server is not a JSON-RPC message.
     #[error("malformed JSON from the server while waiting for {phase}: {message}: {excerpt}")]
     Malformed {
+        /// The request being waited for.
         phase: String,
+        /// What is wrong with the line.
         message: String,
+        /// The start of the line, made safe to print.
         excerpt: String,
     },
+    /// A message over the size limit.
     #[error(
         "a message from the server is over the {limit}-byte limit (raise it with --max-bytes)"
     )]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The server answered with a JSON-RPC error.
     #[error("{phase} failed: JSON-RPC error {code}: {message}")]
     Rpc {
+        /// The request that failed.
         phase: String,
+        /// The error's code.
         code: i64,
+        /// The error's message, made safe to print.
         message: String,
     },
+    /// The server broke the protocol (what it did).
     #[error("{0}")]
     Protocol(String),
+    /// The HTTP server wants authorization.
     #[error("{url} answered {phase} with HTTP 401: it needs authorization{challenge}")]
     Unauthorized {
+        /// The endpoint.
         url: String,
+        /// The request refused.
         phase: String,
         /// The `WWW-Authenticate` challenge, prefixed with " (", or empty.
         challenge: String,
     },
+    /// Any other HTTP failure (the client's message).
     #[error("HTTP: {0}")]
     Http(String),
+    /// A request could not be written to the server.
     #[error("cannot send {phase} to the server: {message}")]
-    Send { phase: String, message: String },
+    Send {
+        /// The request.
+        phase: String,
+        /// Why it could not be written.
+        message: String,
+    },
 }
 
 /// Where a live server is: a command to spawn, or a Streamable HTTP endpoint.
@@ -93,7 +134,9 @@ pub enum Target {
     Command(Vec<String>),
     /// The endpoint URL and the extra request headers (`name`, `value`).
     Url {
+        /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request (`name`, `value`).
         headers: Vec<(String, String)>,
     },
 }

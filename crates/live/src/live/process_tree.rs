@@ -114,7 +114,9 @@ unsafe fn errno() -> *mut libc::c_int {
 /// together name one process even after the id is reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
+    /// The process id.
     pub pid: u32,
+    /// The start time, in clock ticks after boot.
     pub started: u64,
 }
 

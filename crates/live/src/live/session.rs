@@ -38,9 +38,11 @@ fn is_zero(n: &usize) -> bool {
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
+/// A message the server sent on its own (not an answer): a notification or a request.
 pub struct ServerMessage {
     /// `notification` or `request`.
     pub kind: &'static str,
+    /// Its method.
     pub method: String,
     /// For requests: what we answered (`result` or the error code).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,9 +62,12 @@ struct Envelope<'a> {
     error: Option<Value>,
 }
 
+/// A JSON-RPC session with one server over a transport: numbered requests, answers matched by
+/// id, the server's own messages answered and recorded.
 pub struct Session<T: Transport> {
     transport: T,
     next_id: u64,
+    /// What the server did besides answering.
     pub observed: Observed,
     /// Members every request's `params._meta` carries (2026-07-28: the protocol version and the
     /// client capabilities travel with each request).
@@ -70,6 +75,7 @@ pub struct Session<T: Transport> {
 }
 
 impl<T: Transport> Session<T> {
+    /// A session over `transport`, before `initialize`.
     pub fn new(transport: T) -> Session<T> {
         Session {
             transport,
@@ -85,6 +91,7 @@ impl<T: Transport> Session<T> {
         self.request_meta = meta;
     }
 
+    /// The transport underneath.
     pub fn transport(&mut self) -> &mut T {
         &mut self.transport
     }

@@ -28,9 +28,13 @@ const STDERR_FILE_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// What a line reader thread reports.
 pub enum StdoutEvent {
+    /// A line, without its newline.
     Line(Vec<u8>),
+    /// A line over the message limit (its bytes are dropped).
     TooLong,
+    /// The server closed its stdout.
     Eof,
+    /// Reading failed (why).
     Failed(String),
 }
 
@@ -157,6 +161,7 @@ impl StdioTransport {
     }
 }
 
+/// How a process exited, in words: `exit code N`, `killed by signal N`, or `exited`.
 pub fn describe_status(status: ExitStatus) -> String {
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code {code}"),

@@ -12,11 +12,14 @@ use super::{read, Client, ClientConfig, ConfigError};
 /// Whose config a place holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// The user's own config, below the home folder.
     User,
+    /// A project's config, below the project folder.
     Project,
 }
 
 impl Scope {
+    /// `user` or `project`, as `driftlab configs` prints it.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::User => "user",
@@ -28,8 +31,11 @@ impl Scope {
 /// One place a client reads its config from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
+    /// The client.
     pub client: Client,
+    /// Whose config it is.
     pub scope: Scope,
+    /// The file.
     pub path: PathBuf,
 }
 
@@ -69,7 +75,9 @@ pub fn places(home: &Path, project: &Path) -> Vec<Place> {
 
 /// What was found at a place.
 pub enum Found {
+    /// No file there.
     Missing,
+    /// The config, read.
     Read(ClientConfig),
     /// The file is there but cannot be read as the client's config: why.
     Skipped(ConfigError),
@@ -92,7 +100,9 @@ pub fn look(place: &Place, project: &Path, env: &dyn Fn(&str) -> Option<String>)
 /// Every config found at the [`places`] of `home` and `project`, and the files that could not
 /// be read as their client's config, with why.
 pub struct Discovery {
+    /// The configs read, in [`places`] order.
     pub found: Vec<(Place, ClientConfig)>,
+    /// The files that could not be read as their client's config, and why.
     pub skipped: Vec<(Place, ConfigError)>,
 }
 

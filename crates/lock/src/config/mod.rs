@@ -38,6 +38,7 @@ pub enum Client {
 }
 
 impl Client {
+    /// How `--client` and reports spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Client::ClaudeDesktop => "claude-desktop",
@@ -76,6 +77,7 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// The key its servers sit under.
     pub fn as_str(self) -> &'static str {
         match self {
             Layout::McpServers => "mcpServers",
@@ -88,15 +90,20 @@ impl Layout {
 /// A client config as read: its text (kept for rewriting) and its servers in file order.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
+    /// The file.
     pub path: PathBuf,
+    /// Its text, as read.
     pub text: String,
+    /// How its servers are laid out.
     pub layout: Layout,
     /// The client, when named (`--client`) or told by the path.
     pub client: Option<Client>,
+    /// Its servers, in file order.
     pub servers: Vec<ConfiguredServer>,
 }
 
 impl ClientConfig {
+    /// The server named `name`.
     pub fn server(&self, name: &str) -> Option<&ConfiguredServer> {
         self.servers.iter().find(|s| s.name == name)
     }
@@ -105,6 +112,7 @@ impl ClientConfig {
 /// One server of a config.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfiguredServer {
+    /// Its name in the config.
     pub name: String,
     /// What the config says, variables unexpanded: the server's identity in a lockfile (an
     /// expanded variable may hold a secret, and must not make a lock differ between machines).
@@ -119,7 +127,9 @@ pub struct ConfiguredServer {
 /// A server as the config writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Written {
+    /// A command and its arguments.
     Command(Vec<String>),
+    /// A remote endpoint's URL.
     Url(String),
 }
 
@@ -144,14 +154,20 @@ impl Written {
 /// How a server is started, its variables expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
+    /// A process that speaks over stdio.
     Stdio {
+        /// Its argv, run directly (never through a shell).
         argv: Vec<String>,
         /// Added to driftlab's own environment, as clients do.
         env: Vec<(String, String)>,
+        /// The folder it starts in, when the config names one.
         cwd: Option<PathBuf>,
     },
+    /// A Streamable HTTP endpoint.
     Http {
+        /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request (`name`, `value`).
         headers: Vec<(String, String)>,
     },
 }

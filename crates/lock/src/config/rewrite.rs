@@ -12,7 +12,9 @@ use super::{ClientConfig, ConfigError, Layout};
 /// One replacement of the config's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
+    /// The bytes replaced.
     pub range: Range<usize>,
+    /// What replaces them.
     pub text: String,
 }
 

@@ -4,15 +4,19 @@
 /// One reason a server is skipped; its text is what reports and lockfiles show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unstartable {
+    /// The config disables it.
     #[error("it is disabled in the config")]
     Disabled,
+    /// It uses the SSE transport.
     #[error(
         "it uses the SSE transport (2024-11-05), which driftlab does not speak (stdio and \
          Streamable HTTP only)"
     )]
     Sse,
+    /// It reads an `envFile`.
     #[error("it reads `envFile`, which driftlab does not read")]
     EnvFile,
+    /// It authenticates with OAuth.
     #[error("it authenticates with OAuth, which driftlab cannot do on a user's behalf")]
     OAuth,
     /// `${input:ID}`: a value a person enters in the client.
@@ -24,7 +28,12 @@ pub enum Unstartable {
     /// An unset variable Codex reads for a header (`what`: `its bearer_token_env_var`,
     /// `header NAME`).
     #[error("`{var}` ({what}) is not set")]
-    HeaderUnset { var: String, what: String },
+    HeaderUnset {
+        /// The variable, as written.
+        var: String,
+        /// What it was for.
+        what: String,
+    },
     /// A `${…}` form the client does not expand.
     #[error("`{0}` is not a variable driftlab expands")]
     NotExpanded(String),

@@ -19,6 +19,7 @@ use crate::config::{ClientConfig, ConfiguredServer};
 pub struct NotLocked {
     /// One line per failed server.
     pub failures: Vec<String>,
+    /// How many servers were to be captured.
     pub of: usize,
 }
 

@@ -17,7 +17,9 @@ use crate::surface::Surface;
 
 /// What capturing a configured server gave.
 pub struct Captured {
+    /// Its contract.
     pub surface: Surface,
+    /// The protocol it was spoken in.
     pub protocol: LockedProtocol,
 }
 
@@ -111,7 +113,9 @@ fn capture_expanded(
 
 /// A server to capture: how it starts, as the config expands it and as the config writes it.
 pub struct ToCapture<'a> {
+    /// As the config expands it.
     pub start: &'a Start,
+    /// As the config writes it.
     pub written: &'a Written,
 }
 

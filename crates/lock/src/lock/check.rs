@@ -11,9 +11,13 @@ use crate::config::{ClientConfig, ConfiguredServer, Start, Written};
 
 /// What happens to one server of the run.
 pub enum Plan<'c> {
+    /// Capture and gate it: the server and its index in the lockfile.
     Run(&'c ConfiguredServer, usize),
+    /// Leave it out: it cannot be started as the config writes it (why).
     Skipped(String),
+    /// Fail: the lock does not vouch for it (why).
     Unlocked(String),
+    /// Fail: the lock has it and the config no longer does.
     Removed,
 }
 

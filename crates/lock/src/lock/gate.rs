@@ -20,12 +20,17 @@ use crate::verdict::{evaluate_with, Outcome, ResolvedPolicy};
 
 /// How each server is gated.
 pub struct GateSettings<'a> {
+    /// The rules each server's contract is diffed with.
     pub rules: &'a [&'static dyn Rule],
+    /// The policy (severities and waivers).
     pub policy: &'a ResolvedPolicy,
+    /// The severity a server fails at.
     pub fail_on: FailOn,
     /// Compare tools only, not the rest of the contract.
     pub tools_only: bool,
+    /// How long to wait for each answer of a server.
     pub timeout: Duration,
+    /// The largest message a server may send.
     pub max_bytes: usize,
     /// Servers captured at once.
     pub jobs: usize,
@@ -35,10 +40,15 @@ pub struct GateSettings<'a> {
 
 /// A server gated against its entry, with what its report borrows.
 pub struct Checked {
+    /// The server's name.
     pub name: String,
+    /// How the approved side is named in reports (the lockfile's entry).
     pub approved: String,
+    /// How the candidate side is named (the live server).
     pub candidate: String,
+    /// What the gate found.
     pub outcome: Outcome,
+    /// Where findings are placed in the lockfile, when they are.
     pub anchor: Option<Anchor>,
 }
 
@@ -54,8 +64,11 @@ pub enum NotGated {
 
 /// Every server of a `check --lock` run.
 pub struct LockGate {
+    /// The lockfile, as reports name it.
     pub lock_name: String,
+    /// The severity a server fails at.
     pub fail_on: FailOn,
+    /// The servers gated.
     pub checked: Vec<Checked>,
     /// Per server in plan order: its index in `checked`, or why it was not gated.
     pub states: Vec<(String, Result<usize, NotGated>)>,

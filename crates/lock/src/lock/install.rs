@@ -26,6 +26,7 @@ pub enum InstallError {
 /// The config text with every guardable server behind the guard, and what happened to each.
 #[derive(Debug)]
 pub struct Installation {
+    /// The config's new text.
     pub rewritten: String,
     /// Each guarded server and the argv it now starts.
     pub guarded: Vec<(String, Vec<String>)>,
@@ -144,8 +145,11 @@ pub fn is_guard(argv: &[String]) -> bool {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Backup {
+    /// The backup format's version.
     pub driftlab_guard_backup: u32,
+    /// The sha256 of the config text `guard install` wrote.
     pub installed_sha256: String,
+    /// The config text before it.
     pub original: String,
 }
 

@@ -30,10 +30,13 @@ pub const LOCKFILE_VERSION: &str = "driftlab-lock/1";
 /// A lockfile of at most this many bytes is read (it holds whole contracts).
 pub const MAX_LOCK_BYTES: usize = 256 * 1024 * 1024;
 
+/// A lockfile (docs/lock.md): each server's launch, artifact and whole contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Lockfile {
+    /// The format's version.
     pub lockfile_version: String,
+    /// How the digests are made.
     pub digest_algorithm: String,
     /// The client config the lock was made from (`lock --config`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -41,6 +44,7 @@ pub struct Lockfile {
     /// Every config `lock --discover` found (instead of `config`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub discovered: Option<Discovered>,
+    /// Every server, in config order.
     pub servers: Vec<LockedServer>,
 }
 
@@ -52,6 +56,7 @@ pub struct Lockfile {
 pub struct Discovered {
     /// Absolute: project configs and `~/.claude.json`'s project servers are read for it.
     pub project: String,
+    /// Each config found, in discovery order.
     pub configs: Vec<LockedConfig>,
 }
 
@@ -61,6 +66,7 @@ pub struct Discovered {
 pub struct LockedConfig {
     /// Relative to the lockfile's folder when it is below it, else absolute.
     pub path: String,
+    /// The client it belongs to, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub client: Option<String>,
     /// `mcpServers`, `servers` or `mcp_servers`.
@@ -70,12 +76,15 @@ pub struct LockedConfig {
     pub scope: Option<String>,
 }
 
+/// One server's entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LockedServer {
+    /// Its name (`LABEL/NAME` where two discovered configs name one alike).
     pub name: String,
     /// `{"command": [argv…]}` or `{"url": …}`, as the config writes it (variables unexpanded).
     pub launch: Value,
+    /// The package and version the argv runs, when it names one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub package: Option<Package>,
     /// The digest of the code the argv runs, where it can be read without network.
@@ -84,8 +93,11 @@ pub struct LockedServer {
     /// Why the server was not captured (it needs a person's input, OAuth, ...).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub skipped: Option<String>,
+    /// What it spoke when locked.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub protocol: Option<LockedProtocol>,
+    /// The contract's digests (docs/digests.md), checked against the recorded contract when the
+    /// lockfile is read.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub digests: Option<Value>,
     /// The whole contract, as `driftlab snapshot` records it.
@@ -97,6 +109,7 @@ pub struct LockedServer {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LockedProtocol {
+    /// The protocol version in use, when the server named one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub version: Option<String>,
     /// `initialize` or `2026-07-28`.
@@ -160,6 +173,7 @@ impl LockedServer {
 }
 
 impl Lockfile {
+    /// The entry of the server named `name`.
     pub fn server(&self, name: &str) -> Option<&LockedServer> {
         self.servers.iter().find(|s| s.name == name)
     }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 pub struct Package {
     /// `npm`, `pypi` or `docker`.
     pub ecosystem: String,
+    /// The package's name.
     pub name: String,
     /// As the argv pins it (`1.2.3`, `latest`) or as the installed package records it; absent
     /// when the argv leaves it to the runner (the newest, at each start).

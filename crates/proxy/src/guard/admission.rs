@@ -6,19 +6,24 @@ use super::drift::ToolDrift;
 use super::fixes;
 use crate::contract::Contract;
 
+/// The guard's decision on one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
+    /// The call goes to the server.
     Admit,
+    /// The call is answered by the guard and never reaches the server.
     Refuse {
         /// `tool-not-pinned`, `contract-drift`, `tool-not-live`, `pin-schema-invalid`,
         /// `live-schema-invalid`, `unknown-argument`, `invalid-arguments`,
         /// `invalid-for-live-schema`, `live-list-failed` or `circuit-open`.
         rule: &'static str,
+        /// What is wrong, one line each, ending with what to send instead.
         problems: Vec<String>,
     },
 }
 
 impl Admission {
+    /// A refusal by `rule`.
     pub fn refuse(rule: &'static str, problems: Vec<String>) -> Admission {
         Admission::Refuse { rule, problems }
     }

@@ -70,13 +70,20 @@ pub enum OnOutput {
     Error,
 }
 
+/// How the guard decides (`driftlab guard`'s flags).
 #[derive(Debug, Clone)]
 pub struct GuardOptions {
+    /// What breaking drift between the pin and the live server does.
     pub on_drift: OnDrift,
+    /// With `OnDrift::Refuse`: the drifted tools only, or every tool of the server.
     pub scope: Scope,
+    /// Refusals allowed per tool within `window` before its circuit opens.
     pub max_retries: u32,
+    /// The window `max_retries` counts in.
     pub window: Duration,
+    /// What an answer that breaks the pinned outputSchema becomes.
     pub on_output: OnOutput,
+    /// What happens when the audit log cannot be written.
     pub on_audit_failure: OnAuditFailure,
     /// How long the guard waits for each page of its own listing before it counts as failed.
     pub list_timeout: Duration,
@@ -133,6 +140,8 @@ enum LiveView {
     Failed(String),
 }
 
+/// The admission guard over one server: the pinned contract, the live one, each tool's circuit,
+/// and the audit log; the proxy's hooks call it for every message.
 pub struct Guard {
     options: GuardOptions,
     pinned: Surface,
@@ -180,6 +189,7 @@ fn is_guard_id(id: &str) -> bool {
 }
 
 impl Guard {
+    /// A guard holding the server to `pinned`, writing each decision as a JSON line to `audit`.
     pub fn new(pinned: Surface, options: GuardOptions, audit: Option<Box<dyn Write>>) -> Guard {
         let contracts = pinned
             .tools()

@@ -20,9 +20,13 @@ use crate::surface::Surface;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Handled {
     /// The drifted server refuses the call with this JSON-RPC error (code -32602).
-    Refused { reason: String },
+    Refused {
+        /// The error's message.
+        reason: String,
+    },
     /// The call runs on the real server as `request` (the original bytes when nothing changed).
     Runs {
+        /// The rewritten request; `None` when the original bytes go as they are.
         request: Option<Value>,
         /// Arguments the client sent that the drifted tool does not declare: dropped silently.
         dropped: Vec<String>,
@@ -43,6 +47,9 @@ struct DriftedTool {
     param_map: BTreeMap<String, String>,
 }
 
+/// A server that implements a drifted contract in front of the real one: the tools as the
+/// drifted listing announced them, each call checked against them and mapped back to the real
+/// names.
 pub struct DriftedServer {
     tools: HashMap<String, DriftedTool>,
 }

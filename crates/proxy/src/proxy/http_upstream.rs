@@ -24,6 +24,7 @@ use crate::live::http::{self, read_event_stream, StreamError};
 /// Where the server is and what every request to it carries.
 #[derive(Debug, Clone)]
 pub struct HttpUpstream {
+    /// The endpoint's URL.
     pub url: String,
     /// Sent with every request (e.g. authorization), as given.
     pub headers: Vec<(String, String)>,

@@ -71,10 +71,13 @@ pub fn id_json(raw: Option<&str>) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// What the proxy loop asks about each message; every method has a default that forwards.
 pub trait Hooks {
+    /// What to do with a message from the client.
     fn on_client(&mut self, _message: &Message<'_>) -> Action {
         Action::Forward
     }
+    /// What to do with a message from the server.
     fn on_server(&mut self, _message: &Message<'_>) -> Action {
         Action::Forward
     }
@@ -96,7 +99,9 @@ pub trait Hooks {
 /// Which way an injected message goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
+    /// To the server.
     Server,
+    /// To the client.
     Client,
 }
 

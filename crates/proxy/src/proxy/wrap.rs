@@ -32,6 +32,7 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// How `--fault` and the log spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Fault::Latency => "latency",
@@ -45,13 +46,17 @@ impl Fault {
     }
 }
 
+/// What `driftlab wrap` does to the traffic (its flags).
 pub struct WrapOptions {
+    /// The faults a response in scope may get, drawn per response.
     pub faults: Vec<Fault>,
+    /// The mutation classes applied to tools/list responses.
     pub drift: Vec<&'static dyn MutationClass>,
     /// Methods whose responses may get a fault.
     pub only: Vec<String>,
     /// Probability of a fault per response in scope, in millionths.
     pub per_million: u64,
+    /// The seed of every draw.
     pub seed: u64,
     /// The stream index of the first tools/list response's drift: the k-th response draws from
     /// `mutate::stream(seed, class, drift_index + k)`, the stream a study uses for surface
@@ -63,9 +68,11 @@ pub struct WrapOptions {
     /// Drift only the tool of this name (the classes see a list of it alone); `None`: the
     /// classes draw the tool themselves.
     pub drift_tool: Option<String>,
+    /// The delay of the `latency` fault.
     pub latency: Duration,
 }
 
+/// The proxy hooks of `driftlab wrap`: seeded faults and drift, each decision logged.
 pub struct WrapHooks {
     options: WrapOptions,
     log: Option<Box<dyn Write>>,
@@ -76,6 +83,7 @@ pub struct WrapHooks {
 }
 
 impl WrapHooks {
+    /// Hooks doing what `options` say, logging each decision as a JSON line to `log`.
     pub fn new(options: WrapOptions, log: Option<Box<dyn Write>>) -> WrapHooks {
         WrapHooks {
             options,

@@ -22,6 +22,7 @@ use crate::verdict::{evaluate, ResolvedPolicy};
 pub struct Failure {
     /// `install` or `capture`.
     pub stage: String,
+    /// Why, in one line.
     pub reason: String,
     /// The server ran without network (absent from older records: it did not).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -30,15 +31,21 @@ pub struct Failure {
 
 /// A release's record in `captures/`: its capture, or why there is none.
 pub enum Record {
+    /// Its contract.
     Captured(Box<Surface>),
+    /// Why it gave none.
     Failed(Failure),
 }
 
 /// One release, in version order within its package.
 pub struct Release {
+    /// The package.
     pub package: String,
+    /// The version.
     pub version: String,
+    /// Its capture or failure.
     pub record: Record,
+    /// The protocol version it spoke, or empty.
     pub protocol: String,
     /// Whether its server ran, and if so without network (`None`: it never started).
     pub sandboxed: Option<bool>,
@@ -48,15 +55,22 @@ pub struct Release {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PairVerdict {
+    /// Some finding is breaking.
     Breaking,
+    /// The worst finding could not be judged.
     Unknown,
+    /// The worst finding is a warning.
     Warning,
+    /// The worst finding is compatible.
     Compatible,
+    /// Only informational findings.
     Info,
+    /// No finding at all.
     Unchanged,
 }
 
 impl PairVerdict {
+    /// How the census's tables spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             PairVerdict::Breaking => "breaking",
@@ -82,13 +96,19 @@ impl PairVerdict {
 
 /// Two consecutive captured releases of a package and what changed between them.
 pub struct Pair {
+    /// The package.
     pub package: String,
+    /// The older release's version.
     pub old: String,
+    /// The newer release's version.
     pub new: String,
+    /// The version bump between them.
     pub bump: Bump,
     /// Releases between the two that gave no contract.
     pub skipped: usize,
+    /// What the findings add up to.
     pub verdict: PairVerdict,
+    /// The findings, from the pinned rule set's diff rules.
     pub findings: Vec<Finding>,
     /// An earlier release (before `old`) whose whole contract `new` restores: a flap.
     pub reverts_to: Option<String>,
@@ -122,10 +142,13 @@ pub fn proven(finding: &Finding) -> bool {
 
 /// Everything the tables, figures and report are made of.
 pub struct Census {
+    /// Every release, by package then version.
     pub releases: Vec<Release>,
+    /// Every consecutive captured pair.
     pub pairs: Vec<Pair>,
     /// Lines for the report: versions a spec names that have no record, and so on.
     pub notes: Vec<String>,
+    /// The rule set the pairs were diffed with.
     pub rule_set: String,
 }
 
@@ -137,6 +160,7 @@ pub fn capture_name(version: &str) -> String {
     format!("{version}.json")
 }
 
+/// The file name of a release's failure record.
 pub fn failure_name(version: &str) -> String {
     format!("{version}.failed.json")
 }

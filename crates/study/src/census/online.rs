@@ -26,7 +26,9 @@ const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// A scratch folder for one census run: installs, `HOME`, `TMPDIR`; and the sandbox servers run
 /// in, if any.
 pub struct Scratch {
+    /// The scratch folder.
     pub root: PathBuf,
+    /// The sandbox servers run in, when there is one.
     pub sandbox: Option<Sandbox>,
 }
 

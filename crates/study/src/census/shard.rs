@@ -19,6 +19,7 @@ pub const SHARD_FILE: &str = "census-shard.json";
 pub struct ShardFile {
     /// 1-based.
     pub index: u64,
+    /// How many shards.
     pub count: u64,
     /// The command the unsharded census writes into its manifest; the merge writes it too.
     pub command: String,

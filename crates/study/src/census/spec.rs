@@ -13,6 +13,7 @@ use super::version::{Scheme, Version};
 pub struct CensusSpec {
     /// Folder-safe id; results go to `results/<id>/` by default.
     pub id: String,
+    /// The title of the report and figures; empty: the id.
     #[serde(default)]
     pub title: String,
     /// How long one release may take to answer `initialize` and list its contract.
@@ -31,6 +32,7 @@ pub struct CensusSpec {
     /// every rule of this build, and a rule added later changes the census's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_set: Option<String>,
+    /// The packages, as `[[package]]` tables.
     #[serde(rename = "package", default)]
     pub packages: Vec<PackageSpec>,
 }
@@ -67,6 +69,7 @@ pub struct PackageSpec {
     /// …or the module to run as `python -m MODULE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// Arguments after the script or module.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// The only environment the server gets besides `PATH`, `HOME` and `TMPDIR` (dummy
@@ -82,7 +85,9 @@ fn yes() -> bool {
 /// A package's registry and name.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Package {
+    /// The registry.
     pub scheme: Scheme,
+    /// The package's name.
     pub name: String,
 }
 
@@ -105,6 +110,7 @@ impl Package {
 }
 
 impl PackageSpec {
+    /// The registry and name its `source` names.
     pub fn package(&self) -> Result<Package, String> {
         let (scheme, name) = match self.source.split_once(':') {
             Some(("npm", name)) => (Scheme::Npm, name),
@@ -174,6 +180,7 @@ impl PackageSpec {
 
 /// A package's chosen releases.
 pub struct Chosen {
+    /// The chosen versions, parsed and as written, oldest first.
     pub releases: Vec<(Version, String)>,
     /// Versions that could not be parsed, each with why.
     pub skipped: Vec<String>,
@@ -192,6 +199,7 @@ impl CensusSpec {
         }
     }
 
+    /// Reads a census spec's TOML text.
     pub fn parse(text: &str) -> Result<CensusSpec, String> {
         let spec: CensusSpec = toml::from_str(text).map_err(|e| e.to_string())?;
         if spec.id.is_empty()

@@ -14,7 +14,9 @@ use super::pep440::Pep440;
 /// A release's version, parsed for its registry's ordering.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Version {
+    /// An npm version.
     Semver(semver::Version),
+    /// A PyPI version.
     Pep440(Pep440),
 }
 
@@ -22,11 +24,14 @@ pub enum Version {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheme {
+    /// npm: SemVer.
     Npm,
+    /// PyPI: PEP 440.
     Pypi,
 }
 
 impl Version {
+    /// Parses `text` by `scheme`'s rules.
     pub fn parse(scheme: Scheme, text: &str) -> Result<Version, String> {
         match scheme {
             Scheme::Npm => semver::Version::parse(text)
@@ -77,16 +82,21 @@ impl PartialOrd for Version {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Bump {
+    /// The epoch, or a part up to the old version's leftmost non-zero one, changed (Cargo's rule).
     Major,
+    /// The second part changed, past the major one.
     Minor,
+    /// A later part, or a post-release only, changed.
     Patch,
     /// Either side is a pre-release (or a development release): no promise at all.
     PreRelease,
 }
 
 impl Bump {
+    /// Every bump, in table order.
     pub const ALL: [Bump; 4] = [Bump::Major, Bump::Minor, Bump::Patch, Bump::PreRelease];
 
+    /// How the census's tables spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Bump::Major => "major",

@@ -15,11 +15,17 @@ use super::version::Bump;
 use crate::check::Severity;
 use crate::plot::{self, Medium};
 
+/// One row per release.
 pub const RELEASES_CSV: &str = "releases.csv";
+/// One row per consecutive pair.
 pub const PAIRS_CSV: &str = "pairs.csv";
+/// One row per finding.
 pub const FINDINGS_CSV: &str = "findings.csv";
+/// The census's counts.
 pub const SUMMARY_JSON: &str = "summary.json";
+/// The report.
 pub const REPORT: &str = "report.md";
+/// The folder of each release's capture or failure record.
 pub const CAPTURES: &str = "captures";
 
 /// Every derived file the census writes (the captures are its own, too).
@@ -84,7 +90,9 @@ struct FindingRow<'a> {
 /// Counts of pairs per bump kind.
 #[derive(Serialize, Default, Clone, Copy)]
 pub struct BumpCounts {
+    /// Pairs of this bump.
     pub pairs: usize,
+    /// Of them, pairs with a breaking finding.
     pub breaking: usize,
 }
 

@@ -13,8 +13,10 @@ use super::ScanReport;
 use crate::payload::Limits;
 use crate::study::results::staging::{self, FolderError, StagedFolder};
 
+/// Why a corpus scan study stopped.
 #[derive(Debug, Error)]
 pub enum CorpusStudyError {
+    /// The results folder could not be staged or swapped in.
     #[error(transparent)]
     Folder(#[from] FolderError),
     /// A capture or live report that cannot be read, or a file that cannot be written.
@@ -24,10 +26,15 @@ pub enum CorpusStudyError {
 
 /// What a corpus study reads, and where it writes.
 pub struct CorpusStudy<'a> {
+    /// The folder of captures.
     pub corpus: &'a Path,
+    /// The folder of live scan reports, if any.
     pub live: Option<&'a Path>,
+    /// The results folder.
     pub out: &'a Path,
+    /// The seed of the corrupted instances.
     pub seed: u64,
+    /// The payload reader's limits.
     pub limits: Limits,
     /// Overwrite a folder that holds entries this study does not write.
     pub force: bool,

@@ -23,23 +23,31 @@ const MAX_LEAVES: usize = 2000;
 /// At most this many schema nodes are walked per instance (past it: `null`). Depth alone does
 /// not bound the work: three `$ref: "#"` properties make 3^16 nodes within 32 levels.
 const MAX_NODES: usize = 20_000;
+/// At most this many variants per schema.
 pub const MAX_VARIANTS: usize = 64;
 
 /// One corrupted leaf: where it is in the instance, how it was corrupted, and a value that its
 /// own keywords accept there (to corrupt one leaf at a time).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Leaf {
+    /// Its place in the instance, as a JSON Pointer.
     pub path: String,
+    /// How it was corrupted.
     pub how: &'static str,
+    /// The corrupted value.
     pub corrupted: Value,
+    /// A value its own keywords accept there.
     pub valid: Valid,
 }
 
 /// One corrupted instance and the union branches it took (`schema pointer → branch`).
 #[derive(Debug, Clone)]
 pub struct Corruption {
+    /// The corrupted instance.
     pub instance: Value,
+    /// Its corrupted leaves.
     pub leaves: Vec<Leaf>,
+    /// The union branch taken at each union's schema pointer.
     pub choices: BTreeMap<String, usize>,
 }
 

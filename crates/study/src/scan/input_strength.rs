@@ -12,6 +12,7 @@ use jsonschema::error::ValidationErrorKind;
 /// The parameter name used for the unknown-parameter call.
 pub const UNKNOWN_PARAMETER: &str = "driftlab_unknown_parameter";
 
+/// What a tool's input schema refuses of the out-of-date calls.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct InputVerdict {
     /// The schema compiled and has an object root.
@@ -29,6 +30,7 @@ pub struct InputVerdict {
     pub meets_minimum_bar: bool,
 }
 
+/// Judges an input schema (`None`: the tool declares none).
 pub fn judge(schema: Option<&Value>) -> InputVerdict {
     let Some(object) = schema
         .and_then(Value::as_object)

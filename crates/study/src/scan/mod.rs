@@ -30,22 +30,32 @@ pub const DEFAULT_SEED: u64 = 20261130;
 /// The whole answer of a scan: the JSON contract of `--format json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScanReport {
+    /// The payload's name, or the server's command.
     pub source: String,
+    /// The seed of the corrupted instances.
     pub seed: u64,
+    /// Tools scanned.
     pub tools: usize,
+    /// Tools with an outputSchema.
     pub with_output_schema: usize,
+    /// Tools whose outputSchema is enforceable: it rejects every corrupted leaf.
     pub enforceable: usize,
+    /// Tools whose outputSchema is partially enforceable: every variant rejected, some leaves
+    /// unguarded.
     pub partially_enforceable: usize,
+    /// Tools whose outputSchema is vacuous: it accepts a corrupted answer.
     pub vacuous: usize,
     /// outputSchemas the validator cannot compile.
     pub invalid_output_schema: usize,
     /// Tools whose outputSchema is an SDK's automatic `{"result": …}` wrapper
     /// (`x-fastmcp-wrap-result: true`).
     pub fastmcp_wrapped: usize,
+    /// How input schemas refuse out-of-date calls.
     pub input: InputCounts,
     /// Live probes; absent for a payload file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probes: Option<Vec<Probe>>,
+    /// Each tool's verdicts, in listed order.
     pub tool_results: Vec<ToolResult>,
 }
 
@@ -54,22 +64,34 @@ pub struct ScanReport {
 pub struct InputCounts {
     /// Tools with a usable (compilable, object-root) input schema.
     pub usable: usize,
+    /// Usable schemas that refuse an unknown parameter.
     pub rejects_unknown_parameter: usize,
+    /// Schemas with a required parameter.
     pub with_required: usize,
+    /// Of them, schemas that refuse a call missing it.
     pub rejects_missing_required: usize,
+    /// Schemas with a typed parameter.
     pub with_typed_parameter: usize,
+    /// Of them, schemas that refuse a value of the wrong type.
     pub rejects_wrong_type: usize,
+    /// Schemas with an enum.
     pub with_enum: usize,
+    /// Of them, schemas that refuse a value outside it.
     pub rejects_outside_enum: usize,
+    /// Schemas that meet the minimum bar: unknown parameters refused, and missing required ones too.
     pub meets_minimum_bar: usize,
 }
 
+/// One tool's verdicts.
 #[derive(Debug, Clone, Serialize)]
 pub struct ToolResult {
+    /// The tool's name.
     pub name: String,
     /// `None` when the tool declares no outputSchema.
     pub output: Option<OutputVerdict>,
+    /// Its outputSchema is an SDK's `{"result": …}` wrapper.
     pub fastmcp_wrapped: bool,
+    /// What its input schema refuses.
     pub input: InputVerdict,
 }
 
@@ -173,6 +195,7 @@ impl ScanReport {
     }
 }
 
+/// `part / whole`; 0 when `whole` is 0.
 pub fn ratio(part: usize, whole: usize) -> f64 {
     if whole == 0 {
         0.0

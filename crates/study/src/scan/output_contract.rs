@@ -31,6 +31,7 @@ const VALUE_KEYWORDS: [&str; 17] = [
     "maxProperties",
 ];
 
+/// How far an outputSchema holds a server to its answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
@@ -44,14 +45,18 @@ pub enum Class {
     Invalid,
 }
 
+/// What the corrupted answers showed about one outputSchema.
 #[derive(Debug, Clone, Serialize)]
 pub struct OutputVerdict {
+    /// How far it holds.
     pub class: Class,
     /// Why, in words.
     pub reasons: Vec<String>,
     /// Corrupted leaves no validation error points at (instance pointers, deduplicated).
     pub unguarded: Vec<String>,
+    /// Corrupted leaves tried.
     pub leaves: usize,
+    /// Variants (union branches taken) tried.
     pub variants: usize,
     /// The value-level keywords the schema uses anywhere.
     pub value_keywords: Vec<&'static str>,

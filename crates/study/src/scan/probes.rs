@@ -11,8 +11,10 @@ use crate::surface::Surface;
 
 /// The method no server implements, and the tool no server has.
 pub const UNKNOWN_METHOD: &str = "driftlab/probe-unknown-method";
+/// The tool no server has.
 pub const UNKNOWN_TOOL: &str = "driftlab-probe-no-such-tool";
 
+/// How a server answered one probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProbeVerdict {
@@ -45,12 +47,16 @@ impl ProbeVerdict {
     }
 }
 
+/// One probe of a live server and its answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct Probe {
+    /// The probe's name.
     pub probe: &'static str,
+    /// How the server answered.
     pub verdict: ProbeVerdict,
     /// The JSON-RPC error code of the answer, if it was an error.
     pub code: Option<i64>,
+    /// What the answer was, in one line.
     pub detail: String,
 }
 

@@ -26,6 +26,7 @@ fn share(yes: usize, applies: usize) -> String {
     format!("{yes}/{applies} ({})", percent(yes, applies))
 }
 
+/// The report as text for a terminal.
 pub fn text(r: &ScanReport) -> String {
     let mut out = String::new();
     let t = r.tools;
@@ -107,12 +108,14 @@ pub fn text(r: &ScanReport) -> String {
     out
 }
 
+/// The report as JSON (`--format json`).
 pub fn json(r: &ScanReport) -> String {
     let mut text = serde_json::to_string_pretty(r).unwrap_or_default();
     text.push('\n');
     text
 }
 
+/// The report as Markdown.
 pub fn markdown(r: &ScanReport) -> String {
     let t = r.tools;
     let i = &r.input;

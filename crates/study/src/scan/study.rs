@@ -14,9 +14,13 @@ use crate::payload::{self, Limits};
 use crate::plot::contract_chart::{self, ContractRow};
 use crate::study::results::csv_bytes;
 
+/// One row per server.
 pub const SERVERS_CSV: &str = "servers.csv";
+/// One row per tool.
 pub const TOOLS_CSV: &str = "tools.csv";
+/// The study's counts.
 pub const SUMMARY_JSON: &str = "summary.json";
+/// The report.
 pub const REPORT: &str = "report.md";
 
 /// Every file [`write`] writes into a results folder.
@@ -41,12 +45,18 @@ pub const PUBLISHED: Published = Published {
     accepts_garbage_share: 0.42,
 };
 
+/// A published scanner's headline figures.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Published {
+    /// Servers scanned.
     pub servers: usize,
+    /// Tools scanned.
     pub tools: usize,
+    /// The share of tools whose outputSchema is enforceable.
     pub enforceable_share: f64,
+    /// The share of tools without an outputSchema.
     pub no_output_schema_share: f64,
+    /// The share of tools whose outputSchema accepts a corrupted answer.
     pub accepts_garbage_share: f64,
 }
 

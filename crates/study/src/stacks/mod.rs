@@ -37,6 +37,7 @@ use outcome::{judge, Evidence, Judged, Outcome};
 pub use spec::{StackStudy, StackStudySpec};
 pub use write::{file_names, write};
 
+/// Why a six-stack study stopped.
 #[derive(Debug, Error)]
 pub enum StackStudyError {
     /// The spec cannot be read or names what does not exist.
@@ -52,9 +53,13 @@ pub enum StackStudyError {
 
 /// The results folder's files.
 pub const CALLS_CSV: &str = "calls.csv";
+/// The per-row counts, as CSV.
 pub const SUMMARY_CSV: &str = "summary.csv";
+/// The per-row counts, as JSON.
 pub const SUMMARY_JSON: &str = "summary.json";
+/// The report.
 pub const REPORT: &str = "report.md";
+/// The main figure's file stem.
 pub const FIGURE_STEM: &str = "six-stacks";
 /// The figure of the rows that reach the tools through a stack's MCP adapter.
 pub const ADAPTERS_FIGURE_STEM: &str = "six-stacks-adapters";
@@ -67,11 +72,15 @@ pub const STRAIGHT: &str = "straight";
 pub struct CallRow {
     /// The stack row's id, `+<guard path>` behind the guard.
     pub row: String,
+    /// The drift case called.
     pub case: String,
+    /// The call's number in its case, from 0.
     pub call: u64,
+    /// The arguments sent, as compact JSON.
     pub arguments: String,
     /// How the same call ended at version 1.
     pub control: Judged,
+    /// How the call ended at the drifted version.
     pub judged: Judged,
     /// What the body received (JSON), or empty.
     pub received: String,
@@ -86,20 +95,28 @@ pub struct CallRow {
     pub retried: Option<Judged>,
 }
 
+/// What a six-stack study found.
 pub struct StudyResults {
+    /// The spec it ran.
     pub spec: StackStudySpec,
     /// The lines of the main table, in order: every stack row, an MCP row also per guard path.
     pub rows: Vec<TableRow>,
+    /// Every call, in row, case and call order.
     pub calls: Vec<CallRow>,
 }
 
 /// A line of the main table: a stack row on one path.
 #[derive(Debug, Clone, Serialize)]
 pub struct TableRow {
+    /// The row's id (`+<guard path>` behind the guard).
     pub row: String,
+    /// The agent stack.
     pub stack: String,
+    /// The pinned packages it runs on.
     pub packages: String,
+    /// The option the row sets (strict mode, a validator), or empty.
     pub option: String,
+    /// The invocation path the calls take.
     pub path: String,
     /// Through the stack's MCP adapter (the adapters' figure).
     pub adapter: bool,
@@ -398,12 +415,19 @@ fn answer_text(evidence: &Evidence) -> String {
 /// Counts of one table cell: a row's calls of one case that ran correctly at version 1.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct CellCounts {
+    /// Calls of the cell.
     pub calls: usize,
+    /// Calls that did not run correctly at version 1 (left out of the rest).
     pub control_failed: usize,
+    /// Calls that ran correctly at the drifted version.
     pub correct: usize,
+    /// Calls that ran, silently wrong.
     pub silent: usize,
+    /// Calls rejected with an error.
     pub loud: usize,
+    /// Calls that crashed or timed out.
     pub crash: usize,
+    /// Calls the guard refused.
     pub refused: usize,
     /// Loud, crashed or refused calls whose error names the cause.
     pub names_cause: usize,
@@ -416,6 +440,7 @@ pub struct CellCounts {
 }
 
 impl CellCounts {
+    /// Counts `calls` (those of one row and case).
     pub fn of<'a>(calls: impl Iterator<Item = &'a CallRow>) -> CellCounts {
         let mut counts = CellCounts::default();
         for call in calls {

@@ -28,6 +28,7 @@ pub struct Evidence {
     pub failure: Option<String>,
 }
 
+/// What became of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
@@ -44,6 +45,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// How `calls.csv` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Correct => "correct",
@@ -61,7 +63,9 @@ const GUARD_OUTPUT_ERROR: &str = "driftlab guard: the answer of";
 /// The verdict on one call, with what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Judged {
+    /// What became of the call.
     pub outcome: Outcome,
+    /// What decided it, in one line.
     pub detail: String,
     /// For an error: whether its text names the drift's cause (the case's `cause` words).
     pub names_cause: bool,

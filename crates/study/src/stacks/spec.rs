@@ -13,14 +13,18 @@ use crate::text::shell_line;
 
 /// The placeholders of an MCP row's `server` command.
 pub const CASE_PLACEHOLDER: &str = "{case}";
+/// Replaced by the server's version (`1` or `2`).
 pub const VERSION_PLACEHOLDER: &str = "{version}";
 
+/// A six-stack study's spec (`research/2026-12-03-six-stacks/study.toml`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StackStudySpec {
     /// The results folder's name: `results/<id>` unless --out says otherwise.
     pub id: String,
+    /// The study's title, for the report.
     pub title: String,
+    /// The seed of the version-1 calls.
     pub seed: u64,
     /// Seeded version-1 calls per case.
     pub calls_per_case: u64,
@@ -32,10 +36,13 @@ pub struct StackStudySpec {
     /// The guarded paths of the MCP rows, in order.
     #[serde(rename = "guard", default)]
     pub guards: Vec<GuardPath>,
+    /// The drift cases, as `[[case]]` tables.
     #[serde(rename = "case")]
     pub cases: Vec<Case>,
+    /// The stack rows, as `[[stack]]` tables.
     #[serde(rename = "stack")]
     pub stacks: Vec<StackRow>,
+    /// The survey's claims, as `[[claim]]` tables.
     #[serde(rename = "claim", default)]
     pub claims: Vec<Claim>,
 }
@@ -48,7 +55,9 @@ fn default_timeout() -> u64 {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GuardPath {
+    /// The path's id (a row behind it is `<row>+<id>`).
     pub id: String,
+    /// `driftlab guard` options.
     pub options: Vec<String>,
 }
 
@@ -56,6 +65,7 @@ pub struct GuardPath {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
+    /// The case's id.
     pub id: String,
     /// The taxonomy's class (`driftlab mutations`).
     pub class: String,
@@ -81,6 +91,7 @@ pub struct Case {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StackRow {
+    /// The row's id.
     pub id: String,
     /// The survey's stack this row measures.
     pub stack: String,
@@ -123,6 +134,7 @@ impl StackRow {
 pub struct Claim {
     /// A stack row id, or `<row id>+<guard path id>` for a guarded path.
     pub row: String,
+    /// The cases it is about.
     pub cases: Vec<String>,
     /// `silent`, `loud` or `refused`.
     pub claimed: String,
@@ -133,15 +145,19 @@ pub struct Claim {
     pub says: String,
 }
 
+/// The outcomes a claim may say.
 pub const CLAIMS: [&str; 3] = ["silent", "loud", "refused"];
 
 /// A spec read and checked, with the folder its commands run in.
 pub struct StackStudy {
+    /// The spec as read.
     pub spec: StackStudySpec,
+    /// The spec's folder, where the commands run.
     pub dir: PathBuf,
 }
 
 impl StackStudy {
+    /// Reads and checks the spec at `path`.
     pub fn load(path: &Path) -> Result<StackStudy, StackStudyError> {
         let at = |message: String| StackStudyError::Spec(format!("{}: {message}", path.display()));
         let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)

@@ -11,6 +11,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateSpec {
+    /// The gate's id.
     pub id: String,
     /// Rule ids; `@payload` and `@diff` stand for every rule of that kind. Empty for an
     /// external checker.
@@ -43,8 +44,11 @@ pub struct GateSpec {
 /// above its threshold.
 #[derive(Clone)]
 pub struct Gate {
+    /// The gate's id.
     pub id: String,
+    /// Its rules (empty for an external checker).
     pub rules: Vec<&'static dyn Rule>,
+    /// The severity at which a finding detects.
     pub fail_on: FailOn,
     /// Set for a gate judged by an external checker instead of `rules`.
     pub checker: Option<CheckerSpec>,

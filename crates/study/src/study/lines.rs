@@ -12,10 +12,13 @@ use super::Study;
 use crate::check::external::{request_line, Request};
 use crate::mutate;
 
+/// Why `generate --checker-requests` could not write its lines.
 #[derive(Debug, Error)]
 pub enum LinesError {
+    /// The study takes its candidates from live servers.
     #[error("a live study's candidates come from its servers: run the study instead")]
     LiveStudy,
+    /// Writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
 }

@@ -16,34 +16,48 @@ use crate::payload::DEFAULT_MAX_BYTES;
 /// boxed: they are large and travel up through the runner's every `?`.
 #[derive(Debug, Error)]
 pub enum LiveStudyError {
+    /// The server could not be started or opened.
     #[error("live server {server}: {error}")]
     Start {
+        /// The server's name.
         server: String,
+        /// What is wrong.
         error: Box<LiveError>,
     },
+    /// Its tools could not be listed in one page.
     #[error(
         "live server {server}: {error} (a live study needs servers that list their tools in one \
          page)"
     )]
     Capture {
+        /// The server's name.
         server: String,
+        /// What is wrong.
         error: Box<LiveError>,
     },
+    /// Its tools/list result is not JSON.
     #[error("live server {server}: {error}")]
     NotJson {
+        /// The server's name.
         server: String,
+        /// What is wrong.
         error: serde_json::Error,
     },
+    /// The driftlab binary that runs `wrap` cannot be found.
     #[error("cannot find the driftlab binary: {0}")]
     NoBinary(std::io::Error),
+    /// What came through `driftlab wrap` is not what the mutation made.
     #[error("the bytes through `driftlab wrap` differ from the mutation's bytes")]
     WrapDiffers,
 }
 
 /// A live server's approved surface: its name, its exact tools/list bytes, and their value.
 pub struct LiveBase<'a> {
+    /// The server's name.
     pub name: &'a str,
+    /// Its tools/list result, exactly as sent.
     pub bytes: Vec<u8>,
+    /// The same, parsed.
     pub value: Value,
 }
 

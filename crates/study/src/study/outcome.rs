@@ -16,6 +16,7 @@ pub enum RowsMode {
 }
 
 impl RowsMode {
+    /// How `--rows` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             RowsMode::All => "all",

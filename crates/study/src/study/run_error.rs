@@ -8,19 +8,25 @@ use crate::payload::PayloadError;
 #[derive(Debug, thiserror::Error)]
 #[error("surface {surface}, mutation {mutation}: {failure}")]
 pub struct RunError {
+    /// The surface it failed on.
     pub surface: u64,
+    /// The class it failed on.
     pub mutation: &'static str,
     /// Shown in the message above, so not chained as a source (`{:#}` would print it twice):
     /// a field named `source` would be one.
     pub failure: RunFailure,
 }
 
+/// What failed inside the runner.
 #[derive(Debug, thiserror::Error)]
 pub enum RunFailure {
+    /// The reader refused a generated payload (a defect).
     #[error("generated payload was rejected: {0}")]
     Payload(#[from] PayloadError),
+    /// A live server could not be captured.
     #[error(transparent)]
     Live(crate::study::live::LiveStudyError),
+    /// An external checker failed.
     #[error(transparent)]
     Checker(#[from] crate::check::external::CheckerError),
 }

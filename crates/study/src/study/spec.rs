@@ -11,6 +11,7 @@ use crate::mutate::{self, MutationClass};
 /// The published study, embedded so `driftlab study` needs no files.
 pub const DEFAULT_SPEC: &str =
     include_str!("../../../../research/mcp-contract-drift-2026-08-22/study.toml");
+/// Where the published study's spec lives in the repository.
 pub const DEFAULT_SPEC_PATH: &str = "research/mcp-contract-drift-2026-08-22/study.toml";
 
 /// Most tools one generated surface may have (keeps a typo from exhausting memory).
@@ -22,16 +23,21 @@ pub const MAX_TOOLS: usize = 10_000;
 pub struct StudySpec {
     /// Folder-safe id; results go to `results/<id>/` by default.
     pub id: String,
+    /// The title of the report and figures; empty: the id.
     #[serde(default)]
     pub title: String,
+    /// The seed every draw derives from.
     pub seed: u64,
+    /// How many surfaces.
     pub surfaces: u64,
+    /// Tools per generated surface.
     #[serde(default = "default_tools")]
     pub tools: usize,
     /// Mutation class ids; the identity control always runs as well. `@tools` stands for every
     /// registered class that changes tools ([`mutate::tool_classes`]) and is spelled out on
     /// parsing, so the manifest records the classes that ran.
     pub mutations: Vec<String>,
+    /// The gates, in order.
     pub gates: Vec<GateSpec>,
     /// Pins what `@payload` and `@diff` mean: the rules of that kind added up to this rule set
     /// (`driftlab rules --format json` lists each rule's set). Without it they mean every rule
@@ -57,8 +63,11 @@ pub struct StudySpec {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LiveServerSpec {
+    /// The server's name.
     pub name: String,
+    /// Its argv.
     pub command: Vec<String>,
+    /// Variables added to its environment.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub env: std::collections::BTreeMap<String, String>,
 }
@@ -67,7 +76,9 @@ pub struct LiveServerSpec {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
+    /// The seeds.
     pub seeds: Vec<u64>,
+    /// The surface counts.
     pub surfaces: Vec<u64>,
 }
 
@@ -86,17 +97,26 @@ fn default_tools() -> usize {
 /// A spec that could not be used: names the file, and the key or line.
 #[derive(Debug, Error, PartialEq)]
 pub enum SpecError {
+    /// The file is not TOML.
     #[error("{path}:{line}:{column}: {message}")]
     Syntax {
+        /// The file.
         path: String,
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1.
         column: usize,
+        /// What is wrong.
         message: String,
     },
+    /// A key has a value the study cannot use.
     #[error("{path}: `{key}`: {message}")]
     Invalid {
+        /// The file.
         path: String,
+        /// The key, as a dotted path.
         key: String,
+        /// What is wrong.
         message: String,
     },
 }
@@ -104,8 +124,11 @@ pub enum SpecError {
 /// A spec resolved against the registries, ready to run.
 #[derive(Debug, Clone)]
 pub struct Study {
+    /// The spec as written.
     pub spec: StudySpec,
+    /// Its classes, looked up (the identity control included).
     pub mutations: Vec<&'static dyn MutationClass>,
+    /// Its gates, resolved.
     pub gates: Vec<Gate>,
     /// Every distinct rule any gate uses, each run once per candidate.
     pub rules: Vec<&'static dyn crate::check::Rule>,

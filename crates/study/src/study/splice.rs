@@ -44,6 +44,7 @@ const OPEN: &[u8] = b"{\"tools\":[";
 const CLOSE: &[u8] = b"]}";
 
 impl<'a> Base<'a> {
+    /// The base's compact bytes, laid out from `value`.
     pub fn new(value: &'a Value) -> Base<'a> {
         let (bytes, tools) = layout(value);
         Base {
@@ -83,6 +84,7 @@ impl<'a> Base<'a> {
         &self.bytes
     }
 
+    /// The base as a JSON value.
     pub fn value(&self) -> &Value {
         match &self.source {
             Source::Given(value) => value,

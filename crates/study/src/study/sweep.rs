@@ -10,27 +10,40 @@ use crate::record::Summary;
 /// One configuration's result for one gate and class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepRow {
+    /// The configuration's seed.
     pub seed: u64,
+    /// Its surface count.
     pub surfaces: u64,
+    /// The gate's id.
     pub gate: String,
+    /// The class's id.
     pub mutation: String,
+    /// Rows where the gate detected the change.
     pub detected: u64,
+    /// Rows where the class applied.
     pub total: u64,
+    /// `detected / total`; `None` when `total` is 0.
     pub rate: Option<f64>,
 }
 
 /// Across seeds, for one surface count, gate and class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Spread {
+    /// The surface count.
     pub surfaces: u64,
+    /// The gate's id.
     pub gate: String,
+    /// The class's id.
     pub mutation: String,
     /// Configurations with a defined rate (the class applied at least once).
     pub configurations: usize,
+    /// The mean rate over them.
     pub mean_rate: Option<f64>,
     /// Sample standard deviation (n − 1); 0 for a single configuration.
     pub sd_rate: Option<f64>,
+    /// The lowest rate.
     pub min_rate: Option<f64>,
+    /// The highest rate.
     pub max_rate: Option<f64>,
 }
 

@@ -36,6 +36,7 @@ pub struct CheckerSpec {
     pub gate: String,
     /// argv: no shell. In exit-code mode `{approved}` and `{candidate}` are replaced by paths.
     pub command: Vec<String>,
+    /// How it is asked.
     pub mode: Mode,
     /// Checker processes run side by side (each takes a contiguous slice of a batch).
     pub processes: usize,
@@ -45,21 +46,28 @@ pub struct CheckerSpec {
     pub dir: PathBuf,
     /// Exit codes that mean detected and not detected (exit-code mode).
     pub detected_codes: Vec<i32>,
+    /// Exit codes that mean not detected (exit-code mode).
     pub not_detected_codes: Vec<i32>,
 }
 
+/// How a checker is asked (docs/checker-protocol.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    /// Requests and answers as JSON Lines on stdin and stdout, pipelined.
     Jsonl,
+    /// One run per comparison, its exit code the verdict.
     ExitCode,
 }
 
 /// One comparison to judge: the bytes a client would receive, approved and candidate.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
+    /// The request's id, echoed by the answer.
     pub id: u64,
+    /// The approved payload's bytes.
     pub approved: &'a [u8],
+    /// The candidate payload's bytes.
     pub candidate: &'a [u8],
 }
 
@@ -69,9 +77,13 @@ pub enum Answer {
     /// Judged: detected or not, with the rules of its findings (if it named any), how many
     /// findings it gave and the first finding's pointer.
     Judged {
+        /// Whether it detected a change.
         detected: bool,
+        /// The rules of its findings.
         rules: Vec<String>,
+        /// How many findings it gave.
         findings: usize,
+        /// The first finding's pointer.
         first_pointer: String,
     },
     /// The checker failed on this comparison (JSON Lines: an answer with `error`; exit code:
@@ -80,6 +92,7 @@ pub enum Answer {
 }
 
 impl Answer {
+    /// Whether the answer counts as detected (a crash never does).
     pub fn detected(&self) -> bool {
         matches!(self, Answer::Judged { detected: true, .. })
     }
@@ -147,7 +160,9 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, RequestFault> {
 
 /// A running checker: judges batches of comparisons.
 pub enum Checker {
+    /// Its processes, asked in JSON Lines.
     Jsonl(jsonl::Pool),
+    /// Its runner, one run per comparison.
     ExitCode(exit_code::Runner),
 }
 

@@ -5,6 +5,7 @@
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
+/// The `artifact-changed` rule (its findings are made by `lock::check`).
 pub struct ArtifactChanged;
 
 impl Rule for ArtifactChanged {

@@ -4,12 +4,19 @@
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::diff::contract::ContractChangeKind as K;
 
+/// A rule that reports one kind of change of the contract beyond tools.
 pub struct ContractRule {
+    /// The rule's id.
     pub id: &'static str,
+    /// Its severity.
     pub severity: Severity,
+    /// The kind of change it reports.
     pub change: K,
+    /// Its line in `driftlab rules`.
     pub summary: &'static str,
+    /// Where it comes from.
     pub source: &'static str,
+    /// The rule set it joined.
     pub added_in: &'static str,
 }
 

@@ -7,11 +7,17 @@ use std::sync::Arc;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::diff::{ChangeKind as K, Proof, Proving};
 
+/// A rule that reports one kind of change the diff engine finds.
 pub struct DiffRule {
+    /// The rule's id.
     pub id: &'static str,
+    /// Its severity.
     pub severity: Severity,
+    /// The kind of change it reports.
     pub change: K,
+    /// Its line in `driftlab rules`.
     pub summary: &'static str,
+    /// The rule set it joined.
     pub added_in: &'static str,
 }
 

@@ -5,6 +5,7 @@
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
+/// The `launch-changed` rule (its findings are made by `lock::check`).
 pub struct LaunchChanged;
 
 impl Rule for LaunchChanged {

@@ -16,6 +16,7 @@ type NameRule = (fn(&str) -> bool, &'static str);
 
 /// What one client rejects.
 pub struct ClientProfile {
+    /// The profile's name (`--profile NAME`).
     pub name: &'static str,
     ids: [&'static str; 2],
     /// The rule set both of its rules joined (see [`crate::check::Rule::added_in`]).
@@ -71,6 +72,7 @@ pub static PROFILES: &[ClientProfile] = &[
 ];
 
 impl ClientProfile {
+    /// The profile named `name`.
     pub fn by_name(name: &str) -> Option<&'static ClientProfile> {
         PROFILES.iter().find(|p| p.name == name)
     }
@@ -146,6 +148,8 @@ fn find_keyword(
     None
 }
 
+/// One of a profile's two rules: what the client rejects in the candidate, or only what it
+/// newly rejects against the approved surface.
 pub struct ProfileRule {
     profile: &'static ClientProfile,
     newly: bool,

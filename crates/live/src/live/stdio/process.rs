@@ -14,7 +14,9 @@ use super::super::{LiveError, GRACE_PERIOD};
 /// Where and with what environment a server starts (default: here, driftlab's environment).
 #[derive(Debug, Clone, Default)]
 pub struct Launch {
+    /// The working folder, when not driftlab's.
     pub dir: Option<std::path::PathBuf>,
+    /// Variables set on top of driftlab's environment.
     pub env: Vec<(String, String)>,
 }
 

@@ -14,15 +14,14 @@ mod placement;
 mod retry;
 pub mod session;
 mod session_error;
+mod spec;
 mod tables;
 mod write;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -35,15 +34,19 @@ use placement::{cell_calls, place};
 pub use retry::aligned as aligned_retries;
 use session::{fresh_dir, log_by_id, run_session, Call};
 pub use session_error::{Leg, SessionError};
+pub use spec::{GuardStudySpec, StudyServer};
 pub use write::{file_names, write};
 
 /// Why a guard study stopped: its spec, a session with a server, or writing its folder.
 #[derive(Debug, Error)]
 pub enum GuardStudyError {
+    /// The spec cannot be read or is wrong (the message names the file and place).
     #[error("{0}")]
     Spec(String),
+    /// A session with a server failed.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// The results folder could not be written.
     #[error("{0}")]
     Write(String),
 }
@@ -51,47 +54,13 @@ pub enum GuardStudyError {
 /// The placeholder for a session's own empty folder in a server's `command` and `env`.
 pub const SESSION_PLACEHOLDER: &str = "{session}";
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct GuardStudySpec {
-    /// The results folder's name: `results/<id>` unless --out says otherwise.
-    pub id: String,
-    /// The study's title, for the report.
-    pub title: String,
-    pub seed: u64,
-    /// Seeded calls per callable tool.
-    pub calls_per_tool: u64,
-    /// Seconds to wait for any one answer.
-    #[serde(default = "default_timeout")]
-    pub timeout_secs: u64,
-    /// Mutation class ids (`driftlab mutations`).
-    pub classes: Vec<String>,
-    /// `refuse` and/or `warn`: the guard's --on-drift for the guarded runs.
-    pub guard_modes: Vec<String>,
-    #[serde(rename = "server")]
-    pub servers: Vec<StudyServer>,
-}
-
-fn default_timeout() -> u64 {
-    20
-}
-
-/// A real server: how to start it (in the spec's folder, never through a shell) and which of
-/// its tools the study may call (all when absent).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct StudyServer {
-    pub name: String,
-    pub command: Vec<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    #[serde(default)]
-    pub tools: Option<Vec<String>>,
-}
-
+/// What a guard study found.
 pub struct StudyResults {
+    /// The spec it ran.
     pub spec: GuardStudySpec,
+    /// One row per call.
     pub rows: Vec<CallRow>,
+    /// The (server, class) cells it could not run.
     pub skipped: Vec<Skipped>,
     /// Calls dropped because they failed against the undrifted server, per (server, class).
     pub control_failures: usize,
@@ -99,12 +68,16 @@ pub struct StudyResults {
 
 /// A spec read and checked, with the folder its commands run in.
 pub struct GuardStudy {
+    /// The spec as read.
     pub spec: GuardStudySpec,
+    /// Its classes, looked up.
     pub classes: Vec<&'static dyn MutationClass>,
+    /// The spec's folder, where the servers' commands run.
     pub dir: PathBuf,
 }
 
 impl GuardStudy {
+    /// Reads and checks the spec at `path`.
     pub fn load(path: &Path) -> Result<GuardStudy, GuardStudyError> {
         let spec_error = GuardStudyError::Spec;
         let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)

@@ -25,6 +25,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order the report and figure show them.
     pub const ALL: [Verdict; 5] = [
         Verdict::AcceptedCorrect,
         Verdict::AcceptedWrong,
@@ -33,6 +34,7 @@ impl Verdict {
         Verdict::RefusedByGuard,
     ];
 
+    /// How `calls.csv` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::AcceptedCorrect => "accepted-correct",
@@ -47,6 +49,7 @@ impl Verdict {
 /// One path's result for one call: the verdict and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PathResult {
+    /// What became of the call.
     pub verdict: Verdict,
     /// The outcome, the dropped arguments, or the guard's rule.
     pub detail: String,
@@ -55,15 +58,25 @@ pub struct PathResult {
 /// One call of one (server, class) cell.
 #[derive(Debug, Clone, Serialize)]
 pub struct CallRow {
+    /// The server's name.
     pub server: String,
+    /// The mutation class that drifted it.
     pub class: &'static str,
+    /// The class's label.
     pub label: Label,
+    /// The stream index the drift was drawn from.
     pub drift_index: u64,
+    /// What the drift changed, in one line.
     pub drift: String,
+    /// The tool called.
     pub tool: String,
+    /// The call's number among the tool's calls, from 0.
     pub call: u64,
+    /// The arguments sent, as compact JSON.
     pub arguments: String,
+    /// The call's outcome on the undrifted server.
     pub control: String,
+    /// The call sent straight to the drifted server.
     pub straight: PathResult,
     /// One per guard mode, in the spec's order.
     pub guarded: Vec<PathResult>,
@@ -75,8 +88,11 @@ pub struct CallRow {
 /// A (server, class) the study could not run, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Skipped {
+    /// The server's name.
     pub server: String,
+    /// The class.
     pub class: &'static str,
+    /// Why, in one line.
     pub reason: String,
 }
 

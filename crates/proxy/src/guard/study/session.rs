@@ -31,6 +31,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// How `calls.csv` spells it (`success`, `jsonrpc-error -32602`, …).
     pub fn as_string(&self) -> String {
         match self {
             Outcome::Success => "success".into(),
@@ -46,7 +47,9 @@ impl Outcome {
 /// A call to send: the tool's name and its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
+    /// The tool's name.
     pub tool: String,
+    /// The `arguments` object.
     pub arguments: Value,
 }
 
@@ -54,8 +57,11 @@ pub struct Call {
 /// JSON-RPC id (the session numbers requests from 1: initialize, tools/list, then the calls),
 /// and each call's answer: the result, `{"code", "message"}` of an error, or null.
 pub struct SessionRun {
+    /// The tools/list result, exactly as sent.
     pub tools_list: Vec<u8>,
+    /// Each call's JSON-RPC id and outcome, in call order.
     pub outcomes: Vec<(u64, Outcome)>,
+    /// Each call's answer, in call order.
     pub answers: Vec<Value>,
 }
 

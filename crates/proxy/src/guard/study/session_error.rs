@@ -8,31 +8,55 @@ use thiserror::Error;
 
 use crate::live::LiveError;
 
+/// Why a session of a guard study failed.
 #[derive(Debug, Error)]
 pub enum SessionError {
+    /// A file of the session could not be written or read.
     #[error("{path}: {error}")]
-    File { path: String, error: io::Error },
+    File {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        error: io::Error,
+    },
+    /// A server failed.
     #[error("server {server}{leg}: {error}")]
     Server {
+        /// The server's name.
         server: String,
+        /// Which of the cell's sessions.
         leg: Leg,
         /// Boxed: a LiveError is large and this error travels up through every `?`.
         error: Box<LiveError>,
     },
+    /// A server's tools/list result is not JSON of the expected shape.
     #[error("server {server}: tools/list: {error}")]
     ToolsList {
+        /// The server's name.
         server: String,
+        /// What is wrong.
         error: serde_json::Error,
     },
+    /// The spec names a tool the server does not list.
     #[error("server {server}: no tool {tool:?} in its tools/list")]
-    NoSuchTool { server: String, tool: String },
+    NoSuchTool {
+        /// The server's name.
+        server: String,
+        /// The tool's name.
+        tool: String,
+    },
+    /// The proxy drifted another tool than the study placed the drift on.
     #[error(
         "server {server} drifted by {class}: the proxy drew {drawn:?}, the study placed {placed:?}"
     )]
     WrongDrift {
+        /// The server's name.
         server: String,
+        /// The class.
         class: &'static str,
+        /// The tools the proxy's drift touched.
         drawn: Vec<String>,
+        /// The tool the study placed the drift on.
         placed: String,
     },
 }
@@ -48,6 +72,7 @@ impl SessionError {
         }
     }
 
+    /// `error` on the file at `path`.
     pub fn file(path: &std::path::Path, error: io::Error) -> Self {
         SessionError::File {
             path: path.display().to_string(),
@@ -62,9 +87,17 @@ pub enum Leg {
     /// The undrifted server (the pin and the controls).
     Plain,
     /// The drifted server, called straight.
-    Drifted { class: &'static str },
+    Drifted {
+        /// The class.
+        class: &'static str,
+    },
     /// The drifted server behind the guard in this mode.
-    Guarded { class: &'static str, mode: String },
+    Guarded {
+        /// The class.
+        class: &'static str,
+        /// The guard's `--on-drift`.
+        mode: String,
+    },
 }
 
 impl fmt::Display for Leg {

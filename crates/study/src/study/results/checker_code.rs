@@ -20,6 +20,7 @@ use crate::study::Study;
 pub struct CheckerCode {
     /// As the study was given it (relative to where it ran, e.g. `research/x`), `.` for none.
     pub folder: String,
+    /// Per gate, each file's sha256 by the word that names it.
     pub files: BTreeMap<String, BTreeMap<String, String>>,
 }
 

@@ -97,6 +97,7 @@ fn limits_text(research: Option<&str>) -> Option<String> {
     })
 }
 
+/// Writes `bytes` to `dir/name` atomically.
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     let path = dir.join(name);
     crate::fs::write_atomic(&path, bytes)
@@ -106,13 +107,21 @@ pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
 /// Everything after the rows: summaries, figures, report, manifest. Shared by `study` and
 /// `merge`, so a merged folder is written exactly as an unsharded run writes it.
 pub struct Finish<'a> {
+    /// The results folder.
     pub out: &'a Path,
+    /// The spec that ran.
     pub spec: &'a StudySpec,
+    /// The rule set `@payload` and `@diff` were read as.
     pub rule_set: &'a str,
+    /// The command that reproduces the folder.
     pub command: String,
+    /// The folder of the study's METHOD.md and LIMITS.md, when known.
     pub research: Option<String>,
+    /// Which rows were kept.
     pub rows: RowsMode,
+    /// Whether figures are drawn.
     pub figures: bool,
+    /// When the run started (for `run.json`).
     pub started: Instant,
     /// The external checkers' files ([`super::checker_code::pin`]).
     pub checker_code: Option<super::checker_code::CheckerCode>,

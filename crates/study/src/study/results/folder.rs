@@ -12,6 +12,7 @@ use crate::study::runner::RowsMode;
 use crate::study::StudySpec;
 use std::io::Write;
 
+/// A study's results folder while it is written: staged beside `out`, swapped in whole on commit.
 pub struct ResultsFolder {
     out: PathBuf,
     staged: StagedFolder,
@@ -86,6 +87,7 @@ impl RowsFile {
         self.file.write_all(&bytes).with_context(cannot)
     }
 
+    /// Finishes `rows.csv` in the staging folder.
     pub fn commit(self) -> Result<()> {
         let shown = self.shown;
         self.file

@@ -17,13 +17,17 @@ use crate::study::StudySpec;
 /// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
+    /// The version of driftlab that ran the study.
     pub driftlab_version: String,
+    /// The spec as it ran.
     pub spec: StudySpec,
     /// The rule set `@payload` and `@diff` were read as (the spec's `rule_set`, else the newest
     /// of the build that ran it).
     #[serde(default)]
     pub rule_set: String,
+    /// The seed every draw derives from.
     pub seed: u64,
+    /// The random generator (`rng::ALGORITHM`).
     pub rng: String,
     /// The command that reproduces these results from a checkout.
     pub command: String,
@@ -60,7 +64,9 @@ pub fn pinned_files(dir: &Path) -> Result<usize, ReadError> {
 /// between reruns, so it is neither in manifest.json nor pinned by it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// The code that ran.
     pub code: CodeVersion,
+    /// When, where and on how many threads.
     #[serde(flatten)]
     pub run: RunInfo,
 }
@@ -86,12 +92,15 @@ impl RunRecord {
 /// differed from it, when built in a checkout; a SHA-256 of the sources, always.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeVersion {
+    /// driftlab's version.
     pub version: String,
+    /// The git commit built, in a checkout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_commit: Option<String>,
     /// Tracked sources differed from `git_commit` when the binary was built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_dirty: Option<bool>,
+    /// A SHA-256 of the sources (see build.rs).
     pub source_sha256: String,
 }
 
@@ -118,11 +127,16 @@ impl CodeVersion {
     }
 }
 
+/// When, where and on how many threads a study ran.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// When it started (RFC 3339, UTC).
     pub started_at: String,
+    /// How long it took.
     pub duration_ms: u64,
+    /// The host's name.
     pub host: String,
+    /// The worker threads.
     pub threads: usize,
 }
 
@@ -169,7 +183,9 @@ pub fn hash_files(dir: &Path, names: &[&str]) -> io::Result<BTreeMap<String, Str
 /// A file of a results folder whose bytes are not the ones its manifest pinned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// The file's path in the folder.
     pub file: String,
+    /// The sha256 the manifest pinned.
     pub expected: String,
     /// The file's sha256 now, or why it could not be read.
     pub found: String,

@@ -22,8 +22,11 @@ struct ShardResult {
 
 /// A merged folder: its summary, how many shards went in, and the names of its files.
 pub struct Merged {
+    /// The merged summary.
     pub summary: Summary,
+    /// How many shards went in.
     pub shards: usize,
+    /// The folder's files.
     pub files: Vec<String>,
 }
 

@@ -21,11 +21,16 @@ pub use manifest::{
 pub use merge::{merge, Merged};
 pub use staging::StagedFolder;
 
+/// Every row kept (`--rows`).
 pub const ROWS: &str = "rows.csv";
+/// The summary, one line per gate and class (long format).
 pub const SUMMARY_CSV: &str = "summary.csv";
+/// The summary.
 pub const SUMMARY_JSON: &str = "summary.json";
+/// Each gate judged against the labels.
 pub const METRICS_CSV: &str = "metrics.csv";
 pub use crate::fs::manifest::MANIFEST;
+/// The report.
 pub const REPORT: &str = "report.md";
 /// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
 /// rerun changes no committed byte; `results/*/run.json` is git-ignored.

@@ -22,18 +22,27 @@ pub enum FolderError {
     /// An operation on `path` failed; `what` says which (`cannot create`, `cannot replace`, …).
     #[error("{}: {what}: {source}", path.display())]
     Io {
+        /// The path.
         path: PathBuf,
+        /// The operation (`cannot create`, …).
         what: &'static str,
+        /// The underlying error.
         source: std::io::Error,
     },
+    /// Another driftlab is writing the folder.
     #[error("{}: another driftlab is writing this folder; wait for it or choose another --out", .0.display())]
     Locked(PathBuf),
+    /// The folder has no parent to stage in.
     #[error("{}: a results folder needs a parent folder to stage in", .0.display())]
     NoParent(PathBuf),
+    /// The folder holds files this command does not write.
     #[error("{} holds files {writer} does not write ({}): choose another folder with --out or overwrite with --force", out.display(), foreign.join(", "))]
     Foreign {
+        /// The folder.
         out: PathBuf,
+        /// The command that writes it.
         writer: String,
+        /// The files it does not write.
         foreign: Vec<String>,
     },
 }
