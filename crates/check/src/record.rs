@@ -256,7 +256,7 @@ pub struct SummaryCsvRow<'a> {
     pub kind: &'static str,
     /// The gate's id.
     pub gate: &'a str,
-    /// The class's id (empty for `total`).
+    /// The class's id (`all` for `total`, `identity` for `control`).
     pub mutation: &'a str,
     /// Detected rows (false positives for `control`).
     pub detected: u64,

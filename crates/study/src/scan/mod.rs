@@ -30,7 +30,7 @@ pub const DEFAULT_SEED: u64 = 20261130;
 /// The whole answer of a scan: the JSON contract of `--format json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScanReport {
-    /// The payload's name, or the server's command.
+    /// What was scanned: the payload's path, the server's command or URL, or a capture's name.
     pub source: String,
     /// The seed of the corrupted instances.
     pub seed: u64,
