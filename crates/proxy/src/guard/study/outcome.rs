@@ -70,7 +70,7 @@ pub struct CallRow {
     pub drift: String,
     /// The tool called.
     pub tool: String,
-    /// The call's number among the tool's calls, from 0.
+    /// The call's number within its (server, class) cell, from 0.
     pub call: u64,
     /// The arguments sent, as compact JSON.
     pub arguments: String,
