@@ -371,16 +371,11 @@ fn crates() -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
             repo().join("crates").join(krate).join("Cargo.toml")
         })
         .unwrap();
-        let dependencies = manifest
-            .split("\n[dependencies]\n")
-            .nth(1)
-            .unwrap_or("")
-            .split("\n[")
-            .next()
-            .unwrap();
-        for line in dependencies.lines() {
-            if let Some(name) = line.strip_prefix("driftlab-") {
-                deps.insert(name.split(['.', ' ']).next().unwrap().to_string());
+        let manifest: toml::Table = toml::from_str(&manifest).unwrap();
+        let dependencies = manifest.get("dependencies").and_then(|d| d.as_table());
+        for name in dependencies.into_iter().flat_map(|d| d.keys()) {
+            if let Some(name) = name.strip_prefix("driftlab-") {
+                deps.insert(name.to_string());
             }
         }
     }
