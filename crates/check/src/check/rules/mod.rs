@@ -39,12 +39,15 @@ pub fn register(hand_written: &'static [&'static dyn Rule]) {
 /// to make, when the hand-written rules were not registered yet (a read then fails alone, and a
 /// later one after the registration succeeds).
 pub fn registry() -> &'static [&'static dyn Rule] {
+    // A panic inside `get_or_init` leaves the cell empty (no poisoning): a later read, after the
+    // registration, builds it.
     static ALL: OnceLock<Vec<&'static dyn Rule>> = OnceLock::new();
-    let hand_written = HAND_WRITTEN
-        .get()
-        .expect("the rule registry was read before driftlab_rules::register() (driftlab::start)");
     ALL.get_or_init(|| {
-        hand_written
+        HAND_WRITTEN
+            .get()
+            .expect(
+                "the rule registry was read before driftlab_rules::register() (driftlab::start)",
+            )
             .iter()
             .copied()
             .chain(LOCK_RULES.iter().copied())
