@@ -365,10 +365,11 @@ fn judge_case(
         renames: BTreeMap::new(),
         ..case.clone()
     };
-    // At version 1 nothing was renamed, and nothing new was required.
+    // At version 1 nothing was renamed, nothing new was required, and no type was narrowed.
     let unchanged = spec::Case {
         renames: BTreeMap::new(),
         required: Vec::new(),
+        declared: BTreeMap::new(),
         ..case.clone()
     };
     calls

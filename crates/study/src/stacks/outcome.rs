@@ -142,6 +142,16 @@ pub fn judge(case: &Case, arguments: &Value, evidence: &Evidence) -> Judged {
             wrong.push(format!("ran without the required {name}"));
         }
     }
+    for (name, json_type) in &case.declared {
+        if let Some(got) = received
+            .get(name)
+            .filter(|got| !has_json_type(got, json_type))
+        {
+            wrong.push(format!(
+                "ran on {name} {got}, which version 2 declares {json_type}"
+            ));
+        }
+    }
     if let Some(key) = &case.output_key {
         let has = evidence
             .returned
@@ -177,6 +187,21 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether `value` is of the JSON Schema type `json_type`; an integer is a number without a
+/// fraction (21.0 is one), as JSON Schema counts it.
+fn has_json_type(value: &Value, json_type: &str) -> bool {
+    match json_type {
+        "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    }
+}
+
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
@@ -185,6 +210,7 @@ fn first_line(text: &str) -> &str {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::collections::BTreeMap;
 
     fn case(renames: &[(&str, &str)], output_key: Option<&str>) -> Case {
         Case {
@@ -199,6 +225,7 @@ mod tests {
             output_key: output_key.map(String::from),
             cause: vec!["max_results".into()],
             required: Vec::new(),
+            declared: BTreeMap::new(),
         }
     }
 
@@ -251,6 +278,30 @@ mod tests {
             (cut.outcome, cut.detail.as_str()),
             (Outcome::Silent, "coerced x 21.5 → 21")
         );
+    }
+
+    #[test]
+    fn a_body_that_ran_on_a_value_its_contract_rejects_ran_wrong() {
+        let mut c = case(&[], None);
+        c.declared.insert("celsius".into(), "integer".into());
+        let float = judge(
+            &c,
+            &json!({"celsius": 21.5}),
+            &ran(json!({"celsius": 21.5}), json!("ok")),
+        );
+        assert_eq!(
+            (float.outcome, float.detail.as_str()),
+            (
+                Outcome::Silent,
+                "ran on celsius 21.5, which version 2 declares integer"
+            )
+        );
+        let whole = judge(
+            &c,
+            &json!({"celsius": 21.0}),
+            &ran(json!({"celsius": 21.0}), json!("ok")),
+        );
+        assert_eq!(whole.outcome, Outcome::Correct);
     }
 
     #[test]

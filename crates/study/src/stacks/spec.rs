@@ -83,6 +83,11 @@ pub struct Case {
     /// without one ran wrong (a server that does not validate lets it through).
     #[serde(default)]
     pub required: Vec<String>,
+    /// Parameters' JSON types at version 2 (`integer`, `string`, ...): a body that ran on a
+    /// value of another type took what its own contract rejects, which a server that does not
+    /// validate lets through (a float handed to a body declared for integers).
+    #[serde(default)]
+    pub declared: BTreeMap<String, String>,
     /// Words an error must contain to name the drift's cause.
     pub cause: Vec<String>,
 }
