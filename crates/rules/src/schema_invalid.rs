@@ -136,28 +136,131 @@ fn judge<'a>(raw: &str, parse: impl FnOnce() -> Option<Cow<'a, Value>>) -> Probl
 fn problem(schema: &Value) -> Problem {
     // An unknown `$schema` (a custom dialect) cannot be judged here: no finding.
     let meta = jsonschema::meta::validator_for(schema).ok()?;
-    // Compiling checks the schema against the same meta-schema first, so a schema that
-    // compiles is valid: the meta-schema is asked again only to say where a failure is.
-    let compiled = match crate::contract::validator(schema) {
-        Ok(_) => return None,
-        Err(e) => e,
-    };
+    // Compiling checks the schema against the same meta-schema first, so a schema that breaks
+    // it never compiles: the meta-schema's first error is the problem either way.
     if let Err(e) = meta.as_ref().validate(schema) {
-        let inside = e.instance_path().as_str().to_string();
-        let shown = if inside.is_empty() {
-            "/"
-        } else {
-            inside.as_str()
-        };
-        return Some((
-            inside.clone(),
-            format!("breaks the JSON Schema meta-schema at {shown}: {e}"),
-        ));
+        return Some(breaks_meta_schema(&e));
     }
-    Some((
-        String::new(),
-        format!("cannot be compiled by a JSON Schema validator: {compiled}"),
-    ))
+    // A valid schema fails to compile only through a keyword that the meta-schema cannot
+    // judge; without one, compiling (most of this rule's cost in a study) would find nothing.
+    if !may_fail_to_compile(schema) {
+        return None;
+    }
+    let compiled = crate::contract::validator(schema).err()?;
+    Some(uncompilable(&compiled))
+}
+
+fn breaks_meta_schema(e: &jsonschema::ValidationError<'_>) -> (String, String) {
+    let inside = e.instance_path().as_str().to_string();
+    let shown = if inside.is_empty() {
+        "/"
+    } else {
+        inside.as_str()
+    };
+    let message = format!("breaks the JSON Schema meta-schema at {shown}: {e}");
+    (inside, message)
+}
+
+fn uncompilable(e: &crate::contract::SchemaError) -> (String, String) {
+    let message = format!("cannot be compiled by a JSON Schema validator: {e}");
+    (String::new(), message)
+}
+
+/// The keywords with which a schema valid against its meta-schema can still fail to compile
+/// (jsonschema 0.37, as `contract::validator` builds it): references and the identifiers they
+/// resolve against (`$ref` chains, unresolvable or unparsable URIs), regular expressions, and
+/// the keywords whose subschemas are compiled by rules of their own. Every other keyword
+/// compiles whenever its value fits the meta-schema (a non-negative integer, a schema, a
+/// unique string array); `format` compiles because unknown formats are ignored. A `pattern`
+/// is tried on its own instead ([`pattern_compiles`]): its regex compiles or not whatever
+/// schema holds it.
+const MAY_FAIL_TO_COMPILE: [&str; 13] = [
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$schema",
+    "$vocabulary",
+    "patternProperties",
+    "contentSchema",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// The dialects whose integer keywords take an integer-valued number (`1.0`) both in the
+/// meta-schema and in the compiler: draft 4 does not, so its schemas are always compiled.
+const INTEGER_VALUED_DIALECTS: [&str; 4] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-06/schema#",
+];
+
+/// Whether a schema valid against its meta-schema may still fail to compile: it is of another
+/// dialect than [`INTEGER_VALUED_DIALECTS`] (or none, which is 2020-12), or a key anywhere in it
+/// (a property's name too: a cheap, conservative test) is one of [`MAY_FAIL_TO_COMPILE`], or
+/// is `pattern` with anything but a string whose regex compiles.
+fn may_fail_to_compile(schema: &Value) -> bool {
+    let known_dialect = schema.get("$schema").is_none_or(|dialect| {
+        dialect
+            .as_str()
+            .is_some_and(|d| INTEGER_VALUED_DIALECTS.contains(&d))
+    });
+    if !known_dialect {
+        return true;
+    }
+    let mut stack = vec![(schema, true)];
+    while let Some((value, root)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    // The root's `$schema` is judged above; a deeper one counts.
+                    if root && key == "$schema" {
+                        continue;
+                    }
+                    if key == "pattern" {
+                        match value.as_str() {
+                            Some(regex) if pattern_compiles(regex) => continue,
+                            _ => return true,
+                        }
+                    }
+                    if MAY_FAIL_TO_COMPILE.contains(&key.as_str()) {
+                        return true;
+                    }
+                    stack.push((value, false));
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, false))),
+            _ => {}
+        }
+    }
+    false
+}
+
+thread_local! {
+    /// Whether each regex tried so far compiles: a study's surfaces share a few patterns.
+    static PATTERNS: RefCell<HashMap<String, bool, foldhash::fast::RandomState>> =
+        RefCell::default();
+}
+
+/// Whether `regex` compiles as a `pattern`, asked of the compiler on a schema of that keyword
+/// alone (the same options as every schema, so the same regex engine and limits).
+fn pattern_compiles(regex: &str) -> bool {
+    if let Some(known) = PATTERNS.with(|cache| cache.borrow().get(regex).copied()) {
+        return known;
+    }
+    let compiles = crate::contract::validator(&serde_json::json!({ "pattern": regex })).is_ok();
+    PATTERNS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(regex.to_string(), compiles);
+    });
+    compiles
 }
 
 #[cfg(test)]
@@ -232,6 +335,108 @@ mod tests {
         let good = json!({"type": "object", "properties": {"q": {"type": "string"}}});
         assert_eq!(judged(good.clone()), None);
         assert!(JUDGED.with(|cache| cache.borrow().valid.contains(&sorted(&good))));
+    }
+
+    /// The rule's answer with every schema compiled, as it judged before the shortcut.
+    fn compiled_problem(schema: &Value) -> Problem {
+        let meta = jsonschema::meta::validator_for(schema).ok()?;
+        let compiled = crate::contract::validator(schema).err()?;
+        match meta.as_ref().validate(schema) {
+            Err(e) => Some(breaks_meta_schema(&e)),
+            Ok(()) => Some(uncompilable(&compiled)),
+        }
+    }
+
+    /// Every `inputSchema` and `outputSchema` object inside `value`.
+    fn schemas_in<'v>(value: &'v Value, out: &mut Vec<&'v Value>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    if (key == "inputSchema" || key == "outputSchema") && inner.is_object() {
+                        out.push(inner);
+                    }
+                    schemas_in(inner, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| schemas_in(item, out)),
+            _ => {}
+        }
+    }
+
+    /// The shortcut answers as compiling does on the population it saves work on: every
+    /// schema of generated and real surfaces (the taxonomy's bases), each as every mutation
+    /// class changes it, and schemas made to sit on the edge of the keyword list.
+    #[test]
+    fn skipping_the_compile_answers_as_compiling_does() {
+        use crate::{generate, mutate};
+        let bases_dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../research/2026-11-30-mcp-drift-taxonomy/bases"
+        );
+        let mut bases: Vec<Value> = std::fs::read_dir(bases_dir)
+            .unwrap()
+            .map(|entry| {
+                let text = std::fs::read(entry.unwrap().path()).unwrap();
+                serde_json::from_slice(&text).unwrap()
+            })
+            .collect();
+        for index in 0..60 {
+            bases.push(generate::surface(5, index, 4));
+            bases.push(generate::surface_with_contract(5, index, 4));
+        }
+        let mut surfaces = Vec::new();
+        for (index, base) in bases.iter().enumerate() {
+            surfaces.push(base.clone());
+            for class in mutate::REGISTRY {
+                let mut value = base.clone();
+                let mut stream = mutate::stream(5, *class, index as u64);
+                if class.apply(&mut value, &mut stream).is_ok() {
+                    surfaces.push(value);
+                }
+            }
+        }
+        let edges = [
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1.0}}}),
+            json!({"properties": {"s": {"type": "string", "minLength": 2.0}}}),
+            json!({"properties": {"s": {"type": "string", "minLength": 2.5}}}),
+            json!({"properties": {"s": {"maxItems": -1}}}),
+            json!({"enum": []}),
+            json!({"required": ["a", "a"]}),
+            json!({"type": ["string", "string"]}),
+            json!({"properties": {"s": {"pattern": "(unclosed"}}}),
+            json!({"properties": {"s": {"pattern": "^ok$"}}}),
+            json!({"properties": {"pattern": {"type": "string"}}}),
+            json!({"properties": {"s": {"pattern": "a{2,1}"}, "t": {"pattern": "^\\p{L}+$"}}}),
+            json!({"properties": {"s": {"pattern": "(?<=a)b"}, "t": {"pattern": "((a{100}){100}){100}"}}}),
+            json!({"patternProperties": {"[": {}}}),
+            json!({"$ref": "#/$defs/missing"}),
+            json!({"$id": "not a uri with spaces"}),
+            json!({"$anchor": "ok", "type": "object"}),
+            json!({"format": "no-such-format"}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "minLength": 1.0}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "minLength": 1.0}),
+            json!({"properties": {"x": {"$schema": "http://json-schema.org/draft-04/schema#"}}}),
+            json!({"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"minProperties": 1}}}),
+            json!({"contains": {"type": "string"}, "minContains": 0, "maxContains": 2.0}),
+            json!({"if": {"type": "string"}, "then": {"minLength": 1}, "else": false}),
+            json!({"prefixItems": [true, {"type": "null"}], "items": false}),
+        ];
+        let mut schemas: Vec<&Value> = edges.iter().collect();
+        surfaces.iter().for_each(|s| schemas_in(s, &mut schemas));
+        let (mut skipped, mut compiled, mut problems) = (0, 0, 0);
+        for schema in schemas {
+            assert_eq!(problem(schema), compiled_problem(schema), "{schema}");
+            let meta_valid = jsonschema::meta::validator_for(schema)
+                .is_ok_and(|meta| meta.as_ref().is_valid(schema));
+            match may_fail_to_compile(schema) {
+                false if meta_valid => skipped += 1,
+                _ => compiled += 1,
+            }
+            problems += usize::from(compiled_problem(schema).is_some());
+        }
+        assert!(skipped > 1000, "{skipped} schemas skipped the compile");
+        assert!(compiled > 100, "{compiled} schemas compiled");
+        assert!(problems > 5, "{problems} schemas with a problem");
     }
 
     #[test]
