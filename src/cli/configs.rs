@@ -6,9 +6,9 @@ use anyhow::{anyhow, Result};
 
 use crate::config::discover::{self, Found};
 
-/// List the MCP client configs found where clients keep them: the user's below the home folder
-/// (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex, in the folders this
-/// OS uses) and a project's (.mcp.json, .cursor/, .vscode/, .gemini/). Each found file is read as
+/// List the MCP client configs found where clients keep them: the user's below the home folder,
+/// in the folders this OS uses, and a project's (every client `driftlab clients` lists, with
+/// where it keeps them). Each found file is read as
 /// `lock --config` reads it, with its servers named; a file that cannot be read is listed as
 /// skipped, with why. Nothing is started.
 ///

@@ -7,7 +7,8 @@
 //! - `<!-- derived count mutations|rules [KEY=VALUE]… -->`: how many registered classes (the
 //!   control left out) or rules match, by `part` and `label`, or `kind` and `part`;
 //! - `<!-- derived metrics FILE -->`: a study's `metrics.csv` as a table;
-//! - `<!-- derived table FILE "HEADING" -->`: the first table under that heading line of FILE.
+//! - `<!-- derived table FILE "HEADING" -->`: the first table under that heading line of FILE;
+//! - `<!-- derived clients -->`: every client whose config is read, by name ("A, B and C").
 //!
 //! A region whose opening comment ends its line is a block (its text ends with a newline);
 //! otherwise it is inline, inside a sentence.
@@ -149,6 +150,7 @@ fn source(opener: &str, root: &Path) -> anyhow::Result<String> {
         ["derived", "count", what, filters @ ..] => count(what, filters).map(|n| n.to_string()),
         ["derived", "metrics", file] => metrics_table(&root.join(file)),
         ["derived", "table", file, heading] => table_under(&root.join(file), heading),
+        ["derived", "clients"] => Ok(crate::config::names_in_prose()),
         _ => bail!("unknown derived source (see `driftlab derived --help`)"),
     }
 }

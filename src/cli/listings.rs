@@ -1,4 +1,4 @@
-//! `driftlab rules` and `driftlab mutations`: what the registries hold.
+//! `driftlab rules`, `driftlab mutations` and `driftlab clients`: what the registries hold.
 
 use crate::report::listing::{self, ListFormat};
 
@@ -47,6 +47,17 @@ pub struct MutationsArgs {
     options: ListOptions,
 }
 
+/// List every MCP client whose config driftlab reads (`lock --config`, `configs`, `lock
+/// --discover`, `guard install`): its name, its `--client` value, where it keeps its config
+/// for the user (`~/` the home folder; `@/` the OS's settings folder: `~/Library/Application
+/// Support` on macOS, `~/.config` elsewhere) and for a project, the file names that say a file
+/// is its, where its servers are in the file and which variables are expanded.
+#[derive(clap::Args)]
+pub struct ClientsArgs {
+    #[command(flatten)]
+    options: ListOptions,
+}
+
 pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
     out!("{}", listing::rules(args.options.format()));
     Ok(super::exit::PASS)
@@ -54,5 +65,19 @@ pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
 
 pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
     out!("{}", listing::mutations(args.options.format()));
+    Ok(super::exit::PASS)
+}
+
+pub fn clients(args: ClientsArgs) -> anyhow::Result<u8> {
+    let rows = crate::config::listing_rows();
+    let rows: Vec<[&str; 7]> = rows
+        .iter()
+        .map(|row| row.each_ref().map(String::as_str))
+        .collect();
+    let columns = crate::config::LISTING_COLUMNS;
+    out!(
+        "{}",
+        listing::listing(columns, &rows, args.options.format())
+    );
     Ok(super::exit::PASS)
 }

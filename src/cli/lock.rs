@@ -12,8 +12,8 @@ use crate::lock::check::updated;
 use crate::lock::Lockfile;
 use crate::payload::DEFAULT_MAX_BYTES;
 
-/// Pin every server your agent uses: start each server of a client config (Claude Desktop,
-/// Claude Code, Cursor, Windsurf, Gemini CLI, VS Code, Codex), capture its whole contract and
+/// Pin every server your agent uses: start each server of a client config (any client
+/// `driftlab clients` lists), capture its whole contract and
 /// write one lockfile with, per server, how it is started (argv or URL, as written), the package
 /// and version its argv runs, the protocol it spoke, its contract as `driftlab snapshot` records
 /// it, and the contract's canonical digests (docs/digests.md).

@@ -121,6 +121,7 @@ enum Command {
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
+    Clients(listings::ClientsArgs),
     /// Rewrite (or --check) the documentation's derived regions: tables and counts from the
     /// registries and the committed results (what scripts/regenerate runs after the studies)
     #[command(hide = true)]
@@ -171,6 +172,7 @@ where
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),
+        Command::Clients(args) => listings::clients(args),
         Command::Derived(args) => derived::run(args),
         Command::Completions(args) => docs::completions(args),
         Command::Man(args) => docs::man(args),

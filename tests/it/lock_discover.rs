@@ -162,3 +162,66 @@ fn lock_discover_locks_every_clients_config_and_check_and_install_use_it() {
         "the entry is pinned to its qualified lock name: {rewritten}"
     );
 }
+
+/// `driftlab clients` is the registry discovery reads: a config written at each listed user
+/// and project path, laid out as the client's `servers` column says, is found by `configs` as
+/// that client's, and every listed client is found.
+#[test]
+fn every_client_that_clients_lists_is_found_where_it_says() {
+    let listed = run_in(Path::new("."), &["clients", "--format", "json"]);
+    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
+    let clients: Vec<Value> = serde_json::from_str(&stdout(&listed)).unwrap();
+    assert!(clients.len() >= 7, "{clients:?}");
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let app = if cfg!(target_os = "macos") {
+        "Library/Application Support"
+    } else {
+        ".config"
+    };
+    let mut expected = Vec::new();
+    for client in &clients {
+        let id = client["client"].as_str().unwrap();
+        let servers = client["servers"].as_str().unwrap();
+        let text = match servers {
+            s if s.starts_with("`servers`") => json!({"servers": {id: {"command": "node"}}}),
+            s if s.starts_with("`[mcp_servers") => {
+                Value::from(format!("[mcp_servers.{id}]\ncommand = \"node\"\n"))
+            }
+            _ => json!({"mcpServers": {id: {"command": "node"}}}),
+        };
+        let text = text.as_str().map_or(text.to_string(), String::from);
+        let user = client["user config"].as_str().unwrap();
+        let user = match (user.strip_prefix("~/"), user.strip_prefix("@/")) {
+            (Some(below_home), _) => home.path().join(below_home),
+            (_, Some(below_app)) => home.path().join(app).join(below_app),
+            _ => panic!("{id}: a user config below neither ~/ nor @/: {user}"),
+        };
+        put(&user, &text);
+        expected.push((id.to_string(), "user"));
+        if let Some(path) = client["project config"].as_str().filter(|p| *p != "–") {
+            put(&project.path().join(path), &text);
+            expected.push((id.to_string(), "project"));
+        }
+    }
+    let found = run_in(
+        project.path(),
+        &[
+            "configs",
+            "--home",
+            home.path().to_str().unwrap(),
+            "--project",
+            ".",
+        ],
+    );
+    assert_eq!(code(&found), 0, "{}", stderr(&found));
+    let out = stdout(&found);
+    for (id, scope) in &expected {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")) && l.contains(scope))
+            .unwrap_or_else(|| panic!("no {id} {scope} config: {out}"));
+        assert!(line.contains(&format!(": {id}")), "{line}");
+    }
+    assert_eq!(out.lines().count(), expected.len(), "{out}");
+}

@@ -11,6 +11,8 @@ use super::Client;
 /// One client's config format.
 pub(super) struct ClientFormat {
     pub client: Client,
+    /// Its name, as its users know it.
+    pub name: &'static str,
     /// Its per-user config: below the home folder (`~/…`) or below the folder this OS keeps
     /// applications' settings in (`@/…`: `~/Library/Application Support` on macOS,
     /// `~/.config` elsewhere).
@@ -22,60 +24,135 @@ pub(super) struct ClientFormat {
     pub files: &'static [(&'static str, &'static str)],
     /// How its values name variables.
     pub syntax: Syntax,
+    /// Where in the file its servers are, and how a remote one is written (`driftlab clients`).
+    pub servers: &'static str,
+    /// The variables its values may name, which driftlab expands (`driftlab clients`).
+    pub variables: &'static str,
 }
 
 /// Every client, in the order discovery lists their user configs (then their project configs).
 pub(super) static CLIENTS: &[ClientFormat] = &[
     ClientFormat {
         client: Client::ClaudeDesktop,
+        name: "Claude Desktop",
         user: "@/Claude/claude_desktop_config.json",
         project: None,
         files: &[("*", "claude_desktop_config.json")],
         syntax: Syntax::Shell,
+        servers: "`mcpServers`",
+        variables: "`${VAR}`, `${VAR:-default}`",
     },
     ClientFormat {
         client: Client::ClaudeCode,
+        name: "Claude Code",
         user: "~/.claude.json",
         project: Some(".mcp.json"),
         files: &[("*", ".mcp.json"), ("*", ".claude.json")],
         syntax: Syntax::Shell,
+        servers: "`mcpServers` (`type`: `stdio`, `http`, `sse`); in `~/.claude.json` also the project's `projects.<path>.mcpServers`",
+        variables: "`${VAR}`, `${VAR:-default}`",
     },
     ClientFormat {
         client: Client::Cursor,
+        name: "Cursor",
         user: "~/.cursor/mcp.json",
         project: Some(".cursor/mcp.json"),
         files: &[(".cursor", "mcp.json")],
         syntax: Syntax::Editor,
+        servers: "`mcpServers`, `url`",
+        variables: "`${env:VAR}`, `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`, `${pathSeparator}`",
     },
     ClientFormat {
         client: Client::Vscode,
+        name: "VS Code",
         user: "@/Code/User/mcp.json",
         project: Some(".vscode/mcp.json"),
         files: &[(".vscode", "mcp.json")],
         syntax: Syntax::Editor,
+        servers: "`servers` with `type`, `inputs`",
+        variables: "as Cursor, and `${input:ID}`",
     },
     ClientFormat {
         client: Client::Windsurf,
+        name: "Windsurf",
         user: "~/.codeium/windsurf/mcp_config.json",
         project: None,
         files: &[("windsurf", "mcp_config.json")],
         syntax: Syntax::Editor,
+        servers: "`mcpServers`, `serverUrl`",
+        variables: "as Cursor",
     },
     ClientFormat {
         client: Client::Gemini,
+        name: "Gemini CLI",
         user: "~/.gemini/settings.json",
         project: Some(".gemini/settings.json"),
         files: &[(".gemini", "settings.json")],
         syntax: Syntax::ShellBare,
+        servers: "`mcpServers`, `httpUrl` (and `url` = SSE)",
+        variables: "`$VAR`, `${VAR}`",
     },
     ClientFormat {
         client: Client::Codex,
+        name: "Codex",
         user: "~/.codex/config.toml",
         project: None,
         files: &[("*", "*.toml")],
         syntax: Syntax::Literal,
+        servers: "`[mcp_servers.NAME]`, `url`, `bearer_token_env_var`, `http_headers`, `env_http_headers`",
+        variables: "none",
     },
 ];
+
+/// The columns of `driftlab clients`: `client` is the `--client` value; `user config` is below the home folder (`~/`) or the
+/// folder the OS keeps applications' settings in (`@/`); `recognised by` is the folder and file
+/// names that make `--config` read a file as this client's.
+pub const LISTING_COLUMNS: [&str; 7] = [
+    "client",
+    "name",
+    "user config",
+    "project config",
+    "recognised by",
+    "servers",
+    "variables",
+];
+
+/// One row per client, in the registry's order: what `driftlab clients` lists.
+pub fn listing_rows() -> Vec<[String; 7]> {
+    CLIENTS
+        .iter()
+        .map(|f| {
+            let recognised: Vec<String> = f
+                .files
+                .iter()
+                .map(|&(folder, file)| match (folder, file.strip_prefix('*')) {
+                    (_, Some(ending)) => format!("any {ending}"),
+                    ("*", None) => file.to_string(),
+                    (folder, None) => format!("{folder}/{file}"),
+                })
+                .collect();
+            [
+                f.client.as_str().to_string(),
+                f.name.to_string(),
+                f.user.to_string(),
+                f.project.unwrap_or("–").to_string(),
+                recognised.join(", "),
+                f.servers.to_string(),
+                f.variables.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// Every client's name in the registry's order, as prose: "A, B and C".
+pub fn names_in_prose() -> String {
+    let names: Vec<&str> = CLIENTS.iter().map(|f| f.name).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
 /// The registry's entry for `client`.
 pub(super) fn format_of(client: Client) -> &'static ClientFormat {

@@ -1,7 +1,7 @@
-//! MCP client configs: which servers an agent runs, read from the file its client keeps
-//! (Claude Desktop, Claude Code, Cursor, Windsurf and Gemini CLI `mcpServers` JSON, VS Code
-//! `servers` JSON with `inputs`, Codex `[mcp_servers.NAME]` TOML), with the variables each client
-//! documents expanded. A server that cannot be started as the client would start it (a variable
+//! MCP client configs: which servers an agent runs, read from the file its client keeps (every
+//! client of the registry in `clients`, which `driftlab clients` lists: `mcpServers` JSON, VS
+//! Code's `servers` JSON with `inputs`, Codex's `[mcp_servers.NAME]` TOML), with the variables
+//! each client documents expanded. A server that cannot be started as the client would start it (a variable
 //! only a person can fill, an unset variable, a transport driftlab does not speak) is kept with
 //! the reason it is skipped, never guessed.
 
@@ -15,6 +15,7 @@ mod unstartable;
 
 use std::path::{Path, PathBuf};
 
+pub use clients::{listing_rows, names_in_prose, LISTING_COLUMNS};
 pub use read::{parse, read};
 pub use unstartable::Unstartable;
 

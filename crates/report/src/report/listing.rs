@@ -60,7 +60,12 @@ fn mutation_rows() -> Vec<[&'static str; 4]> {
         .collect()
 }
 
-fn listing<const N: usize>(header: [&str; N], rows: &[[&str; N]], format: ListFormat) -> String {
+/// Any registry's entries as a listing: `header` names the columns, each row one entry.
+pub fn listing<const N: usize>(
+    header: [&str; N],
+    rows: &[[&str; N]],
+    format: ListFormat,
+) -> String {
     match format {
         ListFormat::Text => table(header, rows, false),
         ListFormat::Markdown => table(header, rows, true),
