@@ -8,7 +8,10 @@
 //!   control left out) or rules match, by `part` and `label`, or `kind` and `part`;
 //! - `<!-- derived metrics FILE -->`: a study's `metrics.csv` as a table;
 //! - `<!-- derived table FILE "HEADING" -->`: the first table under that heading line of FILE;
-//! - `<!-- derived clients -->`: every client whose config is read, by name ("A, B and C").
+//! - `<!-- derived clients -->`: every client whose config is read, by name ("A, B and C");
+//! - `<!-- derived json FILE POINTER -->`: the number or string at a JSON pointer of a results
+//!   file (a census's `summary.json` `/pairs_breaking`). Point at named members only: an index
+//!   would name another entry, silently, once the entries move.
 //!
 //! A region whose opening comment ends its line is a block (its text ends with a newline);
 //! otherwise it is inline, inside a sentence.
@@ -151,6 +154,7 @@ fn source(opener: &str, root: &Path) -> anyhow::Result<String> {
         ["derived", "metrics", file] => metrics_table(&root.join(file)),
         ["derived", "table", file, heading] => table_under(&root.join(file), heading),
         ["derived", "clients"] => Ok(crate::config::names_in_prose()),
+        ["derived", "json", file, pointer] => json_value(&root.join(file), pointer),
         _ => bail!("unknown derived source (see `driftlab derived --help`)"),
     }
 }
@@ -293,6 +297,20 @@ fn table_under(file: &Path, heading: &str) -> anyhow::Result<String> {
     Ok(table.join("\n") + "\n")
 }
 
+/// The number or string at `pointer` in the JSON file `file`.
+fn json_value(file: &Path, pointer: &str) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("{}: cannot read", file.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", file.display()))?;
+    match value.pointer(pointer) {
+        Some(serde_json::Value::String(text)) => Ok(text.clone()),
+        Some(number @ serde_json::Value::Number(_)) => Ok(number.to_string()),
+        Some(_) => bail!("{}: {pointer} is not a number or a string", file.display()),
+        None => bail!("{}: nothing at {pointer}", file.display()),
+    }
+}
+
 /// The first line where `was` and `now` differ: its number and both versions.
 fn first_difference<'a>(was: &'a str, now: &'a str) -> (usize, &'a str, &'a str) {
     let at = crate::text::first_differing_line(was, now).unwrap_or(was.lines().count());
@@ -370,5 +388,22 @@ mod tests {
     fn the_first_difference_is_the_first_line_that_differs() {
         assert_eq!(first_difference("a\nb\nc", "a\nx\nc"), (2, "b", "x"));
         assert_eq!(first_difference("a", "a\nmore"), (2, "(end)", "more"));
+    }
+
+    #[test]
+    fn a_json_region_reads_a_number_or_a_string_at_its_pointer_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("summary.json");
+        std::fs::write(
+            &file,
+            r#"{"pairs": 109, "headline": "19 of 109", "by": {"a": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(json_value(&file, "/pairs").unwrap(), "109");
+        assert_eq!(json_value(&file, "/headline").unwrap(), "19 of 109");
+        let object = json_value(&file, "/by").unwrap_err().to_string();
+        assert!(object.contains("not a number or a string"), "{object}");
+        let missing = json_value(&file, "/gone").unwrap_err().to_string();
+        assert!(missing.contains("nothing at /gone"), "{missing}");
     }
 }
