@@ -967,6 +967,14 @@ fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
 /// `driftlab configs` finds each client's config where that client keeps it, in a fake home and
 /// project folder (nothing reads the real home), names each one's servers, and says why a file
 /// it cannot read was skipped.
+/// What `driftlab configs` lists (stdout, stderr) for a fake home and project; it must pass.
+pub(crate) fn configs_in(home: &Path, project: &Path) -> (String, String) {
+    let home = home.to_str().unwrap();
+    let listed = run_in(project, &["configs", "--home", home, "--project", "."]);
+    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
+    (stdout(&listed), stderr(&listed))
+}
+
 #[test]
 fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
     let home = tempfile::tempdir().unwrap();
@@ -1020,18 +1028,7 @@ fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    let listed = run_in(
-        project.path(),
-        &[
-            "configs",
-            "--home",
-            home.path().to_str().unwrap(),
-            "--project",
-            ".",
-        ],
-    );
-    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
-    let out = stdout(&listed);
+    let (out, err) = configs_in(home.path(), project.path());
     for (client, scope, server) in [
         ("claude-desktop", "user", "desktop"),
         ("claude-code", "user", "code"),
@@ -1057,5 +1054,5 @@ fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
         "{cursor}"
     );
     assert_eq!(out.lines().count(), files.len(), "{out}");
-    assert!(stderr(&listed).contains("9 config(s) found"));
+    assert!(err.contains("9 config(s) found"), "{err}");
 }

@@ -3,7 +3,7 @@
 //! `check --lock` and `guard install` on that lock.
 
 use crate::common;
-use crate::lock::{code, locked_names, run_in, TOOLS};
+use crate::lock::{code, configs_in, locked_names, run_in, TOOLS};
 
 use std::path::Path;
 
@@ -204,18 +204,7 @@ fn every_client_that_clients_lists_is_found_where_it_says() {
             expected.push((id.to_string(), "project"));
         }
     }
-    let found = run_in(
-        project.path(),
-        &[
-            "configs",
-            "--home",
-            home.path().to_str().unwrap(),
-            "--project",
-            ".",
-        ],
-    );
-    assert_eq!(code(&found), 0, "{}", stderr(&found));
-    let out = stdout(&found);
+    let (out, _) = configs_in(home.path(), project.path());
     for (id, scope) in &expected {
         let line = out
             .lines()
