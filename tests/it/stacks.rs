@@ -235,6 +235,10 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
             text.replace("calls_per_case = 12", "calls_per_case = 0"),
             "calls_per_case ≥ 1",
         ),
+        (
+            text.replace("celsius = \"integer\"", "celsius = \"int\""),
+            "gives celsius the type \"int\", not a JSON Schema type",
+        ),
         (text.replace("seed = ", "seed = \"x\"\n#"), "study.toml:"),
         (
             text.replace("id = \"2026-12-03-six-stacks\"", "id = \"../../escape\""),

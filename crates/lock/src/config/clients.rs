@@ -104,9 +104,10 @@ pub(super) static CLIENTS: &[ClientFormat] = &[
     },
 ];
 
-/// The columns of `driftlab clients`: `client` is the `--client` value; `user config` is below the home folder (`~/`) or the
-/// folder the OS keeps applications' settings in (`@/`); `recognised by` is the folder and file
-/// names that make `--config` read a file as this client's.
+/// The columns of `driftlab clients`: `client` is the `--client` value; `user config` is below
+/// the home folder (`~/`) or the folder the OS keeps applications' settings in (`@/`);
+/// `recognised by` is the folder and file names that make `--config` read a file as this
+/// client's.
 pub const LISTING_COLUMNS: [&str; 7] = [
     "client",
     "name",

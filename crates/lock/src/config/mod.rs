@@ -1,9 +1,9 @@
 //! MCP client configs: which servers an agent runs, read from the file its client keeps (every
 //! client of the registry in `clients`, which `driftlab clients` lists: `mcpServers` JSON, VS
-//! Code's `servers` JSON with `inputs`, Codex's `[mcp_servers.NAME]` TOML), with the variables
-//! each client documents expanded. A server that cannot be started as the client would start it (a variable
-//! only a person can fill, an unset variable, a transport driftlab does not speak) is kept with
-//! the reason it is skipped, never guessed.
+//! Code's `servers` JSON with `inputs`, Codex's `[mcp_servers.NAME]` TOML), with the variables each
+//! client documents expanded. A server that cannot be started as the client would start it (a
+//! variable only a person can fill, an unset variable, a transport driftlab does not speak) is kept
+//! with the reason it is skipped, never guessed.
 
 mod clients;
 pub mod discover;

@@ -198,6 +198,7 @@ fn has_json_type(value: &Value, json_type: &str) -> bool {
         "array" => value.is_array(),
         "object" => value.is_object(),
         "null" => value.is_null(),
+        // The spec refuses any other name.
         _ => true,
     }
 }

@@ -186,6 +186,20 @@ impl StackStudy {
                     case.id, case.class
                 )));
             }
+            let types = [
+                "integer", "number", "string", "boolean", "array", "object", "null",
+            ];
+            if let Some((name, t)) = case
+                .declared
+                .iter()
+                .find(|(_, t)| !types.contains(&t.as_str()))
+            {
+                return Err(at(format!(
+                    "case {}: `declared` gives {name} the type {t:?}, not a JSON Schema type ({})",
+                    case.id,
+                    types.join(", ")
+                )));
+            }
         }
         for row in &spec.stacks {
             if row.command.is_some() == row.server.is_some() {
