@@ -967,6 +967,14 @@ fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
 /// `driftlab configs` finds each client's config where that client keeps it, in a fake home and
 /// project folder (nothing reads the real home), names each one's servers, and says why a file
 /// it cannot read was skipped.
+/// The folder below the home folder where this OS keeps applications' settings (`@/` in
+/// `driftlab clients`).
+pub(crate) const APP_SETTINGS: &str = if cfg!(target_os = "macos") {
+    "Library/Application Support"
+} else {
+    ".config"
+};
+
 /// What `driftlab configs` lists (stdout, stderr) for a fake home and project; it must pass.
 pub(crate) fn configs_in(home: &Path, project: &Path) -> (String, String) {
     let home = home.to_str().unwrap();
@@ -979,16 +987,11 @@ pub(crate) fn configs_in(home: &Path, project: &Path) -> (String, String) {
 fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let app = if cfg!(target_os = "macos") {
-        "Library/Application Support"
-    } else {
-        ".config"
-    };
     let stdio = |name: &str| json!({ name: {"command": "node", "args": ["s.js"]} });
     let files: Vec<(PathBuf, String)> = vec![
         (
             home.path()
-                .join(app)
+                .join(APP_SETTINGS)
                 .join("Claude/claude_desktop_config.json"),
             json!({ "mcpServers": stdio("desktop") }).to_string(),
         ),
@@ -1000,7 +1003,7 @@ fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
         ),
         (home.path().join(".cursor/mcp.json"), "{broken".into()),
         (
-            home.path().join(app).join("Code/User/mcp.json"),
+            home.path().join(APP_SETTINGS).join("Code/User/mcp.json"),
             json!({"servers": {"vs": {"type": "stdio", "command": "node"}}}).to_string(),
         ),
         (

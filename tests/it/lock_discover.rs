@@ -3,7 +3,7 @@
 //! `check --lock` and `guard install` on that lock.
 
 use crate::common;
-use crate::lock::{code, configs_in, locked_names, run_in, TOOLS};
+use crate::lock::{code, configs_in, locked_names, run_in, APP_SETTINGS, TOOLS};
 
 use std::path::Path;
 
@@ -27,15 +27,11 @@ fn lock_discover_locks_every_clients_config_and_check_and_install_use_it() {
     let fixture = fixture_server().display().to_string();
     let payload = payload.display().to_string();
     let stdio = |name: &str| json!({ name: {"command": fixture, "args": [payload]} });
-    let app = if cfg!(target_os = "macos") {
-        "Library/Application Support"
-    } else {
-        ".config"
-    };
     let h = home.path();
     let p = project.path();
     put(
-        &h.join(app).join("Claude/claude_desktop_config.json"),
+        &h.join(APP_SETTINGS)
+            .join("Claude/claude_desktop_config.json"),
         &json!({ "mcpServers": stdio("notes") }).to_string(),
     );
     put(
@@ -50,7 +46,7 @@ fn lock_discover_locks_every_clients_config_and_check_and_install_use_it() {
         &json!({ "mcpServers": stdio("notes") }).to_string(),
     );
     put(
-        &h.join(app).join("Code/User/mcp.json"),
+        &h.join(APP_SETTINGS).join("Code/User/mcp.json"),
         &json!({"servers": {"vs": {"type": "stdio", "command": fixture, "args": [payload]}}})
             .to_string(),
     );
@@ -174,11 +170,6 @@ fn every_client_that_clients_lists_is_found_where_it_says() {
     assert!(clients.len() >= 7, "{clients:?}");
     let home = tempfile::tempdir().unwrap();
     let project = tempfile::tempdir().unwrap();
-    let app = if cfg!(target_os = "macos") {
-        "Library/Application Support"
-    } else {
-        ".config"
-    };
     let mut expected = Vec::new();
     for client in &clients {
         let id = client["client"].as_str().unwrap();
@@ -194,7 +185,7 @@ fn every_client_that_clients_lists_is_found_where_it_says() {
         let user = client["user config"].as_str().unwrap();
         let user = match (user.strip_prefix("~/"), user.strip_prefix("@/")) {
             (Some(below_home), _) => home.path().join(below_home),
-            (_, Some(below_app)) => home.path().join(app).join(below_app),
+            (_, Some(below_app)) => home.path().join(APP_SETTINGS).join(below_app),
             _ => panic!("{id}: a user config below neither ~/ nor @/: {user}"),
         };
         put(&user, &text);

@@ -186,9 +186,7 @@ impl StackStudy {
                     case.id, case.class
                 )));
             }
-            let types = [
-                "integer", "number", "string", "boolean", "array", "object", "null",
-            ];
+            let types = super::outcome::JSON_TYPES;
             if let Some((name, t)) = case
                 .declared
                 .iter()
