@@ -187,11 +187,6 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The JSON Schema type names a case's `declared` may give (the spec refuses others).
-pub const JSON_TYPES: [&str; 7] = [
-    "integer", "number", "string", "boolean", "array", "object", "null",
-];
-
 /// Whether `value` is of the JSON Schema type `json_type`; an integer is a number without a
 /// fraction (21.0 is one), as JSON Schema counts it.
 fn has_json_type(value: &Value, json_type: &str) -> bool {
@@ -203,7 +198,7 @@ fn has_json_type(value: &Value, json_type: &str) -> bool {
         "array" => value.is_array(),
         "object" => value.is_object(),
         "null" => value.is_null(),
-        // Not one of JSON_TYPES, which the spec refuses.
+        // Not one of spec::JSON_TYPES, which the spec refuses.
         _ => true,
     }
 }

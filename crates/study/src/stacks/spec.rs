@@ -11,6 +11,11 @@ use super::StackStudyError;
 use crate::mutate;
 use crate::text::shell_line;
 
+/// The JSON Schema type names a case's `declared` may give (the spec refuses others).
+pub const JSON_TYPES: [&str; 7] = [
+    "integer", "number", "string", "boolean", "array", "object", "null",
+];
+
 /// The placeholders of an MCP row's `server` command.
 pub const CASE_PLACEHOLDER: &str = "{case}";
 /// Replaced by the server's version (`1` or `2`).
@@ -186,7 +191,7 @@ impl StackStudy {
                     case.id, case.class
                 )));
             }
-            let types = super::outcome::JSON_TYPES;
+            let types = JSON_TYPES;
             if let Some((name, t)) = case
                 .declared
                 .iter()
