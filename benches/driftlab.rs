@@ -10,7 +10,6 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use driftlab::check::{rules, Comparison};
-use driftlab::mutate::MutationClass;
 use driftlab::payload::{self, Limits};
 use driftlab::study::{self, Study};
 use driftlab::{generate, mutate};
@@ -75,8 +74,9 @@ fn round_trip(c: &mut Criterion) {
 fn checks(c: &mut Criterion) {
     let small_old = surface(&generate::surface(20260822, 3, 3));
     let mut changed = generate::surface(20260822, 3, 3);
-    mutate::NameSpace
-        .apply(&mut changed, &mut mutate::stream(1, &mutate::NameSpace, 0))
+    let name_space = mutate::by_id("name-space").unwrap();
+    name_space
+        .apply(&mut changed, &mut mutate::stream(1, name_space, 0))
         .ok();
     let small_new = surface(&changed);
     let large_old = payload::read(LARGE, "large", Limits::default()).unwrap();
@@ -139,7 +139,7 @@ fn hot_path(c: &mut Criterion) {
             });
         }
     }
-    let class = &mutate::NameSpace;
+    let class = mutate::by_id("name-space").unwrap();
     Workspace::new(&base, Some(&approved))
         .candidate(
             &base,

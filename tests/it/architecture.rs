@@ -85,7 +85,7 @@ fn modules() -> BTreeMap<Module, String> {
 }
 
 /// The text without its test module and without `//` comments.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let mut kept = String::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {

@@ -31,6 +31,7 @@ mod lock;
 mod lock_discover;
 mod protocol_era;
 mod proxy_flow;
+mod public_surface;
 mod rename_calibration;
 mod results_folder;
 mod rule_fixtures;

@@ -6,7 +6,7 @@ use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::pointer;
 use crate::surface::contract::capture_field;
 
-pub struct CacheHintsMissing;
+pub(crate) struct CacheHintsMissing;
 
 impl Rule for CacheHintsMissing {
     fn id(&self) -> &'static str {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
-pub struct DescriptionHash;
+pub(crate) struct DescriptionHash;
 
 impl Rule for DescriptionHash {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use foldhash::fast::RandomState;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
-pub struct DuplicateToolName;
+pub(crate) struct DuplicateToolName;
 
 impl Rule for DuplicateToolName {
     fn id(&self) -> &'static str {

@@ -4,7 +4,7 @@ use super::structural::{input_schema_problem, InputSchemaProblem};
 use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
 use crate::surface::Tool;
 
-pub struct InputSchemaNotObject;
+pub(crate) struct InputSchemaNotObject;
 
 impl Rule for InputSchemaNotObject {
     fn id(&self) -> &'static str {

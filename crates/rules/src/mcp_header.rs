@@ -63,7 +63,7 @@ fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
-pub struct McpHeaderInvalid;
+pub(crate) struct McpHeaderInvalid;
 
 impl Rule for McpHeaderInvalid {
     fn id(&self) -> &'static str {
@@ -104,7 +104,7 @@ impl PerTool for McpHeaderInvalid {
     }
 }
 
-pub struct McpHeaderNewlyInvalid;
+pub(crate) struct McpHeaderNewlyInvalid;
 
 impl Rule for McpHeaderNewlyInvalid {
     fn id(&self) -> &'static str {

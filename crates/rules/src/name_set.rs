@@ -3,7 +3,7 @@
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
-pub struct NameSet;
+pub(crate) struct NameSet;
 
 impl Rule for NameSet {
     fn id(&self) -> &'static str {

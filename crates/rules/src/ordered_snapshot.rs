@@ -4,7 +4,7 @@ use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::payload::short;
 use crate::surface::{Surface, Tool};
 
-pub struct OrderedSnapshot;
+pub(crate) struct OrderedSnapshot;
 
 impl Rule for OrderedSnapshot {
     fn id(&self) -> &'static str {

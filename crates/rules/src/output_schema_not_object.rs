@@ -7,7 +7,7 @@ use crate::check::{
 };
 use crate::surface::{json_type, Tool};
 
-pub struct OutputSchemaNotObject;
+pub(crate) struct OutputSchemaNotObject;
 
 impl Rule for OutputSchemaNotObject {
     fn id(&self) -> &'static str {

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::surface::{required_names, Tool};
 
-pub struct RequiredAndTypes;
+pub(crate) struct RequiredAndTypes;
 
 type Shape = (BTreeSet<String>, BTreeMap<String, String>);
 

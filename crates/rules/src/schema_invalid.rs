@@ -14,7 +14,7 @@ use crate::check::{
     check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
 };
 
-pub struct SchemaInvalid;
+pub(crate) struct SchemaInvalid;
 
 /// What is wrong with one schema: the path inside it and the message.
 type Problem = Option<(String, String)>;

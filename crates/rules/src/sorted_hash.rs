@@ -10,7 +10,7 @@ use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
 use crate::payload::compact;
 use crate::surface::{Surface, Tool};
 
-pub struct SortedHash;
+pub(crate) struct SortedHash;
 
 /// (name, hashed text) of the given tools, sorted. The hashed text is what the emulated tools
 /// hash, `name NUL description NUL canonical input schema`: two lists of texts are equal exactly

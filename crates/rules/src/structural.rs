@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::surface::{is_valid_tool_name, json_type, Tool};
 
-pub struct Structural;
+pub(crate) struct Structural;
 
 impl Rule for Structural {
     fn id(&self) -> &'static str {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::surface::Tool;
 
-pub struct TaskSupportRequired;
+pub(crate) struct TaskSupportRequired;
 
 fn task_support<'a>(tool: &Tool<'a>) -> Option<&'a Value> {
     tool.get("execution")?.get("taskSupport")

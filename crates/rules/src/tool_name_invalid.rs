@@ -4,7 +4,7 @@ use super::structural::name_problem;
 use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
 use crate::surface::Tool;
 
-pub struct ToolNameInvalid;
+pub(crate) struct ToolNameInvalid;
 
 impl Rule for ToolNameInvalid {
     fn id(&self) -> &'static str {

@@ -311,7 +311,7 @@ impl<'a> Comparison<'a> {
 
     /// Every change in the contract beyond tools (prompts, resources, instructions,
     /// capabilities), when the approved document recorded it.
-    pub fn contract_changes(&self) -> &[crate::diff::contract::ContractChange] {
+    pub(crate) fn contract_changes(&self) -> &[crate::diff::contract::ContractChange] {
         self.contract_changes.get_or_init(|| {
             crate::diff::contract::compare(self.approved.contract(), self.candidate.contract())
         })

@@ -19,7 +19,7 @@ pub fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, csv::Error> {
 }
 
 /// `csv` output with every formula-like cell made text.
-pub fn neutralise(bytes: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn neutralise(bytes: &[u8]) -> Cow<'_, [u8]> {
     let starts = cells_to_mark(bytes);
     if starts.is_empty() {
         return Cow::Borrowed(bytes);

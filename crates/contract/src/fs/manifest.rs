@@ -11,7 +11,7 @@ pub const MANIFEST: &str = "manifest.json";
 
 /// The driftlab that wrote a folder, the command that reproduces it, and each file's sha256.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct FolderManifest {
+pub(crate) struct FolderManifest {
     /// The version of driftlab that wrote the folder.
     pub driftlab_version: String,
     /// The command that writes the folder again.

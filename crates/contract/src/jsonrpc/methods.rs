@@ -2,7 +2,7 @@
 //! `method` constants of `schema.json` for 2024-11-05 … 2026-07-28).
 
 /// Methods sent as requests (they expect an answer, so they carry an id).
-pub const REQUESTS: &[&str] = &[
+pub(crate) const REQUESTS: &[&str] = &[
     "completion/complete",
     "elicitation/create",
     "initialize",
@@ -28,7 +28,7 @@ pub const REQUESTS: &[&str] = &[
 ];
 
 /// Methods sent as notifications (no id, no answer).
-pub const NOTIFICATIONS: &[&str] = &[
+pub(crate) const NOTIFICATIONS: &[&str] = &[
     "notifications/cancelled",
     "notifications/elicitation/complete",
     "notifications/initialized",
@@ -45,7 +45,7 @@ pub const NOTIFICATIONS: &[&str] = &[
 
 /// The spec's spelling of `method` when `method` differs from it only in ASCII case or in
 /// surrounding whitespace (a server that normalises would run it as that method).
-pub fn near_spelling(method: &str) -> Option<&'static str> {
+pub(crate) fn near_spelling(method: &str) -> Option<&'static str> {
     let folded = method.trim().to_ascii_lowercase();
     REQUESTS
         .iter()

@@ -39,7 +39,7 @@ pub fn write_sorted(out: &mut Vec<u8>, value: &Value) {
 }
 
 /// Appends `[item,…]`, each item written by `item`.
-pub fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
+pub(crate) fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
     out.push(b'[');
     for (i, value) in items.iter().enumerate() {
         if i > 0 {
@@ -51,7 +51,7 @@ pub fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8
 }
 
 /// Appends `{"key":member,…}` in the order given, each member written by `member`.
-pub fn write_object<'a>(
+pub(crate) fn write_object<'a>(
     out: &mut Vec<u8>,
     members: impl IntoIterator<Item = (&'a String, &'a Value)>,
     member: impl Fn(&mut Vec<u8>, &Value),

@@ -167,7 +167,7 @@ impl ServerContract {
     }
 
     /// The list of `kind`, to fill or change.
-    pub fn list_mut(&mut self, kind: ListKind) -> &mut Option<Vec<Item>> {
+    pub(crate) fn list_mut(&mut self, kind: ListKind) -> &mut Option<Vec<Item>> {
         match kind {
             ListKind::Prompts => &mut self.prompts,
             ListKind::Resources => &mut self.resources,
@@ -193,7 +193,7 @@ impl ServerContract {
     /// The members a snapshot records besides `tools`, in the order written: `serverInfo`,
     /// `capabilities`, `instructions`, then each recorded list (but for an empty one that the
     /// capabilities imply).
-    pub fn snapshot_members(&self) -> Map<String, Value> {
+    pub(crate) fn snapshot_members(&self) -> Map<String, Value> {
         let mut out = Map::new();
         if let Some(a) = &self.announced {
             if let Some(info) = &a.server_info {

@@ -153,7 +153,10 @@ impl Surface {
 
     /// A surface whose tools were found at the given pointers. Each tool's text is its compact
     /// JSON, and its parsed form is the given map (never parsed back from that text).
-    pub fn with_locations(tools: Vec<Map<String, Value>>, locations: Vec<String>) -> Surface {
+    pub(crate) fn with_locations(
+        tools: Vec<Map<String, Value>>,
+        locations: Vec<String>,
+    ) -> Surface {
         Surface::with_pointers(tools, locations.into())
     }
 
@@ -347,7 +350,7 @@ impl Surface {
 
     /// Canonical bytes: the compact result object, fields and tools in their original order
     /// (order is part of the contract, so it is not normalized away).
-    pub fn canonical_bytes(&self) -> Vec<u8> {
+    pub(crate) fn canonical_bytes(&self) -> Vec<u8> {
         // Serializing a `Value` cannot fail.
         serde_json::to_vec(&self.to_value()).unwrap_or_default()
     }

@@ -45,7 +45,7 @@ fn write(value: &Value, out: &mut String) {
 
 /// Positions of values grouped by a key, each group in order: the first position with a key
 /// that is not yet taken, in O(1) amortised instead of a scan.
-pub struct FirstUnclaimed {
+pub(crate) struct FirstUnclaimed {
     by_key: HashMap<String, VecDeque<usize>>,
 }
 

@@ -43,7 +43,7 @@ pub struct Pairing {
 
 /// At most this many (removed, added) pairs are scored for renames: a payload with thousands of
 /// removed and added look-alike tools cannot make the gate quadratic.
-pub const MAX_RENAME_COMPARISONS: usize = 1_000_000;
+pub(crate) const MAX_RENAME_COMPARISONS: usize = 1_000_000;
 
 /// Pairs the tools of two surfaces: by name, then removed and added tools by similarity (a
 /// likely rename at [`RENAME_THRESHOLD`] and above).

@@ -11,7 +11,7 @@ use super::pairing::MAX_RENAME_COMPARISONS;
 use super::words::{jaccard, words};
 
 /// The added properties of one schema, indexed for the rename search.
-pub struct PropertyRenames<'a> {
+pub(crate) struct PropertyRenames<'a> {
     added: Vec<&'a String>,
     schemas: Vec<&'a Value>,
     words: Vec<BTreeSet<String>>,
@@ -47,7 +47,7 @@ impl<'a> PropertyRenames<'a> {
     /// The untaken added property that `removed` (with schema `old`) was most likely renamed
     /// to: same shape, and related (a shared name word or description); among several, the most
     /// name words in common, the last in schema order on a tie.
-    pub fn best(&mut self, removed: &str, old: &Value) -> Option<usize> {
+    pub(crate) fn best(&mut self, removed: &str, old: &Value) -> Option<usize> {
         if self.capped {
             return None;
         }
@@ -86,7 +86,7 @@ impl<'a> PropertyRenames<'a> {
     }
 
     /// The added properties not paired with a removed one, in schema order.
-    pub fn untaken(&self) -> impl Iterator<Item = &'a String> + '_ {
+    pub(crate) fn untaken(&self) -> impl Iterator<Item = &'a String> + '_ {
         self.added
             .iter()
             .zip(&self.taken)
@@ -132,7 +132,7 @@ fn same_shape(a: &Value, b: &Value) -> bool {
 
 /// Values for a message: the first ten, then how many more (a 100k-value enum must not make a
 /// 100k-value message).
-pub fn list_values(values: &[&Value]) -> String {
+pub(crate) fn list_values(values: &[&Value]) -> String {
     const SHOWN: usize = 10;
     let mut text = values
         .iter()

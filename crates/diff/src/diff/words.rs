@@ -31,7 +31,7 @@ fn flush(current: &mut String, out: &mut BTreeSet<String>) {
 }
 
 /// |a ∩ b| / |a ∪ b|; two empty sets are identical (1.0).
-pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+pub(crate) fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let union = a.union(b).count();
     if union == 0 {
         return 1.0;

@@ -32,7 +32,7 @@ pub fn strings(pattern: &str) -> Vec<String> {
 /// The fewest characters a string must have to contain a match of `pattern` (`None`: it does
 /// not parse). JSON Schema patterns are unanchored, so a match inside a longer string counts,
 /// and the bound still holds.
-pub fn min_chars(pattern: &str) -> Option<u64> {
+pub(crate) fn min_chars(pattern: &str) -> Option<u64> {
     parse(pattern).map(|hir| least(&hir))
 }
 

@@ -41,7 +41,7 @@ impl Budget {
 
     /// [`take`](Self::take), waiting at most `patience`; `None` when the bytes could not be
     /// taken in time (the peer has not been reading for that long).
-    pub fn take_within(
+    pub(crate) fn take_within(
         self: &Arc<Budget>,
         n: usize,
         patience: std::time::Duration,

@@ -12,7 +12,7 @@ pub mod era;
 pub mod flow;
 pub mod http;
 mod options;
-pub mod process_tree;
+pub(crate) mod process_tree;
 pub mod session;
 pub mod stdio;
 use std::time::Duration;

@@ -12,7 +12,7 @@
 use std::os::fd::{FromRawFd, OwnedFd};
 
 /// A process that kills a process group once driftlab is gone.
-pub struct Sentinel {
+pub(crate) struct Sentinel {
     pid: libc::pid_t,
     /// The pipe's write end: driftlab's death (or [`Sentinel::dismiss`]) closes it.
     _alive: OwnedFd,
@@ -21,7 +21,7 @@ pub struct Sentinel {
 impl Sentinel {
     /// Starts a sentinel for process group `group`; `None` if the system refuses a pipe or a
     /// process (the group is then ended only by driftlab's own cleanup).
-    pub fn watch(group: u32) -> Option<Sentinel> {
+    pub(crate) fn watch(group: u32) -> Option<Sentinel> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe writes two fds into the array it is given.
         if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
@@ -56,7 +56,7 @@ impl Sentinel {
     }
 
     /// Ends the sentinel before driftlab ends the group itself.
-    pub fn dismiss(self) {
+    pub(crate) fn dismiss(self) {
         // SAFETY: kill and waitpid on our own child.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
@@ -122,7 +122,7 @@ pub struct Found {
 
 /// Every process below `root` (children, their children, …), read from `/proc`; empty where
 /// there is no `/proc`.
-pub fn descendants(root: u32) -> Vec<Found> {
+pub(crate) fn descendants(root: u32) -> Vec<Found> {
     let mut found = Vec::new();
     let mut queue = vec![root];
     while let Some(pid) = queue.pop() {
@@ -140,7 +140,7 @@ pub fn descendants(root: u32) -> Vec<Found> {
 }
 
 /// Kills each process still running as found (same id and start time).
-pub fn kill_found(found: &[Found]) {
+pub(crate) fn kill_found(found: &[Found]) {
     for process in found {
         if start_time(process.pid) == Some(process.started) {
             // SAFETY: kill(2) has no memory-safety preconditions.

@@ -87,7 +87,7 @@ impl<T: Transport> Session<T> {
 
     /// From now on every request's `params._meta` carries these members (a member the caller
     /// set itself is kept); `None` stops it.
-    pub fn set_request_meta(&mut self, meta: Option<serde_json::Map<String, Value>>) {
+    pub(crate) fn set_request_meta(&mut self, meta: Option<serde_json::Map<String, Value>>) {
         self.request_meta = meta;
     }
 
@@ -152,7 +152,7 @@ impl<T: Transport> Session<T> {
     }
 
     /// Sends a notification (no answer expected).
-    pub fn notify(&mut self, method: &str, phase: &str) -> Result<(), LiveError> {
+    pub(crate) fn notify(&mut self, method: &str, phase: &str) -> Result<(), LiveError> {
         let message = json!({"jsonrpc": "2.0", "method": method});
         self.transport.send(message.to_string().as_bytes(), phase)
     }

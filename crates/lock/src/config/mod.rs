@@ -8,7 +8,7 @@
 mod clients;
 pub mod discover;
 mod expand;
-pub mod jsonc;
+pub(crate) mod jsonc;
 mod read;
 pub mod rewrite;
 mod unstartable;
@@ -213,7 +213,7 @@ impl Start {
 impl Start {
     /// `text`, a message about this server, with each argv word or URL the config's variables
     /// expanded put back as `written` has it: a `${VAR}` may hold a secret.
-    pub fn as_written(&self, written: &Written, text: &str) -> String {
+    pub(crate) fn as_written(&self, written: &Written, text: &str) -> String {
         let expanded: Vec<(&str, &str)> = match (self, written) {
             (Start::Stdio { argv, .. }, Written::Command(as_written)) => argv
                 .iter()

@@ -67,7 +67,7 @@ pub fn set_argv(
 /// variable references in arguments as it does in a URL and headers, so no secret is written
 /// into the file). Its other keys stay; `type` becomes `stdio` (VS Code needs it) or goes.
 /// Returns the edit and the whole argv.
-pub fn set_url_argv(
+pub(crate) fn set_url_argv(
     config: &ClientConfig,
     name: &str,
     argv: &[String],

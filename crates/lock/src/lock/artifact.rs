@@ -35,7 +35,7 @@ const MAX_FILES: usize = 50_000;
 
 /// The artifact `argv` runs (relative paths from `dir`, else from here), where it can be read
 /// without network.
-pub fn of_argv(argv: &[String], dir: Option<&Path>) -> Option<Artifact> {
+pub(crate) fn of_argv(argv: &[String], dir: Option<&Path>) -> Option<Artifact> {
     let program_name = Path::new(argv.first()?).file_name()?.to_string_lossy();
     let rest = &argv[1..];
     let from = |path: &str| match dir {

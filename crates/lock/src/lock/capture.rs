@@ -112,7 +112,7 @@ fn capture_expanded(
 }
 
 /// A server to capture: how it starts, as the config expands it and as the config writes it.
-pub struct ToCapture<'a> {
+pub(crate) struct ToCapture<'a> {
     /// As the config expands it.
     pub start: &'a Start,
     /// As the config writes it.
@@ -122,7 +122,7 @@ pub struct ToCapture<'a> {
 /// Captures every server, at most `jobs` at once (each waits mostly on its own start-up), and
 /// hands each result with its own time to `done` in input order, as soon as it and every server
 /// before it are done: what is printed and recorded never depends on which finished first.
-pub fn capture_each(
+pub(crate) fn capture_each(
     servers: &[ToCapture<'_>],
     timeout: Duration,
     max_bytes: usize,

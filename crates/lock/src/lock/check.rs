@@ -66,7 +66,10 @@ pub fn plan<'c>(
 }
 
 /// `launch-changed` when the config starts the server otherwise than the lock recorded.
-pub fn launch_change(locked: &LockedServer, configured: &ConfiguredServer) -> Option<Finding> {
+pub(crate) fn launch_change(
+    locked: &LockedServer,
+    configured: &ConfiguredServer,
+) -> Option<Finding> {
     let launch = configured.written.to_json();
     let package = package_of(configured);
     let same_package = |a: &Option<Package>, b: &Option<Package>| {
@@ -88,7 +91,10 @@ pub fn launch_change(locked: &LockedServer, configured: &ConfiguredServer) -> Op
 /// `artifact-changed` when the code under an unchanged launch is not what was locked (only
 /// when the lock recorded an artifact and the launch is the same: a changed launch is its own
 /// finding).
-pub fn artifact_change(locked: &LockedServer, configured: &ConfiguredServer) -> Option<Finding> {
+pub(crate) fn artifact_change(
+    locked: &LockedServer,
+    configured: &ConfiguredServer,
+) -> Option<Finding> {
     let pinned = locked.artifact.as_ref()?;
     let now = artifact_of(configured);
     if now.as_ref().is_some_and(|a| a == pinned) {
@@ -104,7 +110,7 @@ pub fn artifact_change(locked: &LockedServer, configured: &ConfiguredServer) -> 
 }
 
 /// The artifact a server's argv runs (its expanded argv where it can be started).
-pub fn artifact_of(server: &ConfiguredServer) -> Option<Artifact> {
+pub(crate) fn artifact_of(server: &ConfiguredServer) -> Option<Artifact> {
     match &server.start {
         Ok(Start::Stdio { argv, cwd, .. }) => super::artifact::of_argv(argv, cwd.as_deref()),
         _ => None,
@@ -130,7 +136,7 @@ pub fn describe(launch: &Value, package: Option<&Package>) -> String {
 }
 
 /// The package a server's argv runs (its expanded argv where it can be started).
-pub fn package_of(server: &ConfiguredServer) -> Option<Package> {
+pub(crate) fn package_of(server: &ConfiguredServer) -> Option<Package> {
     match (&server.start, &server.written) {
         (Ok(Start::Stdio { argv, .. }), _) => super::package::of_argv(argv),
         (Err(_), Written::Command(argv)) => super::package::of_argv(argv),

@@ -132,7 +132,7 @@ pub fn plan(
 }
 
 /// Whether an argv already runs `driftlab guard`.
-pub fn is_guard(argv: &[String]) -> bool {
+pub(crate) fn is_guard(argv: &[String]) -> bool {
     let program = argv
         .first()
         .and_then(|p| Path::new(p).file_name())

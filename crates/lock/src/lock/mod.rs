@@ -25,10 +25,10 @@ pub use error::LockError;
 pub use package::Package;
 
 /// The lockfile format this driftlab writes and reads.
-pub const LOCKFILE_VERSION: &str = "driftlab-lock/1";
+pub(crate) const LOCKFILE_VERSION: &str = "driftlab-lock/1";
 
 /// A lockfile of at most this many bytes is read (it holds whole contracts).
-pub const MAX_LOCK_BYTES: usize = 256 * 1024 * 1024;
+pub(crate) const MAX_LOCK_BYTES: usize = 256 * 1024 * 1024;
 
 /// A lockfile (docs/lock.md): each server's launch, artifact and whole contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -235,7 +235,7 @@ impl Lockfile {
 }
 
 /// How the lock names a config: relative to the lock's folder when it is below it.
-pub fn config_path_for_lock(config: &Path, lock: &Path) -> String {
+pub(crate) fn config_path_for_lock(config: &Path, lock: &Path) -> String {
     let absolute = |p: &Path| p.canonicalize().ok();
     let lock_dir = lock.parent().map(|d| match d.as_os_str().is_empty() {
         true => Path::new("."),

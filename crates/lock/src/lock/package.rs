@@ -33,7 +33,7 @@ impl Package {
 }
 
 /// The package `argv` runs, if it names one.
-pub fn of_argv(argv: &[String]) -> Option<Package> {
+pub(crate) fn of_argv(argv: &[String]) -> Option<Package> {
     let program = Path::new(argv.first()?)
         .file_name()?
         .to_string_lossy()

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::rng::Stream;
 
 /// Purpose tag of the per-surface contract stream.
-pub const PURPOSE: &str = "contract";
+pub(crate) const PURPOSE: &str = "contract";
 
 /// A prompt of the vocabulary: name, description, and arguments (name, description).
 type PromptWords = (

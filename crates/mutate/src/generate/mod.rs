@@ -13,7 +13,7 @@ use plan::ToolPlan;
 use vocabulary::{NameStyle, DESCRIPTIONS, DIALECTS, NAME_STYLES, NOUNS, PARAMETERS, VERBS};
 
 /// Purpose tag of the per-surface stream.
-pub const PURPOSE: &str = "surface";
+pub(crate) const PURPOSE: &str = "surface";
 
 /// Name attempts before a colliding name gets the tool index appended.
 const NAME_ATTEMPTS: usize = 16;

@@ -2,7 +2,7 @@
 //! servers in the shared corpus. Changing any list changes every generated surface.
 
 /// Verbs, with whether a tool named after them only reads.
-pub const VERBS: &[(&str, bool)] = &[
+pub(crate) const VERBS: &[(&str, bool)] = &[
     ("get", true),
     ("list", true),
     ("search", true),
@@ -20,7 +20,7 @@ pub const VERBS: &[(&str, bool)] = &[
 ];
 
 /// Nouns a tool acts on.
-pub const NOUNS: &[&str] = &[
+pub(crate) const NOUNS: &[&str] = &[
     "user",
     "issue",
     "file",
@@ -49,14 +49,14 @@ pub const NOUNS: &[&str] = &[
 
 /// How a surface spells its tool names (one style per server, as real servers do).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NameStyle {
+pub(crate) enum NameStyle {
     Snake,
     Kebab,
     Camel,
     Dotted,
 }
 
-pub const NAME_STYLES: &[NameStyle] = &[
+pub(crate) const NAME_STYLES: &[NameStyle] = &[
     NameStyle::Snake,
     NameStyle::Kebab,
     NameStyle::Camel,
@@ -77,7 +77,7 @@ pub enum Kind {
 }
 
 /// Parameters: (snake_case name, kind, description).
-pub const PARAMETERS: &[(&str, Kind, &str)] = &[
+pub(crate) const PARAMETERS: &[(&str, Kind, &str)] = &[
     ("query", Kind::Text, "Search query"),
     ("path", Kind::Text, "Path of the file or directory"),
     ("content", Kind::Text, "Content to write"),
@@ -153,7 +153,7 @@ pub const PARAMETERS: &[(&str, Kind, &str)] = &[
 ];
 
 /// Description templates; `{verb}` and `{noun}` are replaced.
-pub const DESCRIPTIONS: &[&str] = &[
+pub(crate) const DESCRIPTIONS: &[&str] = &[
     "{Verb} a {noun}.",
     "{Verb} a {noun} by its identifier. Returns the {noun} as JSON.",
     "{Verb} one or more {noun} records in the workspace.",
@@ -162,7 +162,7 @@ pub const DESCRIPTIONS: &[&str] = &[
 ];
 
 /// `$schema` dialects seen in real servers (none, draft-07, 2020-12), one per surface.
-pub const DIALECTS: &[Option<&str>] = &[
+pub(crate) const DIALECTS: &[Option<&str>] = &[
     None,
     Some("http://json-schema.org/draft-07/schema#"),
     Some("https://json-schema.org/draft/2020-12/schema"),

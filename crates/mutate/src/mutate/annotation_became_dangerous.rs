@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `annotation-became-dangerous` class: a read-only tool drops readOnlyHint (true -> false), or a non-destructive one sets destructiveHint false -> true.
-pub struct AnnotationBecameDangerous;
+pub(crate) struct AnnotationBecameDangerous;
 
 impl MutationClass for AnnotationBecameDangerous {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `capability-flag-dropped` class: a `listChanged` or `subscribe` flag that was true disappears.
-pub struct CapabilityFlagDropped;
+pub(crate) struct CapabilityFlagDropped;
 
 /// The flags a client relies on to hear about changes.
 const FLAGS: &[(&str, &str)] = &[

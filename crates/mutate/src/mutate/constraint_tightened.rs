@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `constraint-tightened` class: one input constraint gets stricter: a maximum or maxLength halved toward its minimum, or additionalProperties: false added.
-pub struct ConstraintTightened;
+pub(crate) struct ConstraintTightened;
 
 impl MutationClass for ConstraintTightened {
     fn id(&self) -> &'static str {

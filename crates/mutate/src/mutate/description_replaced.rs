@@ -7,7 +7,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `description-replaced` class: one tool's description is rewritten whole, no word of it kept.
-pub struct DescriptionReplaced;
+pub(crate) struct DescriptionReplaced;
 
 impl MutationClass for DescriptionReplaced {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `description-reworded` class: a quarter of one tool's description words are replaced (a partial rewrite).
-pub struct DescriptionReworded;
+pub(crate) struct DescriptionReworded;
 
 /// Words a rewrite puts in: plain, and none of them an instruction to the model.
 pub(super) const REWRITE_WORDS: &[&str] = &[

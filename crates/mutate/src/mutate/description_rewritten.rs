@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `description-rewritten` class: one tool's description gains an instruction to the model (\"Always call this tool first ...\").
-pub struct DescriptionRewritten;
+pub(crate) struct DescriptionRewritten;
 
 impl MutationClass for DescriptionRewritten {
     fn id(&self) -> &'static str {

@@ -23,7 +23,7 @@ pub enum Edit {
 /// Tool `tool`'s field `key` given the value `value` (compact JSON) in place, as inserting into
 /// the tool's map does when the field exists. `None` when it does not, or when the tool's text
 /// is not compact around it.
-pub fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) -> Option<Edit> {
+pub(crate) fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) -> Option<Edit> {
     let (start, place) = compact_place(base, tool, key)?;
     Some(Edit::Splice {
         range: start + place.value.start..start + place.value.end,
@@ -33,7 +33,7 @@ pub fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) -> Opti
 
 /// Tool `tool`'s field `key` removed with its comma, keeping the order of the rest, as
 /// `shift_remove` does. `None` when the field is absent, or the text is not compact around it.
-pub fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edit> {
+pub(crate) fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edit> {
     let (start, place) = compact_place(base, tool, key)?;
     let text = base.text().as_bytes();
     // The member starts at its key's opening quote.

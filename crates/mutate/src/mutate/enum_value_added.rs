@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `enum-value-added` class: one input parameter's enum gains a value.
-pub struct EnumValueAdded;
+pub(crate) struct EnumValueAdded;
 
 impl MutationClass for EnumValueAdded {
     fn id(&self) -> &'static str {

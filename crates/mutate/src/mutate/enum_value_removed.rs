@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `enum-value-removed` class: one input parameter's enum loses its last value.
-pub struct EnumValueRemoved;
+pub(crate) struct EnumValueRemoved;
 
 impl MutationClass for EnumValueRemoved {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::{Applied, Label, MutationClass, Outcome};
 use crate::rng::Stream;
 
 /// The `identity` class: the control. Changes nothing.
-pub struct Identity;
+pub(crate) struct Identity;
 
 impl MutationClass for Identity {
     fn id(&self) -> &'static str {

@@ -8,7 +8,7 @@ use crate::rng::Stream;
 use crate::surface::Surface;
 
 /// The `input-schema-array-root` class: one tool's `inputSchema` gets an array root, wrapping the old schema.
-pub struct InputSchemaArrayRoot;
+pub(crate) struct InputSchemaArrayRoot;
 
 /// What the detail says was done to the tool.
 const CHANGE: &str = "inputSchema root type -> array";

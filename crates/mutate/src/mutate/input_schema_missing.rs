@@ -7,7 +7,7 @@ use crate::rng::Stream;
 use crate::surface::Surface;
 
 /// The `input-schema-missing` class: one tool's `inputSchema` field is removed.
-pub struct InputSchemaMissing;
+pub(crate) struct InputSchemaMissing;
 
 /// What the detail says was done to the tool.
 const CHANGE: &str = "inputSchema removed";

@@ -7,7 +7,7 @@ use crate::rng::Stream;
 use crate::surface::Surface;
 
 /// The `input-schema-null` class: one tool's `inputSchema` becomes `null`.
-pub struct InputSchemaNull;
+pub(crate) struct InputSchemaNull;
 
 /// What the detail says was done to the tool.
 const CHANGE: &str = "inputSchema -> null";

@@ -139,11 +139,11 @@ pub trait MutationClass: Sync {
 /// The control class, run on every surface to measure false positives.
 pub const CONTROL: &dyn MutationClass = &Identity;
 
-/// Declares each class's module, re-exports its type, and lists it in [`REGISTRY`]: a new class
+/// Declares each class's module, imports its type, and lists it in [`REGISTRY`]: a new class
 /// is one line here.
 macro_rules! classes {
     ($($module:ident::{$class:ident}),* $(,)?) => {
-        $(mod $module; pub use $module::$class;)*
+        $(mod $module; use $module::$class;)*
         /// Every mutation class, in the order listings show them (and `@tools` in a spec's
         /// `mutations` lists the tool classes, by label).
         pub const REGISTRY: &[&dyn MutationClass] = &[$(&$class),*];

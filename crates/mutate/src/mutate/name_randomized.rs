@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `name-randomized` class: one tool's name becomes a random string of the same length (letters and digits).
-pub struct NameRandomized;
+pub(crate) struct NameRandomized;
 
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 const LETTERS_AND_DIGITS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";

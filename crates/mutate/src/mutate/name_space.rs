@@ -8,7 +8,7 @@ use crate::rng::Stream;
 use crate::surface::Surface;
 
 /// The `name-space` class: one tool's name gains a space (e.g. a display name shipped as the name).
-pub struct NameSpace;
+pub(crate) struct NameSpace;
 
 impl MutationClass for NameSpace {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `name-typo` class: one tool or input parameter name gets a typo (two letters swapped, one dropped or one doubled).
-pub struct NameTypo;
+pub(crate) struct NameTypo;
 
 /// Where the typo goes.
 enum Place {

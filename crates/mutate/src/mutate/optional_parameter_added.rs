@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `optional-parameter-added` class: one tool gains a new optional boolean parameter.
-pub struct OptionalParameterAdded;
+pub(crate) struct OptionalParameterAdded;
 
 impl MutationClass for OptionalParameterAdded {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `output-property-removed` class: one property of an outputSchema is removed (and from its required list).
-pub struct OutputPropertyRemoved;
+pub(crate) struct OutputPropertyRemoved;
 
 impl MutationClass for OutputPropertyRemoved {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `output-property-type-changed` class: one typed output property may now also be null (T -> [T, \"null\"]).
-pub struct OutputPropertyTypeChanged;
+pub(crate) struct OutputPropertyTypeChanged;
 
 impl MutationClass for OutputPropertyTypeChanged {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `output-schema-added` class: one tool without an outputSchema declares one.
-pub struct OutputSchemaAdded;
+pub(crate) struct OutputSchemaAdded;
 
 impl MutationClass for OutputSchemaAdded {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `parameter-became-required` class: one optional input parameter becomes required.
-pub struct ParameterBecameRequired;
+pub(crate) struct ParameterBecameRequired;
 
 impl MutationClass for ParameterBecameRequired {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `parameter-renamed` class: one input parameter is renamed (to renamed_<name>), keeping its schema and requiredness.
-pub struct ParameterRenamed;
+pub(crate) struct ParameterRenamed;
 
 impl MutationClass for ParameterRenamed {
     fn id(&self) -> &'static str {

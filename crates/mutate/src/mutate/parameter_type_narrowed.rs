@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `parameter-type-narrowed` class: one input parameter accepts fewer types: number -> integer, a type list -> its first type, or no type -> string.
-pub struct ParameterTypeNarrowed;
+pub(crate) struct ParameterTypeNarrowed;
 
 impl MutationClass for ParameterTypeNarrowed {
     fn id(&self) -> &'static str {

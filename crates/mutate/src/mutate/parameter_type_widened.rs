@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `parameter-type-widened` class: one input parameter accepts more: integer -> number, or T -> [T, \"null\"].
-pub struct ParameterTypeWidened;
+pub(crate) struct ParameterTypeWidened;
 
 impl MutationClass for ParameterTypeWidened {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `payload-reformatted` class: the payload is pretty-printed (indentation and newlines) instead of compact.
-pub struct PayloadReformatted;
+pub(crate) struct PayloadReformatted;
 
 impl MutationClass for PayloadReformatted {
     fn id(&self) -> &'static str {

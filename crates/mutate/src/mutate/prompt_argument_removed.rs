@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `prompt-argument-removed` class: one prompt loses one of its arguments.
-pub struct PromptArgumentRemoved;
+pub(crate) struct PromptArgumentRemoved;
 
 impl MutationClass for PromptArgumentRemoved {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `prompt-required-argument-added` class: one prompt gains a required argument.
-pub struct PromptRequiredArgumentAdded;
+pub(crate) struct PromptRequiredArgumentAdded;
 
 impl MutationClass for PromptRequiredArgumentAdded {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `required-parameter-added` class: one tool gains a new required string parameter.
-pub struct RequiredParameterAdded;
+pub(crate) struct RequiredParameterAdded;
 
 impl MutationClass for RequiredParameterAdded {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `resource-removed` class: one listed resource disappears.
-pub struct ResourceRemoved;
+pub(crate) struct ResourceRemoved;
 
 impl MutationClass for ResourceRemoved {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `schema-key-order-changed` class: the keys of one tool's inputSchema object are listed in reverse order.
-pub struct SchemaKeyOrderChanged;
+pub(crate) struct SchemaKeyOrderChanged;
 
 impl MutationClass for SchemaKeyOrderChanged {
     fn id(&self) -> &'static str {

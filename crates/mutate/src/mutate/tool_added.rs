@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `tool-added` class: a new tool is appended to the list.
-pub struct ToolAdded;
+pub(crate) struct ToolAdded;
 
 impl MutationClass for ToolAdded {
     fn id(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `tool-names-permuted` class: the tools' names are permuted among them (a cycle, so no tool keeps its own), the set of names unchanged.
-pub struct ToolNamesPermuted;
+pub(crate) struct ToolNamesPermuted;
 
 impl MutationClass for ToolNamesPermuted {
     fn id(&self) -> &'static str {

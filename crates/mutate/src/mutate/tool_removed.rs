@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `tool-removed` class: one tool disappears from the list.
-pub struct ToolRemoved;
+pub(crate) struct ToolRemoved;
 
 impl MutationClass for ToolRemoved {
     fn id(&self) -> &'static str {

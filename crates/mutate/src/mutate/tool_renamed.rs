@@ -6,7 +6,7 @@ use super::*;
 use crate::rng::Stream;
 
 /// The `tool-renamed` class: one tool gets another valid name (<name>_v2), everything else unchanged.
-pub struct ToolRenamed;
+pub(crate) struct ToolRenamed;
 
 impl MutationClass for ToolRenamed {
     fn id(&self) -> &'static str {

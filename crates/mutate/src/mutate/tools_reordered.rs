@@ -7,7 +7,7 @@ use crate::rng::Stream;
 use crate::surface::Surface;
 
 /// The `tools-reordered` class: the tools are listed in another order (a non-identity permutation).
-pub struct ToolsReordered;
+pub(crate) struct ToolsReordered;
 
 /// Shuffles that come out as the identity are redrawn this many times before falling back to a
 /// rotation by one; with three tools the fallback has probability (1/6)^64.

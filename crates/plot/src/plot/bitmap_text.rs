@@ -14,7 +14,7 @@ use plotters_backend::{
 use super::style;
 
 /// A bitmap backend whose text is placed with sub-pixel pen positions and side bearings.
-pub struct TextBackend<'a>(pub BitMapBackend<'a>);
+pub(crate) struct TextBackend<'a>(pub BitMapBackend<'a>);
 
 type Error<'a> = DrawingErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>;
 

@@ -24,7 +24,7 @@ use layout::{Layout, Sizes};
 pub const FILE_STEM: &str = "detection-chart";
 
 /// The most bars the per-class chart draws before switching to one group per gate.
-pub const MAX_BARS: usize = 60;
+pub(crate) const MAX_BARS: usize = 60;
 
 /// The widest canvas any detection chart gets.
 pub const MAX_WIDTH: u32 = 3200;

@@ -101,7 +101,7 @@ impl Drawing for Screen<'_> {
 
 /// Consecutive runs of classes with the same label: (label, first column, end column). Empty
 /// for a study without labels.
-pub fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize)> {
+pub(crate) fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize)> {
     let mut bands: Vec<(crate::mutate::Label, usize, usize)> = Vec::new();
     for (c, class) in summary.mutations.iter().enumerate() {
         let Some(label) = summary.labels.iter().find(|l| &l.mutation == class) else {

@@ -10,7 +10,7 @@ use super::style::{self, FONT};
 use super::PRINT_MIN_SIZE;
 
 /// Sizes and spacing of a legend.
-pub struct LegendStyle {
+pub(crate) struct LegendStyle {
     pub size: f64,
     pub left: i32,
     /// Room kept free right of the legend.
@@ -32,7 +32,7 @@ pub struct LegendStyle {
 
 impl LegendStyle {
     /// The stacked charts' and timelines' legend on screen, in pixels.
-    pub const SCREEN: LegendStyle = LegendStyle {
+    pub(crate) const SCREEN: LegendStyle = LegendStyle {
         size: 18.0,
         left: 40,
         right: 40,
@@ -46,7 +46,7 @@ impl LegendStyle {
     };
 
     /// Every print figure's legend, in points.
-    pub const PRINT: LegendStyle = LegendStyle {
+    pub(crate) const PRINT: LegendStyle = LegendStyle {
         size: PRINT_MIN_SIZE,
         left: 6,
         right: 6,

@@ -38,7 +38,7 @@ impl PrintWidth {
     }
 
     /// The width in inches.
-    pub fn inches(self) -> f64 {
+    pub(crate) fn inches(self) -> f64 {
         match self {
             PrintWidth::Column => 3.5,
             PrintWidth::Full => 7.0,

@@ -8,7 +8,7 @@ use plotters_backend::{
 };
 
 /// `inner`, seen by the drawing code as a canvas of `size` points.
-pub struct Scaled<B> {
+pub(crate) struct Scaled<B> {
     pub inner: B,
     pub size: (u32, u32),
     /// Pixels per point.

@@ -10,7 +10,7 @@ use plotters::style::{FontStyle, RGBColor};
 
 use super::error::{DrawFault, Drawn};
 
-pub const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 pub(super) static REGULAR: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 pub(super) static BOLD: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans-Bold.ttf");
@@ -51,7 +51,7 @@ pub(super) fn glyph_run(font: &FontRef<'_>, size: f32, text: &str) -> (Vec<(Glyp
 }
 
 /// The width in pixels of `text` at `size` px, as the charts draw it: advances plus kerning.
-pub fn text_width(text: &str, size: f64, bold: bool) -> u32 {
+pub(crate) fn text_width(text: &str, size: f64, bold: bool) -> u32 {
     match font(bold) {
         Some(font) => glyph_run(font, size as f32, text).1.ceil() as u32,
         // Without the font (it is embedded, so never): about 0.62 em per character.
@@ -61,7 +61,7 @@ pub fn text_width(text: &str, size: f64, bold: bool) -> u32 {
 
 /// `text` broken at spaces into lines at most `width` px wide at `size` px (a word longer than
 /// that gets a line of its own).
-pub fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         match lines.last_mut() {
@@ -77,7 +77,7 @@ pub fn wrap_words(text: &str, size: f64, bold: bool, width: u32) -> Vec<String> 
 
 /// `text` in lines at most `width` px wide at `size` px: broken after a space, `-`, `_`, `/`
 /// or `@` where it can be, inside a run of other characters only where it must.
-pub fn break_to_width(text: &str, size: f64, width: u32) -> Vec<String> {
+pub(crate) fn break_to_width(text: &str, size: f64, width: u32) -> Vec<String> {
     let fits = |line: &str| text_width(line, size, false) <= width;
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
@@ -117,7 +117,7 @@ pub fn break_to_width(text: &str, size: f64, width: u32) -> Vec<String> {
 
 /// Draws `lines` in muted text of `size` px one under another, `step` px apart, the first with
 /// its top at `(x, y)`, anchored left or centred by `h_pos`.
-pub fn draw_muted_lines<DB: DrawingBackend>(
+pub(crate) fn draw_muted_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     lines: &[String],
     (x, y): (i32, i32),
@@ -139,7 +139,13 @@ pub fn draw_muted_lines<DB: DrawingBackend>(
 }
 
 /// Text in the embedded font at `size`, bold or not, in `colour`, anchored at `(h, v)`.
-pub fn text_style(size: f64, bold: bool, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+pub(crate) fn text_style(
+    size: f64,
+    bold: bool,
+    colour: RGBColor,
+    h: HPos,
+    v: VPos,
+) -> TextStyle<'static> {
     let weight = if bold {
         FontStyle::Bold
     } else {
@@ -152,7 +158,7 @@ pub fn text_style(size: f64, bold: bool, colour: RGBColor, h: HPos, v: VPos) -> 
 }
 
 /// Registers the embedded DejaVu Sans under the family `sans-serif` (once per process).
-pub fn register_fonts() -> Drawn {
+pub(crate) fn register_fonts() -> Drawn {
     static LOADED: OnceLock<bool> = OnceLock::new();
     let loaded = LOADED.get_or_init(|| {
         [(FontStyle::Normal, REGULAR), (FontStyle::Bold, BOLD)]
@@ -168,7 +174,7 @@ pub fn register_fonts() -> Drawn {
 /// Okabe–Ito (distinguishable with the common forms of colour blindness), its yellow replaced by
 /// a darker gold that reads on white, then five more from Paul Tol's muted scheme: twelve gates
 /// before a colour repeats.
-pub const PALETTE: &[RGBColor] = &[
+pub(crate) const PALETTE: &[RGBColor] = &[
     RGBColor(0, 114, 178),   // blue
     RGBColor(230, 159, 0),   // orange
     RGBColor(0, 158, 115),   // bluish green
@@ -183,12 +189,12 @@ pub const PALETTE: &[RGBColor] = &[
     RGBColor(153, 153, 153), // grey
 ];
 
-pub fn series_colour(i: usize) -> RGBColor {
+pub(crate) fn series_colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// The colour of each label's band in the matrix header.
-pub fn label_colour(label: crate::mutate::Label) -> RGBColor {
+pub(crate) fn label_colour(label: crate::mutate::Label) -> RGBColor {
     use crate::mutate::Label;
     match label {
         Label::Breaking => RGBColor(178, 34, 34),
@@ -199,9 +205,9 @@ pub fn label_colour(label: crate::mutate::Label) -> RGBColor {
     }
 }
 
-pub const GRID: RGBColor = RGBColor(220, 220, 220);
-pub const MUTED: RGBColor = RGBColor(90, 90, 90);
-pub const NOT_APPLICABLE: RGBColor = RGBColor(235, 235, 235);
+pub(crate) const GRID: RGBColor = RGBColor(220, 220, 220);
+pub(crate) const MUTED: RGBColor = RGBColor(90, 90, 90);
+pub(crate) const NOT_APPLICABLE: RGBColor = RGBColor(235, 235, 235);
 
 /// Viridis (perceptually uniform, colour-blind safe), sampled at 9 stops and interpolated.
 const VIRIDIS: [(u8, u8, u8); 9] = [
@@ -217,7 +223,7 @@ const VIRIDIS: [(u8, u8, u8); 9] = [
 ];
 
 /// The colour of a rate in `0..=1`.
-pub fn viridis(rate: f64) -> RGBColor {
+pub(crate) fn viridis(rate: f64) -> RGBColor {
     interpolate(&VIRIDIS, rate)
 }
 
@@ -242,13 +248,13 @@ const REDS: [(u8, u8, u8); 5] = [
 ];
 
 /// The colour of a false-alarm rate in `0..=1`: near white for none, dark red for all.
-pub fn reds(rate: f64) -> RGBColor {
+pub(crate) fn reds(rate: f64) -> RGBColor {
     interpolate(&REDS, rate)
 }
 
 /// A gate as figures name it: its id, marked `(emulated)` when every rule it runs emulates a
 /// published tool's check (`sorted-hash`, `description-hash`, `name-set`, `required-and-types`).
-pub fn gate_label(gate: &crate::record::GateInfo) -> String {
+pub(crate) fn gate_label(gate: &crate::record::GateInfo) -> String {
     let emulated = !gate.rules.is_empty()
         && gate.rules.iter().all(|id| {
             crate::check::rules::by_id(id).is_some_and(|r| r.summary().starts_with("emulation:"))
@@ -260,7 +266,7 @@ pub fn gate_label(gate: &crate::record::GateInfo) -> String {
 }
 
 /// True when black text reads better than white on this colour.
-pub fn is_light(c: RGBColor) -> bool {
+pub(crate) fn is_light(c: RGBColor) -> bool {
     0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2) > 140.0
 }
 

@@ -11,13 +11,13 @@ use super::font_subset::subset;
 use super::style::{BOLD, REGULAR};
 
 /// The family the SVG text names first.
-pub const FAMILY: &str = "DejaVu Sans";
+pub(crate) const FAMILY: &str = "DejaVu Sans";
 
 /// The font's licence, which asks to travel with every copy of the font.
 const LICENCE: &str = include_str!("../../../../assets/fonts/LICENSE-DejaVu.txt");
 
 /// `svg` with a `<style>` of `@font-face` rules right after its opening tag.
-pub fn embed(svg: &str) -> String {
+pub(crate) fn embed(svg: &str) -> String {
     let (regular, bold) = characters(svg);
     let mut faces = String::new();
     for (chars, bytes, weight) in [(regular, REGULAR, "normal"), (bold, BOLD, "bold")] {

@@ -10,7 +10,7 @@ use crate::verdict::FailOn;
 
 /// The breaking (or unjudged) drift of one pinned tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolDrift {
+pub(crate) struct ToolDrift {
     /// The findings' messages, as the audit log and refusals quote them.
     pub messages: Vec<String>,
     /// Top-level parameters renamed: old name → new name.
@@ -25,7 +25,7 @@ pub struct ToolDrift {
 impl ToolDrift {
     /// Whether a call touches a change that could not be judged; `touches` says whether it
     /// touches a (pinned) parameter.
-    pub fn unjudged_for(&self, touches: impl Fn(&str) -> bool) -> bool {
+    pub(crate) fn unjudged_for(&self, touches: impl Fn(&str) -> bool) -> bool {
         self.unjudged
             .iter()
             .any(|p| p.as_ref().is_none_or(|name| touches(name)))

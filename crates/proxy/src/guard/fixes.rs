@@ -19,7 +19,7 @@ use crate::contract::values::resolve;
 
 /// The fixes for a call with `arguments` to a tool whose live input schema is `schema` (the
 /// pinned one's parameters beside it, if known).
-pub fn for_call(
+pub(crate) fn for_call(
     schema: &Value,
     pinned: Option<&BTreeSet<String>>,
     arguments: &Map<String, Value>,
@@ -99,7 +99,7 @@ pub fn for_call(
 }
 
 /// The fix for a call to a tool that is gone.
-pub fn for_tool(tool: &str, drift: Option<&ToolDrift>) -> Option<String> {
+pub(crate) fn for_tool(tool: &str, drift: Option<&ToolDrift>) -> Option<String> {
     let new = drift?.renamed_to.as_ref()?;
     Some(format!("call {} instead of {}", quoted(new), quoted(tool)))
 }

@@ -18,7 +18,7 @@ use crate::surface::Surface;
 
 /// The fate of one call.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Handled {
+pub(crate) enum Handled {
     /// The drifted server refuses the call with this JSON-RPC error (code -32602).
     Refused {
         /// The error's message.
@@ -50,7 +50,7 @@ struct DriftedTool {
 /// A server that implements a drifted contract in front of the real one: the tools as the
 /// drifted listing announced them, each call checked against them and mapped back to the real
 /// names.
-pub struct DriftedServer {
+pub(crate) struct DriftedServer {
     tools: HashMap<String, DriftedTool>,
 }
 

@@ -106,7 +106,7 @@ impl Bridge {
     }
 
     /// How the session ended, for the proxy's report.
-    pub fn describe_end(&self) -> String {
+    pub(crate) fn describe_end(&self) -> String {
         format!("the HTTP session with {} ended", self.shared.upstream.url)
     }
 }

@@ -7,7 +7,7 @@
 //! message at a time, reading it strictly once ([`crate::jsonrpc`]), so hooks see the messages in
 //! the order they arrived and their decisions depend only on that order.
 
-pub mod drifted_server;
+pub(crate) mod drifted_server;
 pub mod http_upstream;
 mod upstream;
 pub mod wrap;
@@ -66,7 +66,7 @@ pub struct Message<'a> {
 }
 
 /// A raw JSON-RPC id (as in [`Message::id`]) as a JSON value, for logs; `null` when absent.
-pub fn id_json(raw: Option<&str>) -> Value {
+pub(crate) fn id_json(raw: Option<&str>) -> Value {
     raw.and_then(|id| serde_json::from_str(id).ok())
         .unwrap_or(Value::Null)
 }

@@ -211,7 +211,7 @@ impl WrapHooks {
 
 /// What `wrap` puts on the wire for a mutated result: the class's serialisation with its
 /// newlines turned into spaces (one message is one line on stdio).
-pub fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
+pub(crate) fn wire_bytes(class: &dyn MutationClass, mutated: &Value) -> Vec<u8> {
     let mut bytes = class.serialize(mutated);
     to_one_line(&mut bytes);
     bytes

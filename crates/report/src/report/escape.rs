@@ -5,7 +5,7 @@ pub use crate::text::visible;
 
 /// A Markdown code span that holds `text` whatever it contains: the fence is longer than any run
 /// of backticks inside, so nothing can leave the span (and no link, image or @mention renders).
-pub fn code_span(text: &str) -> String {
+pub(crate) fn code_span(text: &str) -> String {
     let text = visible(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

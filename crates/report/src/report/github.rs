@@ -6,7 +6,7 @@ use crate::check::Severity;
 
 /// Annotations GitHub shows per level and step; more are dropped without a word, so driftlab
 /// writes at most this many and says how many it left out.
-pub const PER_LEVEL: usize = 10;
+pub(crate) const PER_LEVEL: usize = 10;
 
 /// Escapes data per the workflow-command rules (`%`, and `:`/`,` in properties), after making
 /// control characters visible (so CR and LF never reach the log).
@@ -80,7 +80,7 @@ pub fn render(report: &GateReport<'_>) -> String {
 }
 
 /// Annotations for a lockfile: each server's own, and one for a server that was not checked.
-pub struct Github;
+pub(crate) struct Github;
 
 impl Render for Github {
     fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {

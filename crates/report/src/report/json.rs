@@ -17,7 +17,7 @@ use crate::verdict::Waiver;
 /// One finding as JSON. Serialised straight to text: a report with 100k findings never becomes
 /// a tree of `Value`s first.
 #[derive(Serialize)]
-pub struct FindingJson<'a> {
+pub(crate) struct FindingJson<'a> {
     rule: &'a str,
     severity: &'a str,
     tool: Option<&'a str>,
@@ -42,7 +42,7 @@ pub struct FindingJson<'a> {
 }
 
 /// Witnesses larger than this are left out of the JSON report (only their size is given).
-pub const MAX_WITNESS_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_WITNESS_BYTES: usize = 16 * 1024;
 
 impl<'a> FindingJson<'a> {
     /// The JSON view of the finding `f`.

@@ -109,7 +109,7 @@ fn suite(report: &GateReport<'_>, name: &str, (tests, failures): (usize, usize))
 
 /// JUnit for a lockfile: a `<testsuite>` per server, its findings' cases for a checked server,
 /// one case for a server that was not (failed when that fails the run, skipped otherwise).
-pub struct Junit;
+pub(crate) struct Junit;
 
 impl Render for Junit {
     fn gate(&self, report: &GateReport<'_>, _colour: bool) -> String {

@@ -27,7 +27,7 @@ fn cell(text: &str) -> String {
 }
 
 /// The longest `--format markdown` report, in bytes: a GitHub comment holds 65,536 characters.
-pub const COMMENT_BYTES: usize = 64_000;
+pub(crate) const COMMENT_BYTES: usize = 64_000;
 /// The longest report appended to `GITHUB_STEP_SUMMARY` (GitHub's limit per step is 1 MiB).
 pub const STEP_SUMMARY_BYTES: usize = 1024 * 1024 - 1024;
 

@@ -47,7 +47,7 @@ pub struct GateReport<'a> {
 
 impl GateReport<'_> {
     /// e.g. `3 breaking, 1 warning` (non-zero counts only) or `no findings`.
-    pub fn count_line(&self) -> String {
+    pub(crate) fn count_line(&self) -> String {
         let parts: Vec<String> = self
             .outcome
             .counts()

@@ -10,15 +10,15 @@ use crate::check::{rules, Finding, Rule, Severity};
 
 /// Results written at most: the number GitHub shows of one upload (the rest are truncated, with
 /// a note in the run's invocation).
-pub const MAX_RESULTS: usize = 5_000;
+pub(crate) const MAX_RESULTS: usize = 5_000;
 /// Bytes of results written at most, so the file stays under GitHub's 10 MB (gzipped) limit
 /// even before compression.
-pub const MAX_RESULT_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_RESULT_BYTES: usize = 8 * 1024 * 1024;
 /// A message's longest text in characters (a server's names and descriptions can be long).
 const MAX_MESSAGE_CHARS: usize = 2_000;
 
 /// Where each rule is explained: a stable anchor per rule id.
-pub fn help_uri(rule: &str) -> String {
+pub(crate) fn help_uri(rule: &str) -> String {
     format!(
         "{}/blob/main/docs/rules.md#{rule}",
         env!("CARGO_PKG_REPOSITORY")

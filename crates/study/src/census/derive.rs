@@ -116,7 +116,7 @@ pub struct Pair {
 
 impl Pair {
     /// Breaking findings that are [`proven`].
-    pub fn breaking_proven(&self) -> usize {
+    pub(crate) fn breaking_proven(&self) -> usize {
         self.findings
             .iter()
             .filter(|f| f.severity == Severity::Breaking && proven(f))
@@ -153,20 +153,20 @@ pub struct Census {
 }
 
 /// What a package's registry said when asked for its versions and could not answer.
-pub const VERSIONS_FAILED: &str = "versions.failed.json";
+pub(crate) const VERSIONS_FAILED: &str = "versions.failed.json";
 
 /// The file names of a release's record: its capture, or its failure.
-pub fn capture_name(version: &str) -> String {
+pub(crate) fn capture_name(version: &str) -> String {
     format!("{version}.json")
 }
 
 /// The file name of a release's failure record.
-pub fn failure_name(version: &str) -> String {
+pub(crate) fn failure_name(version: &str) -> String {
     format!("{version}.failed.json")
 }
 
 /// The versions recorded for `package` under `captures`, captured or failed.
-pub fn recorded_versions(captures: &Path, package: &Package) -> Vec<String> {
+pub(crate) fn recorded_versions(captures: &Path, package: &Package) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(captures.join(package.folder())) else {
         return Vec::new();
     };

@@ -13,11 +13,11 @@ use crate::plot::contract_chart::{render_scaled, render_stacked, ContractRow, Sc
 use crate::plot::timeline::{self, Kind, Lane, Link, Mark};
 use crate::plot::{self, Medium};
 
-pub const TIMELINE: &str = "census-timeline";
+pub(crate) const TIMELINE: &str = "census-timeline";
 pub const CLASSES: &str = "census-classes";
-pub const BUMPS: &str = "census-bumps";
+pub(crate) const BUMPS: &str = "census-bumps";
 /// Every figure's stem, in the report's order.
-pub const STEMS: [&str; 3] = [TIMELINE, CLASSES, BUMPS];
+pub(crate) const STEMS: [&str; 3] = [TIMELINE, CLASSES, BUMPS];
 
 const BREAKING: RGBColor = RGBColor(178, 34, 34);
 const UNKNOWN: RGBColor = RGBColor(0, 0, 0);
@@ -78,7 +78,7 @@ pub fn render(census: &Census, title: &str) -> Result<Vec<(String, Vec<u8>)>, St
 }
 
 /// How many packages the timeline draws: those with at least one pair.
-pub fn timeline_packages(census: &Census) -> usize {
+pub(crate) fn timeline_packages(census: &Census) -> usize {
     lanes(census).len()
 }
 

@@ -42,7 +42,7 @@ impl Scratch {
     }
 
     /// `text` with this machine's paths replaced by names: the scratch folder, `PATH`.
-    pub fn scrub(&self, text: &str) -> String {
+    pub(crate) fn scrub(&self, text: &str) -> String {
         let mut text = text.to_string();
         if let Ok(path) = std::env::var("PATH") {
             if !path.is_empty() {
@@ -163,7 +163,7 @@ fn index(spec: &CensusSpec) -> &str {
 }
 
 /// Every version the registry lists for `package`.
-pub fn available_versions(
+pub(crate) fn available_versions(
     spec: &CensusSpec,
     package: &Package,
     scratch: &Scratch,
@@ -239,7 +239,7 @@ fn sanitize(text: &str) -> String {
 /// Installs release `version` and captures its contract: the capture file's bytes, or why not.
 /// What is recorded names no path of this machine: the scratch folder is `$SCRATCH`, an
 /// install folder `.`, and `PATH` is `$PATH`.
-pub fn capture_release(
+pub(crate) fn capture_release(
     spec: &CensusSpec,
     package_spec: &PackageSpec,
     package: &Package,

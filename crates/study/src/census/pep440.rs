@@ -163,12 +163,12 @@ impl Pep440 {
         self.epoch
     }
 
-    pub fn triple(&self) -> (u64, u64, u64) {
+    pub(crate) fn triple(&self) -> (u64, u64, u64) {
         let at = |i: usize| self.release.get(i).copied().unwrap_or(0);
         (at(0), at(1), at(2))
     }
 
-    pub fn is_pre_release(&self) -> bool {
+    pub(crate) fn is_pre_release(&self) -> bool {
         self.pre.is_some() || self.dev.is_some()
     }
 

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// The program a sandboxed run starts with: a capture whose recorded command begins with it
 /// was sandboxed.
-pub const PROGRAM: &str = "bwrap";
+pub(crate) const PROGRAM: &str = "bwrap";
 
 /// A working `bwrap` and the words that put a command inside it.
 pub struct Sandbox {
@@ -56,7 +56,7 @@ impl Sandbox {
 }
 
 /// What a failed sandboxed run's reason adds when the server wanted the network.
-pub fn network_hint(reason: &str) -> Option<&'static str> {
+pub(crate) fn network_hint(reason: &str) -> Option<&'static str> {
     const SIGNS: [&str; 7] = [
         "Network is unreachable",
         "ENETUNREACH",

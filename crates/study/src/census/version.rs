@@ -50,7 +50,7 @@ impl Version {
     }
 
     /// A pre-release or development release.
-    pub fn is_pre_release(&self) -> bool {
+    pub(crate) fn is_pre_release(&self) -> bool {
         match self {
             Version::Semver(v) => !v.pre.is_empty(),
             Version::Pep440(v) => v.is_pre_release(),

@@ -16,11 +16,11 @@ use crate::check::Severity;
 use crate::plot::{self, Medium};
 
 /// One row per release.
-pub const RELEASES_CSV: &str = "releases.csv";
+pub(crate) const RELEASES_CSV: &str = "releases.csv";
 /// One row per consecutive pair.
-pub const PAIRS_CSV: &str = "pairs.csv";
+pub(crate) const PAIRS_CSV: &str = "pairs.csv";
 /// One row per finding.
-pub const FINDINGS_CSV: &str = "findings.csv";
+pub(crate) const FINDINGS_CSV: &str = "findings.csv";
 /// The census's counts.
 pub const SUMMARY_JSON: &str = "summary.json";
 /// The report.
@@ -89,7 +89,7 @@ struct FindingRow<'a> {
 
 /// Counts of pairs per bump kind.
 #[derive(Serialize, Default, Clone, Copy)]
-pub struct BumpCounts {
+pub(crate) struct BumpCounts {
     /// Pairs of this bump.
     pub pairs: usize,
     /// Of them, pairs with a breaking finding.
@@ -401,7 +401,10 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
 /// Every capture file of `spec`'s packages under `dir/captures`, as (relative name, bytes),
 /// sorted by name (another package's folder there is not the census's: a shard's folder may
 /// hold the whole census's captures).
-pub fn read_captures(dir: &Path, spec: &CensusSpec) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub(crate) fn read_captures(
+    dir: &Path,
+    spec: &CensusSpec,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
     for package in &spec.packages {

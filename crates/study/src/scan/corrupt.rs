@@ -24,12 +24,12 @@ const MAX_LEAVES: usize = 2000;
 /// not bound the work: three `$ref: "#"` properties make 3^16 nodes within 32 levels.
 const MAX_NODES: usize = 20_000;
 /// At most this many variants per schema.
-pub const MAX_VARIANTS: usize = 64;
+pub(crate) const MAX_VARIANTS: usize = 64;
 
 /// One corrupted leaf: where it is in the instance, how it was corrupted, and a value that its
 /// own keywords accept there (to corrupt one leaf at a time).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     /// Its place in the instance, as a JSON Pointer.
     pub path: String,
     /// How it was corrupted.
@@ -42,7 +42,7 @@ pub struct Leaf {
 
 /// One corrupted instance and the union branches it took (`schema pointer → branch`).
 #[derive(Debug, Clone)]
-pub struct Corruption {
+pub(crate) struct Corruption {
     /// The corrupted instance.
     pub instance: Value,
     /// Its corrupted leaves.
@@ -52,7 +52,7 @@ pub struct Corruption {
 }
 
 /// Every variant of corrupted instance for `schema`, the default (first branches) first.
-pub fn corruptions(schema: &Value, rng: &mut Stream) -> Vec<Corruption> {
+pub(crate) fn corruptions(schema: &Value, rng: &mut Stream) -> Vec<Corruption> {
     let mut out: Vec<Corruption> = Vec::new();
     let mut queue = vec![BTreeMap::new()];
     let mut tried = std::collections::BTreeSet::new();
@@ -327,7 +327,7 @@ impl Corruption {
     }
 
     /// `uncorrupted` with only leaf `i` corrupted.
-    pub fn with_one_corrupted(&self, uncorrupted: &Value, i: usize) -> Option<Value> {
+    pub(crate) fn with_one_corrupted(&self, uncorrupted: &Value, i: usize) -> Option<Value> {
         let mut instance = uncorrupted.clone();
         let leaf = &self.leaves[i];
         put(&mut instance, &leaf.path, Some(leaf.corrupted.clone()))?;

@@ -10,7 +10,7 @@ use crate::contract::validator;
 use jsonschema::error::ValidationErrorKind;
 
 /// The parameter name used for the unknown-parameter call.
-pub const UNKNOWN_PARAMETER: &str = "driftlab_unknown_parameter";
+pub(crate) const UNKNOWN_PARAMETER: &str = "driftlab_unknown_parameter";
 
 /// What a tool's input schema refuses of the out-of-date calls.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 
 pub mod corpus_study;
 pub mod corrupt;
-pub mod input_strength;
-pub mod output_contract;
+pub(crate) mod input_strength;
+pub(crate) mod output_contract;
 pub mod probes;
 pub mod render;
 pub mod study;

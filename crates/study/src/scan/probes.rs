@@ -10,9 +10,9 @@ use crate::live::{LiveError, Session, Transport};
 use crate::surface::Surface;
 
 /// The method no server implements, and the tool no server has.
-pub const UNKNOWN_METHOD: &str = "driftlab/probe-unknown-method";
+pub(crate) const UNKNOWN_METHOD: &str = "driftlab/probe-unknown-method";
 /// The tool no server has.
-pub const UNKNOWN_TOOL: &str = "driftlab-probe-no-such-tool";
+pub(crate) const UNKNOWN_TOOL: &str = "driftlab-probe-no-such-tool";
 
 /// How a server answered one probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -15,9 +15,9 @@ use crate::plot::contract_chart::{self, ContractRow};
 use crate::study::results::csv_bytes;
 
 /// One row per server.
-pub const SERVERS_CSV: &str = "servers.csv";
+pub(crate) const SERVERS_CSV: &str = "servers.csv";
 /// One row per tool.
-pub const TOOLS_CSV: &str = "tools.csv";
+pub(crate) const TOOLS_CSV: &str = "tools.csv";
 /// The study's counts.
 pub const SUMMARY_JSON: &str = "summary.json";
 /// The report.
@@ -37,7 +37,7 @@ pub fn file_names() -> Vec<String> {
 }
 
 /// The published scanner's headline (31 servers, 265 tools), for the side-by-side.
-pub const PUBLISHED: Published = Published {
+pub(crate) const PUBLISHED: Published = Published {
     servers: 31,
     tools: 265,
     enforceable_share: 0.03,
@@ -47,7 +47,7 @@ pub const PUBLISHED: Published = Published {
 
 /// A published scanner's headline figures.
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct Published {
+pub(crate) struct Published {
     /// Servers scanned.
     pub servers: usize,
     /// Tools scanned.
@@ -69,7 +69,7 @@ fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ScanStudyError> {
 }
 
 /// Scans every `*.json` capture in `dir`, in file-name order.
-pub fn scan_folder(
+pub(crate) fn scan_folder(
     dir: &Path,
     seed: u64,
     limits: Limits,
@@ -186,7 +186,7 @@ fn class_name(class: Option<Class>) -> &'static str {
 
 /// Live scans (JSON reports of `driftlab scan --format json -- …`), one per file in `dir`, in
 /// file-name order: (file stem, probes as `(probe, verdict, code)`).
-pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
+pub(crate) fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
     let files = json_files(dir)?;
     files
         .iter()
@@ -213,11 +213,11 @@ pub fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
 }
 
 /// One probe of a live scan: (probe, verdict, error code or empty).
-pub type ProbeRow = (String, String, String);
+pub(crate) type ProbeRow = (String, String, String);
 /// One live scan: the server's name and its probes.
-pub type LiveScan = (String, Vec<ProbeRow>);
+pub(crate) type LiveScan = (String, Vec<ProbeRow>);
 /// Live probe results to tabulate in the report.
-pub type LiveProbes = [LiveScan];
+pub(crate) type LiveProbes = [LiveScan];
 
 /// Writes the results folder for `reports` (one per server) into `out`.
 pub fn write(

@@ -9,7 +9,7 @@ use super::{CallRow, CellCounts, StudyResults};
 
 /// A claim of the survey held against its cells.
 #[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult<'a> {
+pub(crate) struct ClaimResult<'a> {
     pub row: &'a str,
     pub case: &'a str,
     pub says: &'a str,
@@ -141,7 +141,7 @@ pub fn glance(results: &StudyResults, row: &str, case: &str) -> String {
 }
 
 /// A row's cells summed over every case.
-pub fn row_total(results: &StudyResults, row: &str) -> CellCounts {
+pub(crate) fn row_total(results: &StudyResults, row: &str) -> CellCounts {
     let mut total = CellCounts::default();
     for case in &results.spec.cases {
         let c = counts(results, row, &case.id);
@@ -162,7 +162,7 @@ pub fn row_total(results: &StudyResults, row: &str) -> CellCounts {
 
 /// A row's repairability: of its calls whose caller got an error (loud, crashed or refused),
 /// how many the repairer's retry fixed ("7 of 12"); `–` where no caller got an error.
-pub fn repairability(results: &StudyResults, row: &str) -> String {
+pub(crate) fn repairability(results: &StudyResults, row: &str) -> String {
     let total = row_total(results, row);
     match total.loud + total.crash + total.refused {
         0 => "–".into(),

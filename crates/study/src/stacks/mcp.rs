@@ -24,7 +24,7 @@ pub struct Paths {
     pub paths: Vec<(String, Vec<Evidence>, repairs::Retried)>,
 }
 
-pub struct McpCase<'a> {
+pub(crate) struct McpCase<'a> {
     pub row: &'a StackRow,
     pub case: &'a str,
     pub calls: &'a [Call],

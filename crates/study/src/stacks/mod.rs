@@ -62,10 +62,10 @@ pub const REPORT: &str = "report.md";
 /// The main figure's file stem.
 pub const FIGURE_STEM: &str = "six-stacks";
 /// The figure of the rows that reach the tools through a stack's MCP adapter.
-pub const ADAPTERS_FIGURE_STEM: &str = "six-stacks-adapters";
+pub(crate) const ADAPTERS_FIGURE_STEM: &str = "six-stacks-adapters";
 
 /// The path of a row's calls without a guard.
-pub const STRAIGHT: &str = "straight";
+pub(crate) const STRAIGHT: &str = "straight";
 
 /// One call on one path of one stack row.
 #[derive(Debug, Clone, Serialize)]
@@ -415,7 +415,7 @@ fn answer_text(evidence: &Evidence) -> String {
 
 /// Counts of one table cell: a row's calls of one case that ran correctly at version 1.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct CellCounts {
+pub(crate) struct CellCounts {
     /// Calls of the cell.
     pub calls: usize,
     /// Calls that did not run correctly at version 1 (left out of the rest).

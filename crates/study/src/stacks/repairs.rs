@@ -13,7 +13,7 @@ use crate::guard::study::aligned_retries;
 use crate::guard::study::session::Call;
 
 /// Each call's retry beside the evidence of its run, where the repairer made one.
-pub type Retried = Vec<Option<(Call, Evidence)>>;
+pub(crate) type Retried = Vec<Option<(Call, Evidence)>>;
 
 /// The retry of each call (aligned with `calls`): `None` where the caller got no error, or the
 /// error names nothing to change. `old` is the case's version-1 inputSchema per tool.

@@ -12,14 +12,14 @@ use crate::mutate;
 use crate::text::shell_line;
 
 /// The JSON Schema type names a case's `declared` may give (the spec refuses others).
-pub const JSON_TYPES: [&str; 7] = [
+pub(crate) const JSON_TYPES: [&str; 7] = [
     "integer", "number", "string", "boolean", "array", "object", "null",
 ];
 
 /// The placeholders of an MCP row's `server` command.
-pub const CASE_PLACEHOLDER: &str = "{case}";
+pub(crate) const CASE_PLACEHOLDER: &str = "{case}";
 /// Replaced by the server's version (`1` or `2`).
-pub const VERSION_PLACEHOLDER: &str = "{version}";
+pub(crate) const VERSION_PLACEHOLDER: &str = "{version}";
 
 /// A six-stack study's spec (`research/2026-12-03-six-stacks/study.toml`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -156,7 +156,7 @@ pub struct Claim {
 }
 
 /// The outcomes a claim may say.
-pub const CLAIMS: [&str; 3] = ["silent", "loud", "refused"];
+pub(crate) const CLAIMS: [&str; 3] = ["silent", "loud", "refused"];
 
 /// A spec read and checked, with the folder its commands run in.
 pub struct StackStudy {

@@ -68,7 +68,7 @@ impl std::fmt::Debug for Gate {
 /// A `[[gates]]` entry with a `command`: its external checker, checked and resolved.
 /// The checker of `gate`, or `None` for a gate of rules. Errors name the key (under the gate)
 /// and what is wrong with it.
-pub fn resolve_checker(
+pub(crate) fn resolve_checker(
     gate: &GateSpec,
     dir: &Path,
 ) -> Result<Option<CheckerSpec>, (String, String)> {

@@ -124,7 +124,7 @@ pub fn approved(study: &Study, index: u64) -> Result<LiveBase<'_>, LiveStudyErro
 
 /// The bytes a client of surface `index`'s server sees through `driftlab wrap`: drifted by
 /// `class`, or passed through untouched for `None` (the control).
-pub fn through_wrap(
+pub(crate) fn through_wrap(
     study: &Study,
     index: u64,
     class: Option<&dyn MutationClass>,

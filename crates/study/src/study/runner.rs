@@ -86,7 +86,7 @@ where
 /// What a study sends its external checkers for surface `index` (generated or real bases, not
 /// live servers): the approved bytes and, for the control and each applicable class, the
 /// request id and the candidate bytes. `driftlab generate --checker-requests` writes these.
-pub fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
+pub(crate) fn checker_comparisons(study: &Study, index: u64) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
     let (_, base) = base(study, index);
     let mut workspace = Workspace::new(&base, None);
     let mut candidates = Vec::new();

@@ -142,7 +142,7 @@ pub struct Study {
 }
 
 /// In `mutations`: every registered class that changes tools.
-pub const TOOL_CLASSES: &str = "@tools";
+pub(crate) const TOOL_CLASSES: &str = "@tools";
 
 impl StudySpec {
     /// Parses TOML text; `path` is used in error messages only.

@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The protocol version every request line carries.
-pub const PROTOCOL: u32 = 1;
+pub(crate) const PROTOCOL: u32 = 1;
 
 /// The longest answer line accepted (a checker printing without end is cut off, not buffered).
-pub const MAX_ANSWER_LINE: usize = 1 << 20;
+pub(crate) const MAX_ANSWER_LINE: usize = 1 << 20;
 
 /// How a study runs an external checker, resolved from its `[[gates]]` entry.
 #[derive(Debug, Clone, PartialEq)]

@@ -150,13 +150,13 @@ fn find_keyword(
 
 /// One of a profile's two rules: what the client rejects in the candidate, or only what it
 /// newly rejects against the approved surface.
-pub struct ProfileRule {
+pub(crate) struct ProfileRule {
     profile: &'static ClientProfile,
     newly: bool,
 }
 
 /// Two rules per profile, in [`PROFILES`] order: the candidate alone, then newly broken.
-pub static PROFILE_RULES: [ProfileRule; 8] = [
+pub(crate) static PROFILE_RULES: [ProfileRule; 8] = [
     ProfileRule {
         profile: &PROFILES[0],
         newly: false,

@@ -124,7 +124,7 @@ impl ServerProcess {
     }
 
     /// Closes the server's stdin (it sees end of input).
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         drop(self.stdin.take());
     }
 

@@ -7,7 +7,7 @@ use super::{PathResult, Verdict};
 
 /// Verdict counts of one path over a set of calls.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct PathCounts {
+pub(crate) struct PathCounts {
     pub accepted_correct: usize,
     pub accepted_wrong: usize,
     pub rejected_with_error: usize,
@@ -55,7 +55,7 @@ impl PathCounts {
 
 /// One line of the summary: a server (or `all`) and a class, its calls and each path's counts.
 #[derive(Debug, Clone, Serialize)]
-pub struct SummaryRow {
+pub(crate) struct SummaryRow {
     pub server: String,
     pub class: String,
     pub label: String,

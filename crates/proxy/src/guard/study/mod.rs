@@ -52,7 +52,7 @@ pub enum GuardStudyError {
 }
 
 /// The placeholder for a session's own empty folder in a server's `command` and `env`.
-pub const SESSION_PLACEHOLDER: &str = "{session}";
+pub(crate) const SESSION_PLACEHOLDER: &str = "{session}";
 
 /// What a guard study found.
 pub struct StudyResults {

@@ -145,7 +145,7 @@ pub fn run_session(
 }
 
 /// The JSON lines of a log file that pass `filter`, by their numeric `id`.
-pub fn log_by_id(path: &Path, filter: impl Fn(&Value) -> bool) -> HashMap<u64, Value> {
+pub(crate) fn log_by_id(path: &Path, filter: impl Fn(&Value) -> bool) -> HashMap<u64, Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

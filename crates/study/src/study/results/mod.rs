@@ -22,23 +22,25 @@ pub use merge::{merge, Merged};
 pub use staging::StagedFolder;
 
 /// Every row kept (`--rows`).
-pub const ROWS: &str = "rows.csv";
+pub(crate) const ROWS: &str = "rows.csv";
 /// The summary, one line per gate and class (long format).
 pub const SUMMARY_CSV: &str = "summary.csv";
 /// The summary.
 pub const SUMMARY_JSON: &str = "summary.json";
 /// Each gate judged against the labels.
-pub const METRICS_CSV: &str = "metrics.csv";
+pub(crate) const METRICS_CSV: &str = "metrics.csv";
 pub use crate::fs::manifest::MANIFEST;
 /// The report.
 pub const REPORT: &str = "report.md";
 /// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
 /// rerun changes no committed byte; `results/*/run.json` is git-ignored.
-pub const RUN_JSON: &str = "run.json";
+pub(crate) const RUN_JSON: &str = "run.json";
 
 /// Rows serialized as CSV (a header from the first row's field names), in memory, formula-like
 /// cells made text ([`crate::fs::csv_text`]).
-pub fn csv_bytes<T: Serialize>(rows: impl IntoIterator<Item = T>) -> Result<Vec<u8>, csv::Error> {
+pub(crate) fn csv_bytes<T: Serialize>(
+    rows: impl IntoIterator<Item = T>,
+) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     for row in rows {
         writer.serialize(row)?;

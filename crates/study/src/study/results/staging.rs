@@ -105,7 +105,8 @@ impl StagedFolder {
     }
 
     /// Whether `out` existed before this run.
-    pub fn is_fresh(&self) -> bool {
+    #[cfg(test)]
+    fn is_fresh(&self) -> bool {
         self.fresh
     }
 
@@ -273,7 +274,7 @@ pub fn refuse_foreign(
 }
 
 /// The names of the entries in `dir` (none if it cannot be read).
-pub fn entry_names(dir: &Path) -> Vec<String> {
+pub(crate) fn entry_names(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)
         .map(|d| {
             d.filter_map(Result::ok)

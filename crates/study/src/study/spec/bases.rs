@@ -10,7 +10,7 @@ use crate::payload::{self, PayloadError, DEFAULT_MAX_BYTES};
 
 /// Why the bases cannot be read; the spec's error names the spec file and `bases` before it.
 #[derive(Debug, Error)]
-pub enum BasesError {
+pub(crate) enum BasesError {
     #[error("cannot read {}: {error}", dir.display())]
     Folder { dir: PathBuf, error: io::Error },
     #[error("{} holds no *.json payloads", .0.display())]
