@@ -2,6 +2,7 @@
 //! summary.json (verdict counts per server and class, and per class over all servers), a figure
 //! and report.md. Every byte depends only on the spec and what the servers answered.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -61,8 +62,48 @@ struct SummaryJson<'a> {
     classes: &'a [String],
     calls_failing_in_control: usize,
     totals: &'a SummaryRow,
+    /// The breaking classes over every server, each path by name: what the docs quote (a
+    /// JSON pointer names a path here, where `totals` lists them by place).
+    breaking: ByName<'a>,
     rows: &'a [SummaryRow],
     skipped: &'a [super::Skipped],
+}
+
+#[derive(Serialize)]
+struct ByName<'a> {
+    calls: usize,
+    paths: BTreeMap<&'a str, &'a PathCounts>,
+}
+
+impl<'a> ByName<'a> {
+    fn of(row: &'a SummaryRow) -> ByName<'a> {
+        ByName {
+            calls: row.calls,
+            paths: row.paths.iter().map(|(n, c)| (n.as_str(), c)).collect(),
+        }
+    }
+}
+
+/// The calls under breaking drift and under the rest, each summed over every server and class.
+fn breaking_and_other(results: &StudyResults) -> (SummaryRow, SummaryRow) {
+    let rows = || results.rows.iter();
+    let breaking = |r: &&CallRow| r.label == Label::Breaking;
+    (
+        summarise(
+            results,
+            "all",
+            "breaking classes",
+            "breaking",
+            rows().filter(breaking),
+        ),
+        summarise(
+            results,
+            "all",
+            "other classes",
+            "not breaking",
+            rows().filter(|r| !breaking(r)),
+        ),
+    )
 }
 
 fn path_names(results: &StudyResults) -> Vec<String> {
@@ -165,20 +206,7 @@ fn report(
     let spec = &results.spec;
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", spec.title);
-    let breaking = summarise(
-        results,
-        "all",
-        "breaking classes",
-        "breaking",
-        results.rows.iter().filter(|r| r.label == Label::Breaking),
-    );
-    let other = summarise(
-        results,
-        "all",
-        "other classes",
-        "not breaking",
-        results.rows.iter().filter(|r| r.label != Label::Breaking),
-    );
+    let (breaking, other) = breaking_and_other(results);
     let straight = &breaking.paths[0].1;
     let mut headline = format!(
         "Breaking drift, {} calls that worked before it: without a guard **{} ({}) were \
@@ -294,6 +322,7 @@ pub fn write(
     let fail = GuardStudyError::Write;
     std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
     let (rows, total) = summary(results);
+    let (breaking, _) = breaking_and_other(results);
     let chart_rows: Vec<ContractRow> = rows
         .iter()
         .filter(|r| r.server == "all")
@@ -333,6 +362,7 @@ pub fn write(
         classes: &results.spec.classes,
         calls_failing_in_control: results.control_failures,
         totals: &total,
+        breaking: ByName::of(&breaking),
         rows: &rows,
         skipped: &results.skipped,
     };
