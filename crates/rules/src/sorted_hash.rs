@@ -4,6 +4,9 @@
 //! construction to tool order, to `outputSchema`, `title` and annotations, and to a schema that
 //! was `{}` becoming missing or `null`.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
@@ -17,24 +20,59 @@ pub(crate) struct SortedHash;
 /// when their lists of hashes are (barring a SHA-256 collision), so the texts are compared and
 /// no hash is computed.
 fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = tools
-        .map(|t| {
-            let mut text = Vec::new();
-            text.extend_from_slice(t.label().as_bytes());
-            text.push(0);
-            let description = t.get("description").and_then(Value::as_str);
-            text.extend_from_slice(description.unwrap_or("").as_bytes());
-            text.push(0);
-            match t.input_schema() {
-                // A missing or null schema is hashed as `{}`.
-                None | Some(Value::Null) => text.extend_from_slice(b"{}"),
-                Some(schema) => compact::write_sorted(&mut text, schema),
-            }
-            (t.label(), text)
-        })
-        .collect();
+    let mut out: Vec<(String, Vec<u8>)> = tools.map(|t| (t.label(), hashed_text(&t))).collect();
     out.sort();
     out
+}
+
+thread_local! {
+    // A study compares each approved tool with many candidates: the hashed text of a named tool
+    // depends only on its bytes, so it is written once per distinct tool text and thread.
+    static HASHED: RefCell<Hashed> = RefCell::default();
+}
+/// The cache starts over past this many tools, or past this many bytes of tool and hashed text.
+const CACHE_LIMIT: usize = 4096;
+const CACHE_BYTES: usize = 16 << 20;
+
+/// The hashed texts written so far, by the tool's text.
+#[derive(Default)]
+struct Hashed {
+    texts: HashMap<String, Vec<u8>, foldhash::fast::RandomState>,
+    bytes: usize,
+}
+
+/// `name NUL description NUL canonical input schema` of one tool.
+fn hashed_text(tool: &Tool<'_>) -> Vec<u8> {
+    // An unnamed tool's label is its index, which its bytes do not say: never cached.
+    let cacheable = tool.name_str().is_some();
+    if cacheable {
+        if let Some(known) = HASHED.with(|c| c.borrow().texts.get(tool.raw()).cloned()) {
+            return known;
+        }
+    }
+    let mut text = Vec::new();
+    text.extend_from_slice(tool.label().as_bytes());
+    text.push(0);
+    let description = tool.get("description").and_then(Value::as_str);
+    text.extend_from_slice(description.unwrap_or("").as_bytes());
+    text.push(0);
+    match tool.input_schema() {
+        // A missing or null schema is hashed as `{}`.
+        None | Some(Value::Null) => text.extend_from_slice(b"{}"),
+        Some(schema) => compact::write_sorted(&mut text, schema),
+    }
+    let bytes = tool.raw().len() + text.len();
+    if cacheable && bytes <= CACHE_BYTES {
+        HASHED.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.texts.len() >= CACHE_LIMIT || cache.bytes + bytes > CACHE_BYTES {
+                *cache = Hashed::default();
+            }
+            cache.bytes += bytes;
+            cache.texts.insert(tool.raw().to_string(), text.clone());
+        });
+    }
+    text
 }
 
 /// Which tools of each side have no partner with the same bytes and a string name on the other
@@ -119,6 +157,27 @@ mod tests {
             ),
             other => other.to_string(),
         }
+    }
+
+    #[test]
+    fn a_cached_text_is_the_written_one_and_an_unnamed_tool_is_labelled_by_its_place() {
+        let named = json!({"name": "a", "description": "d", "inputSchema": {"b": 1, "a": 2}});
+        let unnamed = json!({"description": "d", "inputSchema": null});
+        let first = Surface::new(vec![
+            named.as_object().unwrap().clone(),
+            unnamed.as_object().unwrap().clone(),
+        ]);
+        let second = Surface::new(vec![
+            unnamed.as_object().unwrap().clone(),
+            named.as_object().unwrap().clone(),
+        ]);
+        let written = hashed_text(&first.tool(0).unwrap());
+        assert_eq!(written, b"a\0d\0{\"a\":2,\"b\":1}");
+        // The same bytes at another place, now from the cache.
+        assert_eq!(hashed_text(&second.tool(1).unwrap()), written);
+        // Equal bytes, other places: the label (the index) differs.
+        assert_eq!(hashed_text(&first.tool(1).unwrap()), b"#1\0d\0{}");
+        assert_eq!(hashed_text(&second.tool(0).unwrap()), b"#0\0d\0{}");
     }
 
     #[test]

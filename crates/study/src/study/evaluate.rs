@@ -290,9 +290,15 @@ impl Judged<'_> {
         };
         // Rows keep no witness: the diff proves only what the gates' verdicts need.
         let comparison = comparison.proving(self.shared.proving);
-        for (rule, out) in self.study.rules.iter().zip(self.findings.iter_mut()) {
-            out.clear();
-            rule.check(&comparison, out);
+        // Rules that read the whole pair (the diff among them) run first, so the per-tool rules
+        // find the changed tools' schemas parsed and kept instead of parsing them again; each
+        // rule's findings are kept apart, so the order changes no byte.
+        for per_tool in [false, true] {
+            let rules = self.study.rules.iter().zip(self.findings.iter_mut());
+            for (rule, out) in rules.filter(|(r, _)| r.per_tool().is_some() == per_tool) {
+                out.clear();
+                rule.check(&comparison, out);
+            }
         }
     }
 
