@@ -77,7 +77,7 @@ fn verdict_only_findings_match_detailed_ones() {
 /// A diff that proves only the verdict ([`Proving::Verdict`]) leaves every gate's decision
 /// as witnesses would: the same findings, in rule and in whether each `--fail-on` counts
 /// them, for every rule but the one only witnesses find; and some breaking findings do
-/// become `unknown`, so the test sees the difference it allows.
+/// become `unknown`, so the test sees the difference it allows. It shows no values.
 #[test]
 fn proving_only_the_verdict_keeps_every_fail_on_decision() {
     crate::register();
@@ -95,7 +95,7 @@ fn proving_only_the_verdict_keeps_every_fail_on_decision() {
         let fails = |s| [FailOn::Breaking, FailOn::Warning, FailOn::Any].map(|t| t.fails(s));
         found.iter().map(|f| (f.rule, fails(f.severity))).collect()
     };
-    let (mut compared, mut unproven) = (0, 0);
+    let (mut compared, mut unproven, mut shown) = (0, 0, 0);
     for index in 0..40 {
         let base = generate::surface(11, index, 4);
         let approved_bytes = serde_json::to_vec(&base).unwrap();
@@ -121,6 +121,12 @@ fn proving_only_the_verdict_keeps_every_fail_on_decision() {
                     rule.id(),
                     class.id()
                 );
+                // Values are shortened for display only when a report may show them.
+                assert!(lean.iter().all(|f| f.old.is_none() && f.new.is_none()));
+                shown += full
+                    .iter()
+                    .filter(|f| f.old.is_some() || f.new.is_some())
+                    .count();
                 compared += full.len();
                 unproven += full
                     .iter()
@@ -134,6 +140,7 @@ fn proving_only_the_verdict_keeps_every_fail_on_decision() {
     }
     assert!(compared > 1000, "{compared}");
     assert!(unproven > 100, "{unproven}");
+    assert!(shown > 1000, "{shown}");
 }
 
 #[test]

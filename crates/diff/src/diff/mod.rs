@@ -168,8 +168,20 @@ pub enum Proving {
     /// change that needs one is left unproven, so a breaking rule reports it `unknown`, which
     /// every `--fail-on` counts as it counts `breaking` (`check::FailOn::fails`); and
     /// no `value-now-rejected` is looked for, so a caller whose rules hold that rule must prove
-    /// with witnesses (`check::rules::diff_rules::proving_for` chooses).
+    /// with witnesses (`check::rules::diff_rules::proving_for` chooses). Nor are the old and new
+    /// values shortened for display: a change's `old` and `new` are `None`.
     Verdict,
+}
+
+impl Proving {
+    /// `value` shortened to one line for a change's `old` or `new`; `None` where only the
+    /// verdict is wanted (no report shows it).
+    pub(crate) fn shown(self, value: Option<&Value>) -> Option<String> {
+        match self {
+            Proving::Witnesses => value.map(short),
+            Proving::Verdict => None,
+        }
+    }
 }
 
 /// What proves a change breaks callers or consumers.
@@ -196,9 +208,11 @@ pub struct Change {
     pub old_pointer: Option<String>,
     /// Where the change is in the candidate document, when it is there.
     pub new_pointer: Option<String>,
-    /// The old value, shortened to one line, when there is one.
+    /// The old value, shortened to one line, when there is one (never under
+    /// [`Proving::Verdict`]).
     pub old: Option<String>,
-    /// The new value, shortened to one line, when there is one.
+    /// The new value, shortened to one line, when there is one (never under
+    /// [`Proving::Verdict`]).
     pub new: Option<String>,
     /// The change in one line.
     pub message: String,
@@ -237,7 +251,7 @@ pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving
                 tool_index: old_index,
                 old_pointer: Some(old.location().to_string()),
                 new_pointer: None,
-                old: old.name().map(short),
+                old: proving.shown(old.name()),
                 new: None,
                 message: format!("tool {} was removed", quoted(&old.label())),
                 proof: Proof::NotNeeded,
@@ -272,7 +286,7 @@ pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving
                 old_pointer: None,
                 new_pointer: Some(new.location().to_string()),
                 old: None,
-                new: new.name().map(short),
+                new: proving.shown(new.name()),
                 message,
                 proof: Proof::NotNeeded,
             });
@@ -297,14 +311,19 @@ pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving
             proof: Proof::NotNeeded,
         });
     }
-    if let Some(change) = reorder(approved, candidate, &pairing) {
+    if let Some(change) = reorder(approved, candidate, &pairing, proving) {
         out.push(change);
     }
     out
 }
 
 /// The paired tools in approved order should appear in the same relative order in the candidate.
-fn reorder(approved: &Surface, candidate: &Surface, pairing: &Pairing) -> Option<Change> {
+fn reorder(
+    approved: &Surface,
+    candidate: &Surface,
+    pairing: &Pairing,
+    proving: Proving,
+) -> Option<Change> {
     let mut pairs: Vec<&Pair> = pairing.pairs.iter().collect();
     pairs.sort_by_key(|p| p.old);
     let at = pairs.windows(2).position(|w| w[0].new > w[1].new)?;
@@ -329,8 +348,8 @@ fn reorder(approved: &Surface, candidate: &Surface, pairing: &Pairing) -> Option
         tool_index: first.index,
         old_pointer: approved.tool(after.old).map(|t| t.location().to_string()),
         new_pointer: Some(first.location().to_string()),
-        old: Some(short(&Value::from(old_order))),
-        new: Some(short(&Value::from(new_order))),
+        old: proving.shown(Some(&Value::from(old_order))),
+        new: proving.shown(Some(&Value::from(new_order))),
         message: format!(
             "tools are listed in a different order: {} now comes before {}",
             quoted(&first.label()),

@@ -5,7 +5,6 @@
 use serde_json::Value;
 
 use super::{Change, ChangeKind, Proof, Proving};
-use crate::payload::short;
 use crate::surface::Tool;
 
 /// Which side of a call a schema describes.
@@ -43,8 +42,8 @@ impl ToolDiff<'_, '_> {
             tool_index: self.new.index,
             old_pointer,
             new_pointer,
-            old: old.map(short),
-            new: new.map(short),
+            old: self.proving.shown(old),
+            new: self.proving.shown(new),
             message,
             proof: Proof::NotNeeded,
         });
