@@ -73,6 +73,8 @@ impl<'a> ApprovedByName<'a> {
 
 use crate::check::Rule;
 
+mod meta_validity;
+
 // The rooms below, by the paths (`crate::check`) the code names them with.
 use driftlab_check::check;
 #[cfg(test)]

@@ -1,0 +1,206 @@
+//! Whether a schema is valid against its meta-schema, with each `properties` member judged once
+//! per distinct text: a study's candidates change one parameter of a schema whose others it
+//! has seen, and the meta-schema's property lookups were a tenth of a study's instructions.
+//!
+//! Exact because of how the meta-schemas of drafts 6 to 2020-12 treat `properties`: an object
+//! whose every value is validated against the whole meta-schema again (`"$ref": "#"`,
+//! `"$recursiveRef": "#"`, `"$dynamicRef": "#meta"`) and nothing else looks at those values. So
+//! a schema is valid exactly when each member of its `properties` is, judged by the same
+//! meta-schema, and so is the schema with each member replaced by `true` (a schema valid in
+//! those drafts, which leaves the object's keys as they were). Draft 4 (no boolean schemas)
+//! and unknown dialects are validated whole.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use jsonschema::Validator;
+use serde_json::{Map, Value};
+
+use crate::payload::compact;
+
+/// The dialects whose meta-schema validates each `properties` member against itself and
+/// accepts `true` as a schema (an absent `$schema` is 2020-12).
+const SPLIT_DIALECTS: [&str; 4] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-06/schema#",
+];
+
+thread_local! {
+    // (dialect, member text) of the members judged valid so far.
+    static VALID: RefCell<Known> = RefCell::default();
+}
+/// The set starts over past this many members or bytes of member text.
+const KNOWN_LIMIT: usize = 16_384;
+const KNOWN_BYTES: usize = 16 << 20;
+
+#[derive(Default)]
+struct Known {
+    members: HashSet<(&'static str, Vec<u8>), foldhash::fast::RandomState>,
+    bytes: usize,
+}
+
+/// Whether `meta` (the meta-schema `schema`'s root `$schema` chose) finds `schema` valid: the
+/// same answer as `meta.is_valid(schema)`.
+pub(crate) fn is_valid(meta: &Validator, schema: &Value) -> bool {
+    let dialect = match schema.get("$schema") {
+        None => Some(SPLIT_DIALECTS[0]),
+        Some(named) => SPLIT_DIALECTS
+            .iter()
+            .copied()
+            .find(|d| Some(*d) == named.as_str()),
+    };
+    match dialect {
+        Some(dialect) => split_is_valid(meta, dialect, schema),
+        None => meta.is_valid(schema),
+    }
+}
+
+fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bool {
+    let Some(members) = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .filter(|m| !m.is_empty())
+    else {
+        return meta.is_valid(schema);
+    };
+    for member in members.values() {
+        if !member_is_valid(meta, dialect, member) {
+            return false;
+        }
+    }
+    let Value::Object(root) = schema else {
+        return meta.is_valid(schema);
+    };
+    let shallow: Map<String, Value> = root
+        .iter()
+        .map(|(key, value)| match key == "properties" {
+            true => {
+                let members = members.keys().map(|k| (k.clone(), Value::Bool(true)));
+                (key.clone(), Value::Object(members.collect()))
+            }
+            false => (key.clone(), value.clone()),
+        })
+        .collect();
+    meta.is_valid(&Value::Object(shallow))
+}
+
+/// A member of `properties`, judged by the root's meta-schema (whatever `$schema` it names
+/// itself: the meta-schema validates it as part of the root), once per text.
+fn member_is_valid(meta: &Validator, dialect: &'static str, member: &Value) -> bool {
+    if !member.is_object() {
+        return meta.is_valid(member);
+    }
+    let mut text = Vec::new();
+    compact::write(&mut text, member);
+    let key = (dialect, text);
+    if VALID.with(|known| known.borrow().members.contains(&key)) {
+        return true;
+    }
+    let valid = split_is_valid(meta, dialect, member);
+    if valid && key.1.len() <= KNOWN_BYTES {
+        VALID.with(|known| {
+            let mut known = known.borrow_mut();
+            if known.members.len() >= KNOWN_LIMIT || known.bytes + key.1.len() > KNOWN_BYTES {
+                *known = Known::default();
+            }
+            known.bytes += key.1.len();
+            known.members.insert(key);
+        });
+    }
+    valid
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn agree(schema: &Value) {
+        let meta = jsonschema::meta::validator_for(schema).unwrap();
+        // Twice: judged, then from what was learnt.
+        for _ in 0..2 {
+            assert_eq!(
+                is_valid(meta.as_ref(), schema),
+                meta.as_ref().is_valid(schema),
+                "{schema}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_split_answers_as_the_whole_validation_does() {
+        let cases = [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"properties": {"a": 5}}),
+            json!({"properties": {"a": {"type": 7}}}),
+            json!({"properties": {"a": {"minLength": -1}}}),
+            json!({"properties": {"a": true, "b": false}}),
+            json!({"properties": {"a": {"properties": {"b": {"type": "nope"}}}}}),
+            json!({"properties": {"a": {"type": "string"}}, "required": "a"}),
+            json!({"properties": {"a": {"type": "string"}}, "minProperties": 1.5}),
+            json!({"properties": []}),
+            json!({"properties": {}}),
+            // A member's own `$schema` does not change the root's meta-schema.
+            json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-04/schema#",
+                "exclusiveMinimum": true}}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"a": {"exclusiveMinimum": true}}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"a": {"exclusiveMinimum": 3}}}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#",
+                "properties": {"a": {"exclusiveMinimum": true, "minimum": 1}}}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#",
+                "properties": {"a": true}}),
+            json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+                "properties": {"a": {"items": [{"type": "string"}]}}}),
+        ];
+        for schema in &cases {
+            agree(schema);
+        }
+        // The same member valid in one dialect and not in another is learnt per dialect.
+        let member = json!({"exclusiveMinimum": true});
+        agree(
+            &json!({"$schema": "http://json-schema.org/draft-04/schema#",
+            "properties": {"a": member.clone(), "b": {"minimum": 0}}}),
+        );
+        agree(&json!({"properties": {"a": member}}));
+    }
+
+    #[test]
+    fn the_split_answers_as_the_whole_validation_does_on_real_schemas() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let mut seen = 0;
+        for folder in [
+            "research/2026-11-30-mcp-drift-taxonomy/bases",
+            "tests/data/corpus",
+        ] {
+            for entry in std::fs::read_dir(dir.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "json") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let value: Value = serde_json::from_str(&text).unwrap();
+                let mut stack = vec![&value];
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Value::Object(map) => {
+                            for key in ["inputSchema", "outputSchema"] {
+                                if let Some(schema) = map.get(key).filter(|s| s.is_object()) {
+                                    agree(schema);
+                                    seen += 1;
+                                }
+                            }
+                            stack.extend(map.values());
+                        }
+                        Value::Array(items) => stack.extend(items),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(seen > 100, "{seen} schemas");
+    }
+}
