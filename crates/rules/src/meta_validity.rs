@@ -31,6 +31,12 @@ thread_local! {
     // (dialect, member text) of the members judged valid so far.
     static VALID: RefCell<Known> = RefCell::default();
 }
+/// A schema with more members is validated whole: writing and remembering each member of a
+/// 120,000-property schema cost its `check` 19% more instructions (callgrind), and such schemas
+/// do not come back member by member the way a study's candidates do. (On 20,000 distinct
+/// three-member schemas the split saves 18%: their members repeat.)
+const MAX_SPLIT_MEMBERS: usize = 64;
+
 /// The set starts over past this many members or bytes of member text.
 const KNOWN_LIMIT: usize = 16_384;
 const KNOWN_BYTES: usize = 16 << 20;
@@ -61,7 +67,7 @@ fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bo
     let Some(members) = schema
         .get("properties")
         .and_then(Value::as_object)
-        .filter(|m| !m.is_empty())
+        .filter(|m| (1..=MAX_SPLIT_MEMBERS).contains(&m.len()))
     else {
         return meta.is_valid(schema);
     };
@@ -142,6 +148,24 @@ mod tests {
             json!({"properties": {"a": {"type": "string"}}, "minProperties": 1.5}),
             json!({"properties": []}),
             json!({"properties": {}}),
+            // Past the member limit: validated whole.
+            Value::Object(
+                [(
+                    "properties".to_string(),
+                    Value::Object(
+                        (0..=MAX_SPLIT_MEMBERS)
+                            .map(|i| {
+                                (
+                                    format!("p{i}"),
+                                    json!({"type": if i == 7 { "x" } else { "string" }}),
+                                )
+                            })
+                            .collect(),
+                    ),
+                )]
+                .into_iter()
+                .collect(),
+            ),
             // A member's own `$schema` does not change the root's meta-schema.
             json!({"properties": {"a": {"$schema": "http://json-schema.org/draft-04/schema#",
                 "exclusiveMinimum": true}}}),
