@@ -964,9 +964,6 @@ fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
     );
 }
 
-/// `driftlab configs` finds each client's config where that client keeps it, in a fake home and
-/// project folder (nothing reads the real home), names each one's servers, and says why a file
-/// it cannot read was skipped.
 /// The folder below the home folder where this OS keeps applications' settings (`@/` in
 /// `driftlab clients`).
 pub(crate) const APP_SETTINGS: &str = if cfg!(target_os = "macos") {
@@ -983,6 +980,9 @@ pub(crate) fn configs_in(home: &Path, project: &Path) -> (String, String) {
     (stdout(&listed), stderr(&listed))
 }
 
+/// `driftlab configs` finds each client's config where that client keeps it, in a fake home and
+/// project folder (nothing reads the real home), names each one's servers, and says why a file
+/// it cannot read was skipped.
 #[test]
 fn configs_lists_every_clients_config_in_a_fake_home_and_project() {
     let home = tempfile::tempdir().unwrap();

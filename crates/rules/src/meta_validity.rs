@@ -64,7 +64,10 @@ pub(crate) fn is_valid(meta: &Validator, schema: &Value) -> bool {
 }
 
 fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bool {
-    let Some(members) = schema
+    let Value::Object(root) = schema else {
+        return meta.is_valid(schema);
+    };
+    let Some(members) = root
         .get("properties")
         .and_then(Value::as_object)
         .filter(|m| (1..=MAX_SPLIT_MEMBERS).contains(&m.len()))
@@ -76,9 +79,6 @@ fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bo
             return false;
         }
     }
-    let Value::Object(root) = schema else {
-        return meta.is_valid(schema);
-    };
     let shallow: Map<String, Value> = root
         .iter()
         .map(|(key, value)| match key == "properties" {

@@ -20,7 +20,13 @@ pub(crate) struct SortedHash;
 /// when their lists of hashes are (barring a SHA-256 collision), so the texts are compared and
 /// no hash is computed.
 fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = tools.map(|t| (t.label(), hashed_text(&t))).collect();
+    let mut out: Vec<(String, Vec<u8>)> = tools
+        .map(|t| {
+            let label = t.label();
+            let text = hashed_text(&t, &label);
+            (label, text)
+        })
+        .collect();
     out.sort();
     out
 }
@@ -41,8 +47,8 @@ struct Hashed {
     bytes: usize,
 }
 
-/// `name NUL description NUL canonical input schema` of one tool.
-fn hashed_text(tool: &Tool<'_>) -> Vec<u8> {
+/// `name NUL description NUL canonical input schema` of one tool (`label` is its label).
+fn hashed_text(tool: &Tool<'_>, label: &str) -> Vec<u8> {
     // An unnamed tool's label is its index, which its bytes do not say: never cached.
     let cacheable = tool.name_str().is_some();
     if cacheable {
@@ -51,7 +57,7 @@ fn hashed_text(tool: &Tool<'_>) -> Vec<u8> {
         }
     }
     let mut text = Vec::new();
-    text.extend_from_slice(tool.label().as_bytes());
+    text.extend_from_slice(label.as_bytes());
     text.push(0);
     let description = tool.get("description").and_then(Value::as_str);
     text.extend_from_slice(description.unwrap_or("").as_bytes());
@@ -171,13 +177,13 @@ mod tests {
             unnamed.as_object().unwrap().clone(),
             named.as_object().unwrap().clone(),
         ]);
-        let written = hashed_text(&first.tool(0).unwrap());
+        let written = hashed_text(&first.tool(0).unwrap(), &first.tool(0).unwrap().label());
         assert_eq!(written, b"a\0d\0{\"a\":2,\"b\":1}");
         // The same bytes at another place, now from the cache.
-        assert_eq!(hashed_text(&second.tool(1).unwrap()), written);
+        assert_eq!(hashed_text(&second.tool(1).unwrap(), &second.tool(1).unwrap().label()), written);
         // Equal bytes, other places: the label (the index) differs.
-        assert_eq!(hashed_text(&first.tool(1).unwrap()), b"#1\0d\0{}");
-        assert_eq!(hashed_text(&second.tool(0).unwrap()), b"#0\0d\0{}");
+        assert_eq!(hashed_text(&first.tool(1).unwrap(), &first.tool(1).unwrap().label()), b"#1\0d\0{}");
+        assert_eq!(hashed_text(&second.tool(0).unwrap(), &second.tool(0).unwrap().label()), b"#0\0d\0{}");
     }
 
     #[test]

@@ -191,16 +191,15 @@ impl StackStudy {
                     case.id, case.class
                 )));
             }
-            let types = JSON_TYPES;
             if let Some((name, t)) = case
                 .declared
                 .iter()
-                .find(|(_, t)| !types.contains(&t.as_str()))
+                .find(|(_, t)| !JSON_TYPES.contains(&t.as_str()))
             {
                 return Err(at(format!(
                     "case {}: `declared` gives {name} the type {t:?}, not a JSON Schema type ({})",
                     case.id,
-                    types.join(", ")
+                    JSON_TYPES.join(", ")
                 )));
             }
         }

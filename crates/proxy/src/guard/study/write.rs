@@ -197,16 +197,17 @@ fn path_title(path: &str) -> String {
     }
 }
 
+/// report.md; `breaking` and `other` are [`breaking_and_other`]'s.
 fn report(
     results: &StudyResults,
     rows: &[SummaryRow],
     total: &SummaryRow,
+    (breaking, other): (&SummaryRow, &SummaryRow),
     reproduce: &str,
 ) -> String {
     let spec = &results.spec;
     let mut md = String::new();
     let _ = writeln!(md, "# {}\n", spec.title);
-    let (breaking, other) = breaking_and_other(results);
     let straight = &breaking.paths[0].1;
     let mut headline = format!(
         "Breaking drift, {} calls that worked before it: without a guard **{} ({}) were \
@@ -273,7 +274,7 @@ fn report(
     for row in rows
         .iter()
         .filter(|r| r.server == "all")
-        .chain([&breaking, &other, total])
+        .chain([breaking, other, total])
     {
         let _ = write!(md, "| {} | {} | {} |", row.class, row.label, row.calls);
         for (_, c) in &row.paths {
@@ -322,7 +323,7 @@ pub fn write(
     let fail = GuardStudyError::Write;
     std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
     let (rows, total) = summary(results);
-    let (breaking, _) = breaking_and_other(results);
+    let (breaking, other) = breaking_and_other(results);
     let chart_rows: Vec<ContractRow> = rows
         .iter()
         .filter(|r| r.server == "all")
@@ -380,7 +381,7 @@ pub fn write(
         (SUMMARY_JSON.into(), summary_json),
         (
             REPORT.into(),
-            report(results, &rows, &total, reproduce).into_bytes(),
+            report(results, &rows, &total, (&breaking, &other), reproduce).into_bytes(),
         ),
     ];
     let mut files = files;
