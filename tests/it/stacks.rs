@@ -373,3 +373,111 @@ fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: 
         assert_eq!(cell(summary, "agents-sdk", case)["repaired"], 0, "{case}");
     }
 }
+
+/// A probe `bench/forkserver.py` runs in a server script's place: what `python SCRIPT` sees.
+const PROBE: &str = r#"
+import os, sys
+import helper  # beside the script: the script's folder is first on sys.path
+print(sys.argv[1:], os.getcwd(), os.environ.get("PROBE"), repr(sys.stdin.read()), __name__, helper.NAME)
+print("to stderr", file=sys.stderr)
+if sys.argv[1] == "wait":
+    with open(sys.argv[2], "w") as out:
+        out.write(str(os.getpid()))
+    import time
+    time.sleep(60)
+sys.exit(3)
+"#;
+
+/// `bench/forkserver.py` (how the study starts its Python bench servers) runs a script as
+/// `python SCRIPT` does: the same arguments, working folder, environment, streams and exit
+/// code; and a launcher killed as a caller kills a server takes its script with it.
+#[test]
+fn the_fork_server_runs_a_script_as_python_does_and_dies_with_its_launcher() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if !stacks_installed() {
+        return;
+    }
+    let study = repo().join("research/2026-12-03-six-stacks");
+    let python = study.join(".venv/bin/python");
+    let forkserver = study.join("bench/forkserver.py");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("probe.py");
+    std::fs::write(&script, PROBE).unwrap();
+    std::fs::write(dir.path().join("helper.py"), "NAME = 'helper'\n").unwrap();
+    let run = |through_fork_server: bool| {
+        let mut command = Command::new(&python);
+        if through_fork_server {
+            command.arg(&forkserver);
+        }
+        let mut child = command
+            .arg(&script)
+            .args(["a b", "c"])
+            .current_dir(dir.path())
+            .env("PROBE", "set")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"in").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let direct = run(false);
+    let forked = run(true);
+    assert_eq!(direct.status.code(), Some(3), "{}", stderr(&direct));
+    assert_eq!(forked.status.code(), Some(3), "{}", stderr(&forked));
+    assert_eq!(
+        String::from_utf8_lossy(&forked.stdout),
+        String::from_utf8_lossy(&direct.stdout)
+    );
+    assert!(String::from_utf8_lossy(&direct.stdout).contains("['a b', 'c']"));
+    assert_eq!(stderr(&forked), stderr(&direct));
+
+    let pid_file = dir.path().join("pid");
+    let mut launcher = Command::new(&python)
+        .arg(&forkserver)
+        .arg(&script)
+        .arg("wait")
+        .arg(&pid_file)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let pid = loop {
+        let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if let Ok(pid) = text.trim().parse::<u32>() {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the script never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    let gone = |pid: u32| {
+        // Gone, or a zombie its parent has yet to reap.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(true)
+    };
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !gone(pid) {
+        assert!(
+            std::time::Instant::now() < until,
+            "the script {pid} outlived its launcher"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
