@@ -18,12 +18,14 @@ pub(crate) struct SortedHash;
 /// (name, hashed text) of the given tools, sorted. The hashed text is what the emulated tools
 /// hash, `name NUL description NUL canonical input schema`: two lists of texts are equal exactly
 /// when their lists of hashes are (barring a SHA-256 collision), so the texts are compared and
-/// no hash is computed.
-fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>) -> Vec<(String, Vec<u8>)> {
+/// no hash is computed. `cache`: look up and keep each named tool's text in the thread's cache
+/// (the approved side, compared again and again in a study; a candidate's changed tool is seen
+/// once, and written straight).
+fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>, cache: bool) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = tools
         .map(|t| {
             let label = t.label();
-            let text = hashed_text(&t, &label);
+            let text = hashed_text(&t, &label, cache);
             (label, text)
         })
         .collect();
@@ -47,10 +49,11 @@ struct Hashed {
     bytes: usize,
 }
 
-/// `name NUL description NUL canonical input schema` of one tool (`label` is its label).
-fn hashed_text(tool: &Tool<'_>, label: &str) -> Vec<u8> {
+/// `name NUL description NUL canonical input schema` of one tool (`label` is its label), through
+/// the thread's cache with `cache`.
+fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
     // An unnamed tool's label is its index, which its bytes do not say: never cached.
-    let cacheable = tool.name_str().is_some();
+    let cacheable = cache && tool.name_str().is_some();
     if cacheable {
         if let Some(known) = HASHED.with(|c| c.borrow().texts.get(tool.raw()).cloned()) {
             return known;
@@ -121,8 +124,10 @@ impl Rule for SortedHash {
         // A named tool with the same bytes on both sides has the same entry on both, and equal
         // entries cancel out of the two sorted lists: only the other tools are hashed.
         let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
-        let side = |s: &'_ Surface, keep: &[bool]| digest(s.tools().filter(|t| keep[t.index]));
-        if side(approved, &keep_approved) != side(candidate, &keep_candidate) {
+        let side = |s: &'_ Surface, keep: &[bool], cache: bool| {
+            digest(s.tools().filter(|t| keep[t.index]), cache)
+        };
+        if side(approved, &keep_approved, true) != side(candidate, &keep_candidate, false) {
             out.push(Finding::at(
                 self,
                 None,
@@ -177,13 +182,26 @@ mod tests {
             unnamed.as_object().unwrap().clone(),
             named.as_object().unwrap().clone(),
         ]);
-        let written = hashed_text(&first.tool(0).unwrap(), &first.tool(0).unwrap().label());
+        let text = |s: &Surface, i: usize, cache: bool| {
+            let tool = s.tool(i).unwrap();
+            hashed_text(&tool, &tool.label(), cache)
+        };
+        let cached = |s: &Surface, i: usize| {
+            let raw = s.tool(i).unwrap().raw().to_string();
+            HASHED.with(|c| c.borrow().texts.contains_key(&raw))
+        };
+        // A candidate's tool (`cache` false) is written, not kept.
+        assert_eq!(text(&first, 0, false), b"a\0d\0{\"a\":2,\"b\":1}");
+        assert!(!cached(&first, 0));
+        let written = text(&first, 0, true);
         assert_eq!(written, b"a\0d\0{\"a\":2,\"b\":1}");
+        assert!(cached(&first, 0));
         // The same bytes at another place, now from the cache.
-        assert_eq!(hashed_text(&second.tool(1).unwrap(), &second.tool(1).unwrap().label()), written);
-        // Equal bytes, other places: the label (the index) differs.
-        assert_eq!(hashed_text(&first.tool(1).unwrap(), &first.tool(1).unwrap().label()), b"#1\0d\0{}");
-        assert_eq!(hashed_text(&second.tool(0).unwrap(), &second.tool(0).unwrap().label()), b"#0\0d\0{}");
+        assert_eq!(text(&second, 1, true), written);
+        // Equal bytes, other places: the label (the index) differs, and is never cached.
+        assert_eq!(text(&first, 1, true), b"#1\0d\0{}");
+        assert_eq!(text(&second, 0, true), b"#0\0d\0{}");
+        assert!(!cached(&first, 1));
     }
 
     #[test]
