@@ -36,13 +36,16 @@ MAX_REQUEST = 1 << 20
 
 
 def socket_path() -> str:
-    """One fork server per interpreter and copy of this file, in a folder of this user's."""
+    """One fork server per interpreter, environment (a venv's python resolves to its base
+    interpreter's file) and copy of this file, in a folder of this user's."""
     folder = os.path.join(tempfile.gettempdir(), f"driftlab-forkserver-{os.getuid()}")
     os.makedirs(folder, mode=0o700, exist_ok=True)
     info = os.lstat(folder)
     if info.st_uid != os.getuid() or info.st_mode & 0o077:
         sys.exit(f"forkserver.py: {folder} is not a folder only this user can open")
-    key = f"{os.path.realpath(sys.executable)}\0{os.path.realpath(__file__)}\0{os.stat(__file__).st_mtime_ns}"
+    key = "\0".join(
+        [sys.executable, sys.prefix, os.path.realpath(__file__), str(os.stat(__file__).st_mtime_ns)]
+    )
     return os.path.join(folder, hashlib.sha256(key.encode()).hexdigest()[:20] + ".sock")
 
 
