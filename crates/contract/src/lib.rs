@@ -10,6 +10,7 @@ pub mod digest;
 pub mod fs;
 pub mod json_scan;
 pub mod jsonrpc;
+pub mod lookup;
 pub mod payload;
 pub mod pointer;
 pub mod rng;

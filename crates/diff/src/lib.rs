@@ -7,4 +7,4 @@ pub mod diff;
 pub mod witness;
 
 // The rooms below, by the paths (`crate::payload`) the code names them with.
-use driftlab_contract::{contract, payload, pointer, rng, surface, text};
+use driftlab_contract::{contract, lookup, payload, pointer, rng, surface, text};

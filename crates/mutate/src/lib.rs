@@ -8,4 +8,4 @@ pub mod mutate;
 // The rooms below, by the paths (`crate::payload`) the code names them with.
 #[cfg(test)]
 use driftlab_contract::is_kebab_case;
-use driftlab_contract::{payload, rng, surface};
+use driftlab_contract::{lookup, payload, rng, surface};

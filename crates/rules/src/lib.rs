@@ -79,7 +79,7 @@ mod meta_validity;
 use driftlab_check::check;
 #[cfg(test)]
 use driftlab_contract::is_kebab_case;
-use driftlab_contract::{contract, payload, pointer, surface};
+use driftlab_contract::{contract, lookup, payload, pointer, surface};
 #[cfg(test)]
 use driftlab_diff::diff;
 #[cfg(test)]

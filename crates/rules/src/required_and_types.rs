@@ -4,6 +4,7 @@
 //! enums, constraints, descriptions, annotations, output schemas, added, removed or renamed
 //! tools, and order.
 
+use crate::lookup::Lookup;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -21,14 +22,14 @@ fn shape(schema: Option<&Value>) -> Shape {
         .map(required_names)
         .unwrap_or_default();
     let types = schema
-        .and_then(|s| s.get("properties"))
+        .and_then(|s| s.field("properties"))
         .and_then(Value::as_object)
         .map(|p| {
             p.iter()
                 .map(|(k, v)| {
                     (
                         k.clone(),
-                        v.get("type").map_or("any".to_string(), Value::to_string),
+                        v.field("type").map_or("any".to_string(), Value::to_string),
                     )
                 })
                 .collect()

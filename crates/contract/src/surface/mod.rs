@@ -469,8 +469,9 @@ impl RawField {
 
 /// The names a schema's `required` array lists (strings only; empty when there is none).
 pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+    use crate::lookup::Lookup;
     schema
-        .get("required")
+        .field("required")
         .and_then(Value::as_array)
         .map(|r| {
             r.iter()

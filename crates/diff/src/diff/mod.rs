@@ -7,6 +7,7 @@ pub mod contract;
 mod pairing;
 mod proof;
 mod property_renames;
+mod same;
 mod schema;
 mod tool;
 mod tool_diff;

@@ -3,6 +3,7 @@
 //! with the most name words in common. Only pairs that share a word or a description are ever
 //! compared (found through an index), and at most [`MAX_RENAME_COMPARISONS`] of them.
 
+use crate::lookup::Lookup;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
@@ -107,7 +108,7 @@ fn keys<'k>(words: &'k BTreeSet<String>, schema: &'k Value) -> impl Iterator<Ite
 }
 
 fn description(v: &Value) -> Option<&str> {
-    v.get("description")
+    v.field("description")
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())
 }
@@ -127,7 +128,7 @@ fn related(
 fn same_shape(a: &Value, b: &Value) -> bool {
     ["type", "enum", "format", "items", "$ref"]
         .iter()
-        .all(|k| a.get(k) == b.get(k))
+        .all(|k| a.field(k) == b.field(k))
 }
 
 /// Values for a message: the first ten, then how many more (a 100k-value enum must not make a

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::same::same_option;
 use super::schema;
 use super::tool_diff::{Direction, ToolDiff};
 use super::{quoted, Change, ChangeKind, Proving};
@@ -115,7 +116,7 @@ fn compare_fields(
 
 fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: &str) {
     let (old, new) = (diff.old.get(field), diff.new.get(field));
-    if old == new {
+    if same_option(old, new) {
         return;
     }
     let message = match (old, new) {
@@ -130,7 +131,7 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
     let empty = Map::new();
     let old = diff.old.get("annotations");
     let new = diff.new.get("annotations");
-    if old == new {
+    if same_option(old, new) {
         return;
     }
     let (Some(old_map), Some(new_map)) = (
@@ -186,7 +187,7 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
         .filter(|k| !HINTS.iter().any(|h| h.name == k.as_str()));
     let mut seen: Vec<&String> = Vec::new();
     for key in others {
-        if seen.contains(&key) || old_map.get(key) == new_map.get(key) {
+        if seen.contains(&key) || same_option(old_map.get(key), new_map.get(key)) {
             continue;
         }
         seen.push(key);
@@ -211,7 +212,7 @@ fn metadata(diff: &mut ToolDiff<'_, '_>) {
             continue;
         }
         seen.push(key);
-        if diff.old.get(key) != diff.new.get(key) {
+        if !same_option(diff.old.get(key), diff.new.get(key)) {
             diff.field(
                 ChangeKind::ToolMetadataChanged,
                 key,
@@ -227,7 +228,7 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
         return;
     }
     let (old, new) = (diff.old.input_schema(), diff.new.input_schema());
-    if old == new {
+    if same_option(old, new) {
         return;
     }
     match (old, new) {
@@ -294,7 +295,7 @@ fn output_schema(diff: &mut ToolDiff<'_, '_>) {
         return;
     }
     let (old, new) = (diff.old.output_schema(), diff.new.output_schema());
-    if old == new {
+    if same_option(old, new) {
         return;
     }
     match (old, new) {

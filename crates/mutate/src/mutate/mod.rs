@@ -10,6 +10,7 @@ pub use edit::Edit;
 
 use serde_json::{Map, Value};
 
+use crate::lookup::Lookup;
 use crate::rng::Stream;
 use crate::surface::{Surface, Tool};
 
@@ -298,16 +299,18 @@ pub(crate) fn property_sites(
     eligible: impl Fn(&Value, bool) -> bool,
 ) -> Vec<Site> {
     let mut sites = Vec::new();
-    let Some(tools) = surface.get("tools").and_then(Value::as_array) else {
+    let Some(tools) = surface.field("tools").and_then(Value::as_array) else {
         return sites;
     };
     for (tool, t) in tools.iter().enumerate() {
-        let Some(root) = t.get(schema) else { continue };
+        let Some(root) = t.field(schema) else {
+            continue;
+        };
         let required = root
             .as_object()
             .map(crate::surface::required_names)
             .unwrap_or_default();
-        let Some(props) = root.get("properties").and_then(Value::as_object) else {
+        let Some(props) = root.field("properties").and_then(Value::as_object) else {
             continue;
         };
         for (name, property) in props {

@@ -1,6 +1,7 @@
 //! Unions and intersections: `anyOf`/`oneOf`/`allOf` branches paired with each other, and a
 //! plain schema paired with the union branch that wraps it.
 
+use crate::lookup::Lookup;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
@@ -42,10 +43,10 @@ impl<'a> Walker<'_, 'a, '_> {
         depth: usize,
     ) -> bool {
         let swap = |a: &Map<String, Value>, b: &Map<String, Value>| {
-            a.contains_key("anyOf")
-                && !a.contains_key("oneOf")
-                && b.contains_key("oneOf")
-                && !b.contains_key("anyOf")
+            a.field("anyOf").is_some()
+                && a.field("oneOf").is_none()
+                && b.field("oneOf").is_some()
+                && b.field("anyOf").is_none()
         };
         let (old_kw, new_kw) = if swap(o, n) {
             ("anyOf", "oneOf")
@@ -55,7 +56,7 @@ impl<'a> Walker<'_, 'a, '_> {
             return false;
         };
         let (Some(old @ Value::Array(old_branches)), Some(new @ Value::Array(new_branches))) =
-            (o.get(old_kw), n.get(new_kw))
+            (o.field(old_kw), n.field(new_kw))
         else {
             return false;
         };
@@ -80,7 +81,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 "{subject}: {old_kw} became {new_kw} over branches a value can match more than once ({})",
                 if new_kw == "oneOf" { "such a value is now refused" } else { "such a value is now accepted" }
             );
-            let raw = (o.get(old_kw), n.get(new_kw));
+            let raw = (o.field(old_kw), n.field(new_kw));
             let pointers = (
                 pointer::push(&at.old, old_kw),
                 pointer::push(&at.new, new_kw),
@@ -106,7 +107,7 @@ impl<'a> Walker<'_, 'a, '_> {
         keywords: &[&str],
     ) {
         for &keyword in keywords {
-            let raw = (o.get(keyword), n.get(keyword));
+            let raw = (o.field(keyword), n.field(keyword));
             if raw.0 == raw.1 {
                 continue;
             }
@@ -142,7 +143,7 @@ impl<'a> Walker<'_, 'a, '_> {
             let b = self
                 .resolve(b, base, old_side)
                 .map_or(b, |(target, _)| target);
-            format!("{:?}", type_set(b.get("type")))
+            format!("{:?}", type_set(b.field("type")))
         };
         let mut equal = canonical::FirstUnclaimed::new(new.iter().map(canonical::key));
         let mut same_types =
@@ -235,9 +236,9 @@ impl<'a> Walker<'_, 'a, '_> {
             let others = branches.len() - 1;
             let subject = self.subject(at);
             let raw = if wrapped {
-                (None, n.get(keyword))
+                (None, n.field(keyword))
             } else {
-                (o.get(keyword), None)
+                (o.field(keyword), None)
             };
             // The plain side against its branch; pointers on the union side go into the branch.
             let branch_at = pointer::push_index(
@@ -318,7 +319,7 @@ impl<'a> Walker<'_, 'a, '_> {
 /// distinct `const`/`enum` values show (an integer is a number).
 fn disjoint(a: &Value, b: &Value) -> bool {
     let types = |v: &Value| {
-        type_set(v.get("type")).map(|mut t| {
+        type_set(v.field("type")).map(|mut t| {
             if t.contains("integer") {
                 t.insert("number".into());
             }
@@ -331,16 +332,16 @@ fn disjoint(a: &Value, b: &Value) -> bool {
         }
     }
     let values = |v: &Value, key: &str| -> Option<Vec<Value>> {
-        let required = v.get("required")?.as_array()?.iter().any(|r| r == key);
-        let schema = v.get("properties")?.get(key)?;
-        let values = match (schema.get("const"), schema.get("enum")) {
+        let required = v.field("required")?.as_array()?.iter().any(|r| r == key);
+        let schema = v.field("properties")?.field(key)?;
+        let values = match (schema.field("const"), schema.field("enum")) {
             (Some(c), _) => vec![c.clone()],
             (None, Some(Value::Array(e))) => e.clone(),
             _ => return None,
         };
         required.then_some(values)
     };
-    let keys = a.get("properties").and_then(Value::as_object);
+    let keys = a.field("properties").and_then(Value::as_object);
     keys.into_iter()
         .flatten()
         .any(|(key, _)| match (values(a, key), values(b, key)) {
@@ -354,7 +355,7 @@ pub(super) fn union_of<'v>(
     keyword: &str,
 ) -> Option<&'v Vec<Value>> {
     schema
-        .get(keyword)
+        .field(keyword)
         .and_then(Value::as_array)
         .filter(|b| !b.is_empty())
 }
@@ -382,7 +383,7 @@ fn covers(
     for (k, v) in branch {
         merged.insert(k.clone(), v.clone());
     }
-    merged.len() == plain.len() && plain.iter().all(|(k, v)| merged.get(k) == Some(v))
+    merged.len() == plain.len() && plain.iter().all(|(k, v)| merged.field(k) == Some(v))
 }
 
 /// The branch most like `plain`: one it covers, else by the same types, then the most shared
@@ -400,20 +401,20 @@ fn best_branch(
         return i;
     }
     let names = |m: &Map<String, Value>| -> BTreeSet<String> {
-        m.get("properties")
+        m.field("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
     };
     let plain_names = names(plain);
-    let plain_types = type_set(plain.get("type"));
+    let plain_types = type_set(plain.field("type"));
     let score = |b: &&Value| -> (bool, usize, usize) {
         let Some(b) = b.as_object() else {
             return (false, 0, 0);
         };
-        let same_types = type_set(b.get("type")) == plain_types;
+        let same_types = type_set(b.field("type")) == plain_types;
         let shared_names = names(b).intersection(&plain_names).count();
-        let shared_values = b.iter().filter(|(k, v)| plain.get(*k) == Some(*v)).count();
+        let shared_values = b.iter().filter(|(k, v)| plain.field(k) == Some(*v)).count();
         (same_types, shared_names, shared_values)
     };
     let mut best = 0;

@@ -1,6 +1,7 @@
 //! The keywords on one schema node: `type`, `enum`/`const`, numeric and count bounds, text
 //! constraints, `default` and `description`, and every other keyword by value.
 
+use crate::lookup::Lookup;
 use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
@@ -16,7 +17,7 @@ const UPPER_BOUNDS: &[&str] = &["maxLength", "maxItems", "maxProperties"];
 
 impl<'a> Walker<'_, 'a, '_> {
     pub(super) fn types(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
-        let (old, new) = (o.get("type"), n.get("type"));
+        let (old, new) = (o.field("type"), n.field("type"));
         if old == new {
             return;
         }
@@ -51,7 +52,7 @@ impl<'a> Walker<'_, 'a, '_> {
 
     pub(super) fn enums(&mut self, o: &Map<String, Value>, n: &Map<String, Value>, at: &At) {
         let values = |m: &Map<String, Value>| -> Option<Vec<Value>> {
-            match (m.get("enum"), m.get("const")) {
+            match (m.field("enum"), m.field("const")) {
                 (Some(Value::Array(v)), _) => Some(v.clone()),
                 (_, Some(c)) => Some(vec![c.clone()]),
                 _ => None,
@@ -61,14 +62,14 @@ impl<'a> Walker<'_, 'a, '_> {
         if old == new {
             return;
         }
-        let keyword = if o.contains_key("enum") || n.contains_key("enum") {
+        let keyword = if o.field("enum").is_some() || n.field("enum").is_some() {
             "enum"
         } else {
             "const"
         };
         let pointers = at.keyword(keyword);
         let subject = self.subject(at);
-        let raw = (o.get(keyword), n.get(keyword));
+        let raw = (o.field(keyword), n.field(keyword));
         match (old, new) {
             (None, Some(_)) => self.tightened(
                 at,
@@ -151,19 +152,19 @@ impl<'a> Walker<'_, 'a, '_> {
             ("minimum", "exclusiveMinimum", true),
             ("maximum", "exclusiveMaximum", false),
         ] {
-            let raw_old = (o.get(inclusive), o.get(exclusive));
-            let raw_new = (n.get(inclusive), n.get(exclusive));
+            let raw_old = (o.field(inclusive), o.field(exclusive));
+            let raw_new = (n.field(inclusive), n.field(exclusive));
             if raw_old == raw_new {
                 continue;
             }
-            let keyword = if n.contains_key(exclusive)
-                || (!n.contains_key(inclusive) && o.contains_key(exclusive))
+            let keyword = if n.field(exclusive).is_some()
+                || (n.field(inclusive).is_none() && o.field(exclusive).is_some())
             {
                 exclusive
             } else {
                 inclusive
             };
-            let raw = (o.get(keyword), n.get(keyword));
+            let raw = (o.field(keyword), n.field(keyword));
             let (Some(old), Some(new)) = (
                 bound(o, inclusive, exclusive, lower),
                 bound(n, inclusive, exclusive, lower),
@@ -175,10 +176,10 @@ impl<'a> Walker<'_, 'a, '_> {
             // Such a bound counts as none (see `bound`), but strict users want to see it appear.
             for key in [inclusive, exclusive] {
                 let beyond = n
-                    .get(key)
+                    .field(key)
                     .and_then(Value::as_f64)
                     .is_some_and(|x| x.abs() >= MAX_SAFE_INTEGER);
-                if beyond && o.get(key) != n.get(key) {
+                if beyond && o.field(key) != n.field(key) {
                     let message = format!(
                         "{subject}: {key} {} is at or beyond ±(2^53−1): it limits no real call and counts as no bound, but a client that checks integers strictly may reject the schema or the value",
                         n[key]
@@ -186,8 +187,8 @@ impl<'a> Walker<'_, 'a, '_> {
                     self.push(
                         K::UnsafeIntegerBound,
                         at.keyword(key),
-                        o.get(key),
-                        n.get(key),
+                        o.field(key),
+                        n.field(key),
                         message,
                     );
                 }
@@ -226,7 +227,7 @@ impl<'a> Walker<'_, 'a, '_> {
         let subject = self.subject(at);
         for (keywords, lower) in [(LOWER_BOUNDS, true), (UPPER_BOUNDS, false)] {
             for &keyword in keywords {
-                let raw = (o.get(keyword), n.get(keyword));
+                let raw = (o.field(keyword), n.field(keyword));
                 if raw.0 == raw.1 || (keyword == "minLength" && self.narrowing_implied(o, raw.1)) {
                     continue;
                 }
@@ -266,7 +267,7 @@ impl<'a> Walker<'_, 'a, '_> {
     ) {
         let subject = self.subject(at);
         for keyword in ["pattern", "format", "multipleOf"] {
-            let raw = (o.get(keyword), n.get(keyword));
+            let raw = (o.field(keyword), n.field(keyword));
             match raw {
                 (a, b) if a == b => {}
                 (None, Some(_)) => {
@@ -294,11 +295,11 @@ impl<'a> Walker<'_, 'a, '_> {
             }
         }
         let unique = |m: &Map<String, Value>| {
-            m.get("uniqueItems")
+            m.field("uniqueItems")
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
         };
-        let raw = (o.get("uniqueItems"), n.get("uniqueItems"));
+        let raw = (o.field("uniqueItems"), n.field("uniqueItems"));
         match (unique(o), unique(n)) {
             (false, true) => self.tightened(
                 at,
@@ -323,7 +324,7 @@ impl<'a> Walker<'_, 'a, '_> {
         at: &At,
     ) {
         let subject = self.subject(at);
-        let raw = (o.get("default"), n.get("default"));
+        let raw = (o.field("default"), n.field("default"));
         if raw.0 != raw.1 {
             let kind = self.judged(K::DefaultChanged, K::SchemaAnnotationChanged);
             self.push(
@@ -334,7 +335,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 format!("{subject}: default changed"),
             );
         }
-        let raw = (o.get("description"), n.get("description"));
+        let raw = (o.field("description"), n.field("description"));
         if raw.0 != raw.1 {
             let kind = self.judged(K::ParameterDescriptionChanged, K::SchemaAnnotationChanged);
             self.push(
@@ -388,9 +389,9 @@ fn bound(
     exclusive: &str,
     lower: bool,
 ) -> Option<Option<Bound>> {
-    let number = |k: &str| m.get(k).map(Value::as_f64);
+    let number = |k: &str| m.field(k).map(Value::as_f64);
     let mut candidates = Vec::new();
-    match (number(inclusive), m.get(exclusive)) {
+    match (number(inclusive), m.field(exclusive)) {
         (Some(None), _) => return None,
         (Some(Some(v)), Some(Value::Bool(strict))) => candidates.push(Bound {
             value: v,
@@ -402,14 +403,14 @@ fn bound(
         }),
         (None, _) => {}
     }
-    match m.get(exclusive) {
+    match m.field(exclusive) {
         Some(Value::Bool(_)) | None => {}
         Some(v) => candidates.push(Bound {
             value: v.as_f64()?,
             exclusive: true,
         }),
     }
-    let integer = m.get("type") == Some(&Value::from("integer"));
+    let integer = m.field("type") == Some(&Value::from("integer"));
     let normal = |b: Bound| {
         if integer && b.exclusive && b.value.fract() == 0.0 {
             Bound {

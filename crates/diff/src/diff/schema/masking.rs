@@ -2,6 +2,7 @@
 //! the other side still accepts every value of that branch's types (an open object beside
 //! typed stages, say), however deep the change sits, in the branch or behind its `$ref`.
 
+use crate::lookup::Lookup;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -34,7 +35,7 @@ impl<'a> Walker<'_, 'a, '_> {
         let from = self
             .resolve(from, base, old_side)
             .map_or(from, |(target, _)| target);
-        let types = type_set(from.get("type")).unwrap_or_default();
+        let types = type_set(from.field("type")).unwrap_or_default();
         let open = others
             .iter()
             .enumerate()
@@ -70,11 +71,11 @@ impl<'a> Walker<'_, 'a, '_> {
 pub(super) fn masked_branch(root: &Value, branches: &[Value], i: usize) -> bool {
     let branch = &branches[i];
     let resolved = branch
-        .get("$ref")
+        .field("$ref")
         .and_then(Value::as_str)
         .and_then(|r| root.pointer(r.strip_prefix('#')?))
         .unwrap_or(branch);
-    let types = type_set(resolved.get("type")).unwrap_or_default();
+    let types = type_set(resolved.field("type")).unwrap_or_default();
     branches
         .iter()
         .enumerate()
@@ -100,7 +101,7 @@ fn open_types(branch: &Value) -> Option<BTreeSet<String>> {
         "required" => v.as_array().is_some_and(Vec::is_empty),
         _ => annotation(k),
     });
-    open.then(|| type_set(map.get("type"))).flatten()
+    open.then(|| type_set(map.field("type"))).flatten()
 }
 
 /// Whether a schema holds a `$ref` anywhere (what it accepts may then change while its text
@@ -110,7 +111,7 @@ fn has_ref(schema: &Value) -> bool {
     while let Some(value) = stack.pop() {
         match value {
             Value::Object(map) => {
-                if map.contains_key("$ref") || map.contains_key("$dynamicRef") {
+                if map.field("$ref").is_some() || map.field("$dynamicRef").is_some() {
                     return true;
                 }
                 stack.extend(map.values());

@@ -19,6 +19,7 @@ mod others;
 mod pattern;
 mod type_union;
 
+use crate::lookup::Lookup;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -213,7 +214,7 @@ impl<'a> Walker<'_, 'a, '_> {
     fn walk_here(&mut self, old: &'a Value, new: &'a Value, at: &At, depth: usize) {
         // The same local `$ref` on both sides: its targets may still differ. They are compared
         // once, at the first parameter that reaches them.
-        if let (Some(r), true) = (old.get("$ref"), old.get("$ref") == new.get("$ref")) {
+        if let (Some(r), true) = (old.field("$ref"), old.field("$ref") == new.field("$ref")) {
             if r.as_str().is_some_and(|r| r.starts_with("#/")) {
                 if let (Some(o), Some(n)) = (
                     self.resolve(old, &at.old, true),
@@ -225,7 +226,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 }
             }
         }
-        if old == new {
+        if super::same::same(old, new) {
             return;
         }
         // `allOf: [X]` beside annotations only (the pydantic-v1 wrap of a `$ref`) accepts what X
@@ -260,7 +261,7 @@ impl<'a> Walker<'_, 'a, '_> {
             return;
         }
         // Follow $refs that differ; identical refs point into shared definitions, compared once.
-        let (old_ref, new_ref) = (old.get("$ref"), new.get("$ref"));
+        let (old_ref, new_ref) = (old.field("$ref"), new.field("$ref"));
         if old_ref != new_ref {
             let (Some((o, op)), Some((n, np))) = (
                 self.resolve(old, &at.old, true),
@@ -278,7 +279,9 @@ impl<'a> Walker<'_, 'a, '_> {
             let effective = |node: &Value, target: &Value| -> Map<String, Value> {
                 ["description", "default"]
                     .into_iter()
-                    .filter_map(|k| Some((k.to_string(), node.get(k).or(target.get(k))?.clone())))
+                    .filter_map(|k| {
+                        Some((k.to_string(), node.field(k).or(target.field(k))?.clone()))
+                    })
                     .collect()
             };
             self.default_and_description(&effective(old, o), &effective(new, n), at);
@@ -334,7 +337,7 @@ impl<'a> Walker<'_, 'a, '_> {
 
     /// The target of a local `$ref` (`#/...`), or the node itself when it has none.
     fn resolve(&self, node: &'a Value, at: &str, old: bool) -> Option<(&'a Value, String)> {
-        let Some(reference) = node.get("$ref") else {
+        let Some(reference) = node.field("$ref") else {
             return Some((node, at.to_string()));
         };
         let fragment = reference.as_str()?.strip_prefix('#')?;
@@ -348,7 +351,7 @@ impl<'a> Walker<'_, 'a, '_> {
         // Chains of refs: bounded, a cycle of pure refs resolves to nothing.
         for _ in 0..32 {
             match target
-                .get("$ref")
+                .field("$ref")
                 .and_then(Value::as_str)
                 .and_then(|r| r.strip_prefix('#'))
             {
@@ -363,7 +366,7 @@ impl<'a> Walker<'_, 'a, '_> {
     }
 
     fn dialect(&mut self, old: &Value, new: &Value, at: &At) {
-        let (o, n) = (old.get("$schema"), new.get("$schema"));
+        let (o, n) = (old.field("$schema"), new.field("$schema"));
         if o != n {
             let message = format!(
                 "JSON Schema dialect ($schema) of {} changed",
@@ -388,8 +391,8 @@ impl<'a> Walker<'_, 'a, '_> {
         let (old_used, new_used) = (referenced(old, !refusing), referenced(new, refusing));
         for keyword in ["$defs", "definitions"] {
             let (Some(o), Some(n)) = (
-                old.get(keyword).and_then(Value::as_object),
-                new.get(keyword).and_then(Value::as_object),
+                old.field(keyword).and_then(Value::as_object),
+                new.field(keyword).and_then(Value::as_object),
             ) else {
                 continue;
             };
@@ -404,7 +407,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 if !used(&old_used) || !used(&new_used) {
                     continue;
                 }
-                if let Some(new_def) = n.get(name) {
+                if let Some(new_def) = n.field(name) {
                     let child = at.child(keyword, Some(name), format!("${name}"));
                     if self.visited.insert((child.old.clone(), child.new.clone())) {
                         self.walk(old_def, new_def, &child, 1);
@@ -418,7 +421,7 @@ impl<'a> Walker<'_, 'a, '_> {
 /// The one member of `allOf: [X]` in a schema whose other keywords only annotate.
 fn single_all_of(node: &Value) -> Option<&Value> {
     let map = node.as_object()?;
-    let [member] = map.get("allOf")?.as_array()?.as_slice() else {
+    let [member] = map.field("allOf")?.as_array()?.as_slice() else {
         return None;
     };
     let annotating = map.keys().all(|k| k == "allOf" || annotates(k));
@@ -446,7 +449,7 @@ fn referenced(root: &Value, unmasked: bool) -> HashSet<String> {
     while let Some(value) = stack.pop() {
         match value {
             Value::Object(m) => {
-                if let Some(reference) = m.get("$ref").and_then(Value::as_str) {
+                if let Some(reference) = m.field("$ref").and_then(Value::as_str) {
                     if reference.starts_with("#/") && found.insert(reference.to_string()) {
                         if let Some(target) = root.pointer(&reference[1..]) {
                             stack.push(target);

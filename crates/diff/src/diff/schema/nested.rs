@@ -1,6 +1,7 @@
 //! The schemas inside a schema: `properties` (with renames and requiredness),
 //! `additionalProperties`, `items` and `prefixItems`.
 
+use crate::lookup::Lookup;
 use serde_json::{Map, Value};
 
 use super::{empty_map, At, Direction, Walker};
@@ -18,7 +19,10 @@ impl<'a> Walker<'_, 'a, '_> {
         at: &At,
         depth: usize,
     ) {
-        let raw = (o.get("additionalProperties"), n.get("additionalProperties"));
+        let raw = (
+            o.field("additionalProperties"),
+            n.field("additionalProperties"),
+        );
         if raw.0 == raw.1 {
             return;
         }
@@ -57,11 +61,11 @@ impl<'a> Walker<'_, 'a, '_> {
         depth: usize,
     ) {
         let old_props = o
-            .get("properties")
+            .field("properties")
             .and_then(Value::as_object)
             .unwrap_or(empty_map());
         let new_props = n
-            .get("properties")
+            .field("properties")
             .and_then(Value::as_object)
             .unwrap_or(empty_map());
         let (old_req, new_req) = (required_names(o), required_names(n));
@@ -74,7 +78,7 @@ impl<'a> Walker<'_, 'a, '_> {
         };
 
         for (key, old_schema) in old_props {
-            let Some(new_schema) = new_props.get(key) else {
+            let Some(new_schema) = new_props.field(key) else {
                 continue;
             };
             let child = at.child("properties", Some(key), name(key));
@@ -84,13 +88,14 @@ impl<'a> Walker<'_, 'a, '_> {
         // Listed parameters replaced by an open object: every value stays valid, so no removal
         // breaks a call; what callers lose is the documentation.
         let admits_objects = |m: &Map<String, Value>| {
-            super::keywords::type_set(m.get("type")).is_some_and(|t| t.contains("object"))
+            super::keywords::type_set(m.field("type")).is_some_and(|t| t.contains("object"))
         };
         let open_object = admits_objects(o)
             && admits_objects(n)
-            && n.get("additionalProperties").is_none_or(accepts_everything)
-            && !n.contains_key("patternProperties")
-            && !n.contains_key("propertyNames");
+            && n.field("additionalProperties")
+                .is_none_or(accepts_everything)
+            && n.field("patternProperties").is_none()
+            && n.field("propertyNames").is_none();
         if self.direction == Direction::Request
             && new_props.is_empty()
             && !old_props.is_empty()
@@ -112,8 +117,8 @@ impl<'a> Walker<'_, 'a, '_> {
             self.push(
                 K::ParametersUndocumented,
                 at.keyword("properties"),
-                o.get("properties"),
-                n.get("properties"),
+                o.field("properties"),
+                n.field("properties"),
                 message,
             );
             for key in old_req.difference(&new_req) {
@@ -123,11 +128,11 @@ impl<'a> Walker<'_, 'a, '_> {
         }
         let removed: Vec<&String> = old_props
             .keys()
-            .filter(|k| !new_props.contains_key(*k))
+            .filter(|k| new_props.field(k).is_none())
             .collect();
         let added: Vec<&String> = new_props
             .keys()
-            .filter(|k| !old_props.contains_key(*k))
+            .filter(|k| old_props.field(k).is_none())
             .collect();
         let mut renames = PropertyRenames::new(&added, new_props);
         for key in removed {
@@ -160,7 +165,7 @@ impl<'a> Walker<'_, 'a, '_> {
                         kind,
                         Some(old_at),
                         None,
-                        old_props.get(key.as_str()),
+                        old_props.field(key.as_str()),
                         None,
                         message,
                     );
@@ -188,7 +193,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 // A closed approved output: an answer carrying the new property breaks a
                 // client that validates answers against its cached approved listing.
                 (Direction::Response, _)
-                    if o.get("additionalProperties") == Some(&Value::Bool(false)) =>
+                    if o.field("additionalProperties") == Some(&Value::Bool(false)) =>
                 {
                     (
                         K::OutputPropertyAddedToClosed,
@@ -210,14 +215,14 @@ impl<'a> Walker<'_, 'a, '_> {
                 None,
                 Some(new_at),
                 None,
-                new_props.get(key.as_str()),
+                new_props.field(key.as_str()),
                 message,
             );
         }
         // A name that entered or left `required`: judged unless its property was itself added or
         // removed (reported above). Names without a property schema on either side count too.
         for key in old_req.symmetric_difference(&new_req) {
-            if old_props.contains_key(key) == new_props.contains_key(key) {
+            if old_props.field(key).is_some() == new_props.field(key).is_some() {
                 self.requiredness(&name(key), new_req.contains(key), o, n, at);
             }
         }
@@ -253,8 +258,8 @@ impl<'a> Walker<'_, 'a, '_> {
         self.push(
             kind,
             at.keyword("required"),
-            o.get("required"),
-            n.get("required"),
+            o.field("required"),
+            n.field("required"),
             message,
         );
     }
@@ -267,7 +272,7 @@ impl<'a> Walker<'_, 'a, '_> {
         depth: usize,
     ) {
         let path = format!("{}[]", at.path);
-        match (o.get("items"), n.get("items")) {
+        match (o.field("items"), n.field("items")) {
             (Some(a), Some(b)) if a.is_object() && b.is_object() => {
                 let child = at.child("items", None, path.clone());
                 self.walk(a, b, &child, depth + 1);
@@ -281,7 +286,7 @@ impl<'a> Walker<'_, 'a, '_> {
             }
             _ => {}
         }
-        match (o.get("prefixItems"), n.get("prefixItems")) {
+        match (o.field("prefixItems"), n.field("prefixItems")) {
             (Some(Value::Array(a)), Some(Value::Array(b))) => {
                 self.tuple("prefixItems", a, b, at, &path, depth)
             }

@@ -3,6 +3,7 @@
 //! schema of the other side (a `$ref` to a `oneOf` wrapped in `anyOf` beside a new branch) is a
 //! wrap: both are compared for what they accept, not branch by branch.
 
+use crate::lookup::Lookup;
 use serde_json::{Map, Value};
 
 use super::branches::union_of;
@@ -32,7 +33,7 @@ impl<'a> Walker<'_, 'a, '_> {
             let Some(map) = branch.as_object().filter(|m| only(m, "type")) else {
                 return false;
             };
-            let listed = match map.get("type") {
+            let listed = match map.field("type") {
                 Some(Value::String(t)) => vec![Value::String(t.clone())],
                 Some(Value::Array(list)) if list.iter().all(Value::is_string) => list.clone(),
                 _ => return false,
@@ -50,7 +51,7 @@ impl<'a> Walker<'_, 'a, '_> {
         let both = |name: &str| types.iter().any(|t| t == name);
         if !only(union, keyword)
             || !only(plain, "type")
-            || !plain.contains_key("type")
+            || plain.field("type").is_none()
             || (keyword == "oneOf" && both("integer") && both("number"))
         {
             return false;
