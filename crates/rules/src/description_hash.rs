@@ -35,7 +35,7 @@ impl Rule for DescriptionHash {
         let hash = |t: &crate::surface::Tool<'a>| -> &'a str {
             t.get("description").and_then(Value::as_str).unwrap_or("")
         };
-        let pinned: HashMap<String, &str> = comparison
+        let pinned: HashMap<String, &str, foldhash::fast::RandomState> = comparison
             .approved
             .tools()
             .map(|t| (t.label(), hash(&t)))

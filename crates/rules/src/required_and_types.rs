@@ -61,7 +61,7 @@ impl Rule for RequiredAndTypes {
         // Tools by name, the last of a repeated name winning; shapes are computed only for
         // candidate tools whose text differs from their approved namesake's (equal texts have
         // equal shapes).
-        let approved: HashMap<String, Tool<'_>> = comparison
+        let approved: HashMap<String, Tool<'_>, foldhash::fast::RandomState> = comparison
             .approved
             .tools()
             .map(|t| (t.label(), t))

@@ -1,7 +1,10 @@
 //! Pairs the tools of two surfaces: by exact name first, then removed/added pairs that look like
 //! the same tool under a new name (a likely rename, with a confidence).
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+/// Keyed only, never iterated: the hasher's order cannot reach a result.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 use serde_json::Value;
 
@@ -56,14 +59,14 @@ fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
     // number of tools. A name listed as often on both sides pairs copy by copy (so an unchanged
     // payload has no change); otherwise the last copies pair, as a client that maps names to
     // tools keeps the last one, and the candidate's other copies are duplicates.
-    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::new();
+    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::default();
     for new in candidate.tools() {
         by_name
             .entry(name_key(&new))
             .or_default()
             .push_back(new.index);
     }
-    let mut approved_copies: HashMap<String, usize> = HashMap::new();
+    let mut approved_copies: HashMap<String, usize> = HashMap::default();
     for old in approved.tools() {
         *approved_copies.entry(name_key(&old)).or_default() += 1;
     }
@@ -71,7 +74,7 @@ fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
     let mut duplicates = Vec::new();
     let mut pairs = Vec::new();
     let mut removed = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::default();
     for old in approved.tools() {
         let key = name_key(&old);
         let copies = approved_copies[&key];
@@ -241,7 +244,7 @@ fn rename_candidates(
         .iter()
         .filter_map(|&a| Some((a, Features::of(&candidate.tool(a)?))))
         .collect();
-    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut index: HashMap<String, Vec<usize>> = HashMap::default();
     for (i, (_, f)) in added_features.iter().enumerate() {
         for key in f.keys() {
             index.entry(key).or_default().push(i);
