@@ -35,13 +35,13 @@ impl Rule for DescriptionHash {
         let hash = |t: &crate::surface::Tool<'a>| -> &'a str {
             t.get("description").and_then(Value::as_str).unwrap_or("")
         };
-        let pinned: HashMap<String, &str, foldhash::fast::RandomState> = comparison
+        let pinned: HashMap<_, &str, foldhash::fast::RandomState> = comparison
             .approved
             .tools()
-            .map(|t| (t.label(), hash(&t)))
+            .map(|t| (t.label_ref(), hash(&t)))
             .collect();
         for tool in comparison.candidate.tools() {
-            if pinned.get(&tool.label()).is_some_and(|h| *h != hash(&tool)) {
+            if pinned.get(&tool.label_ref()).is_some_and(|h| *h != hash(&tool)) {
                 out.push(Finding::at(
                     self,
                     Some(ToolRef::of(&tool)),

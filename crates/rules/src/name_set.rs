@@ -25,11 +25,11 @@ impl Rule for NameSet {
         "the simplest inventory check; written from that description (see the taxonomy study's METHOD.md)"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let names = |s: &crate::surface::Surface| {
-            let mut n: Vec<String> = s.tools().map(|t| t.label()).collect();
+        fn names(s: &crate::surface::Surface) -> Vec<std::borrow::Cow<'_, str>> {
+            let mut n: Vec<_> = s.tools().map(|t| t.label_ref()).collect();
             n.sort();
             n
-        };
+        }
         if names(comparison.approved) != names(comparison.candidate) {
             out.push(Finding::at(
                 self,

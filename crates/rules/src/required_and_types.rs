@@ -61,13 +61,13 @@ impl Rule for RequiredAndTypes {
         // Tools by name, the last of a repeated name winning; shapes are computed only for
         // candidate tools whose text differs from their approved namesake's (equal texts have
         // equal shapes).
-        let approved: HashMap<String, Tool<'_>, foldhash::fast::RandomState> = comparison
+        let approved: HashMap<_, Tool<'_>, foldhash::fast::RandomState> = comparison
             .approved
             .tools()
-            .map(|t| (t.label(), t))
+            .map(|t| (t.label_ref(), t))
             .collect();
         for tool in comparison.candidate.tools() {
-            let Some(namesake) = approved.get(&tool.label()) else {
+            let Some(namesake) = approved.get(&tool.label_ref()) else {
                 continue;
             };
             if namesake.raw() != tool.raw()

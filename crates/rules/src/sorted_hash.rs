@@ -4,6 +4,7 @@
 //! construction to tool order, to `outputSchema`, `title` and annotations, and to a schema that
 //! was `{}` becoming missing or `null`.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -21,10 +22,10 @@ pub(crate) struct SortedHash;
 /// no hash is computed. `cache`: look up and keep each named tool's text in the thread's cache
 /// (the approved side, compared again and again in a study; a candidate's changed tool is seen
 /// once, and written straight).
-fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>, cache: bool) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = tools
+fn digest<'a>(tools: impl Iterator<Item = Tool<'a>>, cache: bool) -> Vec<(Cow<'a, str>, Vec<u8>)> {
+    let mut out: Vec<(Cow<'a, str>, Vec<u8>)> = tools
         .map(|t| {
-            let label = t.label();
+            let label = t.label_ref();
             let text = hashed_text(&t, &label, cache);
             (label, text)
         })
@@ -124,10 +125,9 @@ impl Rule for SortedHash {
         // A named tool with the same bytes on both sides has the same entry on both, and equal
         // entries cancel out of the two sorted lists: only the other tools are hashed.
         let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
-        let side = |s: &'_ Surface, keep: &[bool], cache: bool| {
-            digest(s.tools().filter(|t| keep[t.index]), cache)
-        };
-        if side(approved, &keep_approved, true) != side(candidate, &keep_candidate, false) {
+        let approved_side = digest(approved.tools().filter(|t| keep_approved[t.index]), true);
+        let candidate_side = digest(candidate.tools().filter(|t| keep_candidate[t.index]), false);
+        if approved_side != candidate_side {
             out.push(Finding::at(
                 self,
                 None,

@@ -150,9 +150,14 @@ impl<'a> Tool<'a> {
 
     /// A printable label: the name, or `#<index>` when the name is missing or not a string.
     pub fn label(&self) -> String {
+        self.label_ref().into_owned()
+    }
+
+    /// [`Tool::label`], borrowed from the tool's text when it is the name (no allocation).
+    pub fn label_ref(&self) -> std::borrow::Cow<'a, str> {
         match self.name_str() {
-            Some(name) => name.to_string(),
-            None => format!("#{}", self.index),
+            Some(name) => std::borrow::Cow::Borrowed(name),
+            None => std::borrow::Cow::Owned(format!("#{}", self.index)),
         }
     }
 
