@@ -390,6 +390,15 @@ fn the_crates_are_bands_of_floors_each_on_the_ones_below() {
     let floors = declared_floors();
     let crates = crates();
     assert!(crates.len() > 5, "{:?}", crates.keys());
+    let unplaced: Vec<&String> = crates
+        .values()
+        .flat_map(|(rooms, _)| rooms)
+        .filter(|r| !floors.contains_key(*r))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "rooms without a floor in docs/architecture.md: {unplaced:?}"
+    );
     let mut up = Vec::new();
     for (krate, (rooms, deps)) in &crates {
         let lowest = rooms.iter().map(|r| floors[r]).min().unwrap();
