@@ -9,7 +9,8 @@ The study measures what a server does with calls, never its start-up, so nothing
 changes (tests/it/stacks.rs regenerates the committed results byte for byte through it).
 
 The first start spawns the fork server (detached, its own session); it listens on a socket in a
-folder only this user can open, and ends once it has had nothing to do for IDLE_SECONDS. This
+folder only this user can open, and ends once it has had nothing to do for IDLE_SECONDS (its
+socket's name goes first, so a later start spawns a new one). This
 launcher hands over its three standard streams, waits for the script's exit and exits with its
 code; if the launcher is killed, the fork server kills the script (the caller's kill of the
 launcher's process group reaches the script that way).
@@ -128,6 +129,7 @@ def serve(path: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
+    mine = os.stat(path).st_ino
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -137,8 +139,14 @@ def serve(path: str) -> None:
     selector.register(wake_read, selectors.EVENT_READ, "reap")
     running = {}  # pid -> the launcher's connection
     idle_since = time.monotonic()
-    while running or time.monotonic() - idle_since < IDLE_SECONDS:
-        for key, _ in selector.select(timeout=1.0):
+    closing_at = None  # once idle: the socket's name is gone, and this is when it stops listening
+    while running or closing_at is None or time.monotonic() < closing_at:
+        if closing_at is None and not running and time.monotonic() - idle_since >= IDLE_SECONDS:
+            # No new launcher finds this server once its name is gone; one that connected just
+            # before is still accepted during a grace second, never refused.
+            forget(path, mine)
+            closing_at = time.monotonic() + 1.0
+        for key, _ in selector.select(timeout=0.2 if closing_at else 1.0):
             if key.data == "accept":
                 conn, _ = listener.accept()
                 pid = start(conn, listener, selector, wake_read, wake_write, running)
@@ -156,7 +164,15 @@ def serve(path: str) -> None:
         if running:
             idle_since = time.monotonic()
     listener.close()
-    os.unlink(path)
+
+
+def forget(path: str, inode: int) -> None:
+    """Removes the socket's name, unless it names another fork server's socket by now."""
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def start(conn, listener, selector, wake_read, wake_write, running):
