@@ -4,13 +4,13 @@
 //! enums, constraints, descriptions, annotations, output schemas, added, removed or renamed
 //! tools, and order.
 
-use crate::lookup::Lookup;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::surface::{required_names, Tool};
+use crate::lookup::Lookup;
 
 pub(crate) struct RequiredAndTypes;
 

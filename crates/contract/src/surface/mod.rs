@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::lookup::Lookup;
 use crate::text::sha256_hex;
 
 pub use contract::ServerContract;
@@ -469,7 +470,6 @@ impl RawField {
 
 /// The names a schema's `required` array lists (strings only; empty when there is none).
 pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
-    use crate::lookup::Lookup;
     schema
         .field("required")
         .and_then(Value::as_array)

@@ -3,13 +3,13 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-/// Keyed only, never iterated: the hasher's order cannot reach a result.
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-
 use serde_json::Value;
 
 use super::words::{jaccard, words};
 use crate::surface::{Surface, Tool};
+
+/// Keyed only, never iterated: the hasher's order cannot reach a result.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Minimum similarity for a removed and an added tool to be reported as a rename. Calibrated on
 /// every (removed, added) pair of consecutive real releases in the corpus, labelled by hand in

@@ -3,13 +3,13 @@
 //! with the most name words in common. Only pairs that share a word or a description are ever
 //! compared (found through an index), and at most [`MAX_RENAME_COMPARISONS`] of them.
 
-use crate::lookup::Lookup;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
 
 use super::pairing::MAX_RENAME_COMPARISONS;
 use super::words::{jaccard, words};
+use crate::lookup::Lookup;
 
 /// The added properties of one schema, indexed for the rename search.
 pub(crate) struct PropertyRenames<'a> {

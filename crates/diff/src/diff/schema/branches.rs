@@ -1,7 +1,6 @@
 //! Unions and intersections: `anyOf`/`oneOf`/`allOf` branches paired with each other, and a
 //! plain schema paired with the union branch that wraps it.
 
-use crate::lookup::Lookup;
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
@@ -10,6 +9,7 @@ use super::keywords::type_set;
 use super::{At, Direction, Walker};
 use crate::diff::canonical;
 use crate::diff::ChangeKind as K;
+use crate::lookup::Lookup;
 use crate::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {

@@ -1,7 +1,6 @@
 //! The keywords on one schema node: `type`, `enum`/`const`, numeric and count bounds, text
 //! constraints, `default` and `description`, and every other keyword by value.
 
-use crate::lookup::Lookup;
 use std::collections::{BTreeSet, HashSet};
 
 use serde_json::{Map, Value};
@@ -10,6 +9,7 @@ use super::{At, Direction, Walker};
 use crate::diff::canonical;
 use crate::diff::property_renames::list_values;
 use crate::diff::ChangeKind as K;
+use crate::lookup::Lookup;
 
 /// Count bounds (minimum/maximum and their exclusive forms are compared as effective bounds).
 const LOWER_BOUNDS: &[&str] = &["minLength", "minItems", "minProperties"];

@@ -2,7 +2,6 @@
 //! the other side still accepts every value of that branch's types (an open object beside
 //! typed stages, say), however deep the change sits, in the branch or behind its `$ref`.
 
-use crate::lookup::Lookup;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -10,6 +9,7 @@ use serde_json::Value;
 use super::keywords::type_set;
 use super::{At, Direction, Walker};
 use crate::diff::ChangeKind as K;
+use crate::lookup::Lookup;
 use crate::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {

@@ -19,7 +19,6 @@ mod others;
 mod pattern;
 mod type_union;
 
-use crate::lookup::Lookup;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -27,6 +26,7 @@ use serde_json::{Map, Value};
 pub use super::tool_diff::Direction;
 use super::tool_diff::ToolDiff;
 use super::ChangeKind as K;
+use crate::lookup::Lookup;
 use crate::pointer;
 
 /// Deeper schemas are not compared further (reported as unjudged). Every schema level is at

@@ -1,13 +1,13 @@
 //! The schemas inside a schema: `properties` (with renames and requiredness),
 //! `additionalProperties`, `items` and `prefixItems`.
 
-use crate::lookup::Lookup;
 use serde_json::{Map, Value};
 
 use super::{empty_map, At, Direction, Walker};
 use crate::diff::pairing::MAX_RENAME_COMPARISONS;
 use crate::diff::property_renames::PropertyRenames;
 use crate::diff::ChangeKind as K;
+use crate::lookup::Lookup;
 use crate::pointer;
 use crate::surface::required_names;
 

@@ -3,11 +3,11 @@
 //! schema of the other side (a `$ref` to a `oneOf` wrapped in `anyOf` beside a new branch) is a
 //! wrap: both are compared for what they accept, not branch by branch.
 
-use crate::lookup::Lookup;
 use serde_json::{Map, Value};
 
 use super::branches::union_of;
 use super::{At, Walker};
+use crate::lookup::Lookup;
 
 impl<'a> Walker<'_, 'a, '_> {
     /// `anyOf: [{"type": A}, {"type": B}]` on one side and `"type": [A, B]` on the other, with
