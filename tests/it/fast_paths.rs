@@ -370,3 +370,63 @@ fn shared_parsed_tools_answer_as_their_own_would() {
         }
     }
 }
+
+/// Without `--rows all`, a gate stops at its first rule with a finding at its threshold, cheap
+/// rules first (`study::evaluate`): the taxonomy's gates, several of whose rules fire on most
+/// classes, must decide as when every rule runs. Both specs, three row modes: the same
+/// `summary.json`, and `--rows missed` the undetected rows of `--rows all` byte for byte.
+#[test]
+fn gates_that_stop_at_their_first_firing_rule_decide_as_when_every_rule_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for spec in ["study.toml", "study-real.toml"] {
+        let spec = repo()
+            .join("research/2026-11-30-mcp-drift-taxonomy")
+            .join(spec);
+        let spec = spec.to_str().unwrap();
+        for rows in ["all", "missed", "none"] {
+            let args = [
+                "study",
+                spec,
+                "--quiet",
+                "--no-figures",
+                "--surfaces",
+                "48",
+                "--rows",
+                rows,
+                "--out",
+                rows,
+                "--force",
+            ];
+            let output = common::run_in(dir.path(), &args, None);
+            assert!(output.status.success(), "{}", common::stderr(&output));
+        }
+        let read = |path: &str| std::fs::read_to_string(dir.path().join(path)).unwrap();
+        let summary = read("all/summary.json");
+        assert_eq!(read("missed/summary.json"), summary, "{spec}");
+        assert_eq!(read("none/summary.json"), summary, "{spec}");
+        // The classifier gates detect most classes through one rule and several at once.
+        assert!(summary.contains("classifier-fail-on-warning"), "{spec}");
+        let records = |path: &str| {
+            let mut reader = csv::Reader::from_path(dir.path().join(path)).unwrap();
+            let header = reader.headers().unwrap().clone();
+            let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+            (header, rows)
+        };
+        let (header, all) = records("all/rows.csv");
+        let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (mutation, applicable, detected) =
+            (column("mutation"), column("applicable"), column("detected"));
+        let missed: Vec<&csv::StringRecord> = all
+            .iter()
+            .filter(|row| {
+                &row[mutation] != "identity"
+                    && &row[applicable] == "true"
+                    && &row[detected] == "false"
+            })
+            .collect();
+        assert!(missed.len() > 1000, "{spec}: {} missed rows", missed.len());
+        let (missed_header, kept) = records("missed/rows.csv");
+        assert_eq!(missed_header, header, "{spec}");
+        assert!(kept.iter().eq(missed), "{spec}");
+    }
+}

@@ -57,10 +57,14 @@ impl Rule for RequiredAndTypes {
     fn source(&self) -> &'static str {
         "behaviour of schema-compatibility checkers limited to required and type, written from that description (see the taxonomy study's METHOD.md)"
     }
+    fn heavy(&self) -> bool {
+        // It parses each changed inputSchema.
+        true
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         // Tools by name, the last of a repeated name winning; shapes are computed only for
-        // candidate tools whose text differs from their approved namesake's (equal texts have
-        // equal shapes).
+        // candidate tools whose inputSchema text differs from their approved namesake's (equal
+        // texts have equal shapes).
         let approved: HashMap<_, Tool<'_>, foldhash::fast::RandomState> = comparison
             .approved
             .tools()
@@ -70,7 +74,7 @@ impl Rule for RequiredAndTypes {
             let Some(namesake) = approved.get(&tool.label_ref()) else {
                 continue;
             };
-            if namesake.raw() != tool.raw()
+            if namesake.raw_field("inputSchema") != tool.raw_field("inputSchema")
                 && shape(namesake.input_schema()) != shape(tool.input_schema())
             {
                 out.push(Finding::at(

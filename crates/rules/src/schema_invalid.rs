@@ -73,6 +73,10 @@ impl Rule for SchemaInvalid {
     fn source(&self) -> &'static str {
         "MCP 2025-11-25 Tool.inputSchema/outputSchema (JSON Schema, default dialect 2020-12); the JSON Schema meta-schemas"
     }
+    fn heavy(&self) -> bool {
+        // It parses, meta-validates and may compile each changed schema.
+        true
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         check_each_tool(self, comparison, out);
     }

@@ -63,12 +63,10 @@ fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
     let mut text = Vec::new();
     text.extend_from_slice(label.as_bytes());
     text.push(0);
-    let description = tool.get("description").and_then(Value::as_str);
-    text.extend_from_slice(description.unwrap_or("").as_bytes());
+    text.extend_from_slice(description(tool).as_bytes());
     text.push(0);
-    match tool.input_schema() {
-        // A missing or null schema is hashed as `{}`.
-        None | Some(Value::Null) => text.extend_from_slice(b"{}"),
+    match schema_as_hashed(tool) {
+        None => text.extend_from_slice(b"{}"),
         Some(schema) => compact::write_sorted(&mut text, schema),
     }
     let bytes = tool.raw().len() + text.len();
@@ -83,6 +81,63 @@ fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
         });
     }
     text
+}
+
+/// Whether two tools have the same entry `(label, hashed text)` without writing either text:
+/// the same label, description and input schema as written sorted (a missing or `null` schema
+/// as `{}`). The parts cannot run into each other: a JSON text holds no raw NUL byte, so the
+/// hashed text after its last NUL is the schema's, and the label is compared on its own.
+fn same_entry(a: &Tool<'_>, c: &Tool<'_>) -> bool {
+    if a.label_ref() != c.label_ref() || description(a) != description(c) {
+        return false;
+    }
+    // The same text parses to the same value: nothing to parse.
+    if a.raw_field("inputSchema") == c.raw_field("inputSchema") {
+        return true;
+    }
+    let empty = Value::Object(serde_json::Map::new());
+    let (a, c) = (schema_as_hashed(a), schema_as_hashed(c));
+    compact::same_sorted(a.unwrap_or(&empty), c.unwrap_or(&empty))
+}
+
+/// A tool's description as hashed: `""` when absent or not a string.
+fn description<'a>(tool: &Tool<'a>) -> &'a str {
+    tool.get("description").and_then(Value::as_str).unwrap_or("")
+}
+
+/// A tool's input schema as hashed: `None` for a missing or `null` one (hashed as `{}`).
+fn schema_as_hashed<'a>(tool: &Tool<'a>) -> Option<&'a Value> {
+    tool.input_schema().filter(|schema| !schema.is_null())
+}
+
+/// Whether the sorted lists of (name, hashed text) of the two surfaces differ.
+fn lists_differ(approved: &Surface, candidate: &Surface) -> bool {
+    // A named tool with the same bytes on both sides has the same entry on both, and equal
+    // entries cancel out of the two sorted lists: only the other tools are compared.
+    let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
+    let count = |keep: &[bool]| keep.iter().filter(|k| **k).count();
+    match (count(&keep_approved), count(&keep_candidate)) {
+        (a, c) if a != c => true,
+        // One entry against one (a study's candidate changing one tool) is compared as written.
+        (1, 1) => {
+            let a = approved.tools().find(|t| keep_approved[t.index]);
+            let c = candidate.tools().find(|t| keep_candidate[t.index]);
+            !a.zip(c).is_some_and(|(a, c)| same_entry(&a, &c))
+        }
+        _ => digests_differ(approved, candidate, &keep_approved, &keep_candidate),
+    }
+}
+
+/// Whether the sorted lists differ, written out: each kept tool's hashed text.
+fn digests_differ(
+    approved: &Surface,
+    candidate: &Surface,
+    keep_approved: &[bool],
+    keep_candidate: &[bool],
+) -> bool {
+    let approved_side = digest(approved.tools().filter(|t| keep_approved[t.index]), true);
+    let candidate_side = digest(candidate.tools().filter(|t| keep_candidate[t.index]), false);
+    approved_side != candidate_side
 }
 
 /// Which tools of each side have no partner with the same bytes and a string name on the other
@@ -120,14 +175,12 @@ impl Rule for SortedHash {
     fn source(&self) -> &'static str {
         "behaviour of published hash-snapshot drift tools, written from their description (see the taxonomy study's METHOD.md)"
     }
+    fn heavy(&self) -> bool {
+        // It parses each changed tool and writes its sorted text.
+        true
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        let (approved, candidate) = (comparison.approved, comparison.candidate);
-        // A named tool with the same bytes on both sides has the same entry on both, and equal
-        // entries cancel out of the two sorted lists: only the other tools are hashed.
-        let (keep_approved, keep_candidate) = unmatched_tools(approved, candidate);
-        let approved_side = digest(approved.tools().filter(|t| keep_approved[t.index]), true);
-        let candidate_side = digest(candidate.tools().filter(|t| keep_candidate[t.index]), false);
-        if approved_side != candidate_side {
+        if lists_differ(comparison.approved, comparison.candidate) {
             out.push(Finding::at(
                 self,
                 None,
@@ -230,5 +283,71 @@ mod tests {
             compact::write_sorted(&mut out, value);
             assert_eq!(String::from_utf8(out).unwrap(), canonical_by_format(value));
         }
+    }
+
+    /// The comparison without writing texts answers as writing them does: every real and
+    /// generated base against itself changed by every class, and pairs made to sit on the
+    /// edges (key order, `{}` against missing and `null`, `0.0` against `-0.0`, a tool out of
+    /// place, a NUL in a name).
+    #[test]
+    fn comparing_entries_answers_as_comparing_the_written_lists() {
+        use crate::{generate, mutate, payload};
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let dir = dir.join("research/2026-11-30-mcp-drift-taxonomy/bases");
+        let mut bases: Vec<Value> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()))
+            .map(Result::unwrap)
+            .collect();
+        (0..40).for_each(|index| bases.push(generate::surface(7, index, 3)));
+        let mut pairs = Vec::new();
+        for (index, base) in bases.iter().enumerate() {
+            for class in mutate::REGISTRY {
+                let mut changed = base.clone();
+                let mut stream = mutate::stream(7, *class, index as u64);
+                if class.apply(&mut changed, &mut stream).is_ok() {
+                    pairs.push((base.clone(), changed));
+                }
+            }
+        }
+        let tool = |name: &str, schema: Option<Value>| {
+            let mut tool = json!({"name": name, "description": "d"});
+            if let Some(schema) = schema {
+                tool["inputSchema"] = schema;
+            }
+            tool
+        };
+        let one = |tools: Vec<Value>| json!({ "tools": tools });
+        let edges = [
+            (Some(json!({"type": "object", "a": 1})), Some(json!({"a": 1, "type": "object"}))),
+            (Some(json!({})), None),
+            (Some(json!({})), Some(Value::Null)),
+            (None, Some(Value::Null)),
+            (Some(json!({"x": 0.0})), Some(json!({"x": -0.0}))),
+            (Some(json!({"x": 1})), Some(json!({"x": 1.0}))),
+            (Some(json!([])), Some(json!({}))),
+        ];
+        for (a, c) in edges {
+            pairs.push((one(vec![tool("t", a.clone())]), one(vec![tool("t", c.clone())])));
+            let (x, y) = (tool("x", None), tool("y", Some(json!({"q": 1}))));
+            pairs.push((
+                one(vec![x.clone(), tool("t", a), y.clone()]),
+                one(vec![y, tool("t", c), x]),
+            ));
+        }
+        pairs.push((one(vec![tool("a\u{0}b", None)]), one(vec![tool("a", None)])));
+        let (mut differ, mut same) = (0, 0);
+        for (a, c) in &pairs {
+            let read = |value: &Value| payload::from_value(value.clone(), "p").unwrap();
+            let (a, c) = (read(a), read(c));
+            let (keep_a, keep_c) = unmatched_tools(&a, &c);
+            let written = digests_differ(&a, &c, &keep_a, &keep_c);
+            assert_eq!(lists_differ(&a, &c), written, "{:?} against {:?}", a.text(), c.text());
+            match written {
+                true => differ += 1,
+                false => same += 1,
+            }
+        }
+        assert!(differ > 500 && same > 100, "{differ} differ, {same} same");
     }
 }

@@ -288,6 +288,11 @@ impl<'a> Comparison<'a> {
         }
     }
 
+    /// Whether findings carry their tool, pointer and message (see [`Comparison::verdict_only`]).
+    pub(crate) fn detail(&self) -> bool {
+        self.detail
+    }
+
     /// A finding of `rule` about the candidate, with the tool, pointer and message `detail`
     /// builds, when this comparison keeps them (only the rule and severity otherwise).
     pub fn finding(
@@ -354,6 +359,12 @@ pub trait Rule: Sync {
     /// A rule that judges each candidate tool alone says so here (see [`PerTool`]).
     fn per_tool(&self) -> Option<&dyn PerTool> {
         None
+    }
+    /// Whether the rule parses or walks the changed tools' schemas (itself or through the
+    /// shared diff), where the others glance at names and raw texts: a caller that needs only
+    /// a gate's verdict runs these last, and not at all once a cheaper rule decided it.
+    fn heavy(&self) -> bool {
+        false
     }
 }
 

@@ -38,6 +38,28 @@ pub fn write_sorted(out: &mut Vec<u8>, value: &Value) {
     }
 }
 
+/// Whether [`write_sorted`] writes the same bytes for `a` and `b`, without writing them: the
+/// same members by key in any order, the same items in order, and the same numbers as written
+/// (`1` and `1.0` differ, and so do `0.0` and `-0.0`, which `==` calls equal).
+pub fn same_sorted(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            // Keys are unique in a map: the same count and each key's value alike is the same set.
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, value)| b.get(key).is_some_and(|other| same_sorted(value, other)))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_sorted(a, b))
+        }
+        (Value::Number(a), Value::Number(b)) => match (a.as_f64(), a.is_f64(), b.is_f64()) {
+            (Some(x), true, true) => b.as_f64().is_some_and(|y| x.to_bits() == y.to_bits()),
+            _ => a == b,
+        },
+        _ => a == b,
+    }
+}
+
 /// Appends `[item,…]`, each item written by `item`.
 pub(crate) fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
     out.push(b'[');
@@ -122,6 +144,46 @@ mod tests {
         let mut out = Vec::new();
         write(&mut out, value);
         out
+    }
+
+    #[test]
+    fn same_sorted_answers_as_comparing_the_sorted_texts() {
+        let sorted = |value: &Value| {
+            let mut out = Vec::new();
+            write_sorted(&mut out, value);
+            out
+        };
+        let values = [
+            json!({"a": 1, "b": [1, 2]}),
+            json!({"b": [1, 2], "a": 1}),
+            json!({"b": [2, 1], "a": 1}),
+            json!({"a": 1.0, "b": [1, 2]}),
+            json!({"a": 1, "b": [1, 2], "c": null}),
+            json!({"a": 1}),
+            json!({"a": 0.0}),
+            json!({"a": -0.0}),
+            json!({"a": -1}),
+            json!({"a": 18446744073709551615u64}),
+            json!({"a": 1e300}),
+            json!({"a": "1"}),
+            json!({"a": {"x": {"y": [true, false, "\u{0}"]}}}),
+            json!({"a": {"y": {"x": [true, false, "\u{0}"]}}}),
+            json!([]),
+            json!({}),
+            json!(null),
+            json!(false),
+            json!("{}"),
+        ];
+        let parsed: Vec<Value> = ["1.0", "1.00", "1e0", "100", "1e2", "-0", "-0.0", "0"]
+            .iter()
+            .map(|text| serde_json::from_str(text).unwrap())
+            .collect();
+        let all: Vec<&Value> = values.iter().chain(&parsed).collect();
+        for a in &all {
+            for b in &all {
+                assert_eq!(same_sorted(a, b), sorted(a) == sorted(b), "{a} against {b}");
+            }
+        }
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub(super) fn evaluate_surface(
             pending: Vec::new(),
         },
         findings: vec![Vec::new(); study.rules.len()],
+        ran: vec![false; study.rules.len()],
+        verdicts: Vec::with_capacity(study.gates.len()),
     };
     // Classes that can edit the base's bytes do so on the approved reading of them.
     let mut workspace = Workspace::new(&base, Some(&approved));
@@ -136,6 +138,10 @@ pub(super) struct Shared {
     pub control: mutate::Outcome,
     /// For each gate, the place of each of its rules in `Study::rules`.
     pub gate_rules: Vec<Vec<usize>>,
+    /// The same places in the order a verdict is sought: rules that glance before rules that
+    /// parse schemas ([`crate::check::Rule::heavy`]), rules of the whole pair before per-tool
+    /// ones (which then find the changed schemas parsed).
+    pub verdict_order: Vec<Vec<usize>>,
     /// How much the diff must prove for the gates' verdicts.
     pub proving: crate::diff::Proving,
 }
@@ -145,13 +151,27 @@ impl Shared {
         let control = mutate::CONTROL;
         let place =
             |rule: &&dyn crate::check::Rule| study.rules.iter().position(|r| r.id() == rule.id());
+        let gate_rules: Vec<Vec<usize>> = study
+            .gates
+            .iter()
+            .map(|gate| gate.rules.iter().filter_map(place).collect())
+            .collect();
+        let cost = |&at: &usize| {
+            let rule = study.rules[at];
+            (rule.heavy(), rule.per_tool().is_some())
+        };
+        let verdict_order = gate_rules
+            .iter()
+            .map(|places| {
+                let mut order = places.clone();
+                order.sort_by_key(cost);
+                order
+            })
+            .collect();
         Shared {
             control: control.apply(&mut Value::Null, &mut mutate::stream(0, control, 0)),
-            gate_rules: study
-                .gates
-                .iter()
-                .map(|gate| gate.rules.iter().filter_map(place).collect())
-                .collect(),
+            gate_rules,
+            verdict_order,
             proving: crate::check::rules::diff_rules::proving_for(&study.rules),
         }
     }
@@ -258,6 +278,10 @@ struct Judged<'s> {
     rows: RowsOf<'s>,
     result: SurfaceResult,
     findings: Vec<Vec<Finding>>,
+    /// Which rules ran on the current candidate (every one, unless only verdicts are kept).
+    ran: Vec<bool>,
+    /// Each gate's verdict on the current candidate (`false` for an external checker's).
+    verdicts: Vec<bool>,
 }
 
 impl Judged<'_> {
@@ -290,15 +314,46 @@ impl Judged<'_> {
         };
         // Rows keep no witness: the diff proves only what the gates' verdicts need.
         let comparison = comparison.proving(self.shared.proving);
-        // Rules that read the whole pair (the diff among them) run first, so the per-tool rules
-        // find the changed tools' schemas parsed and kept instead of parsing them again; each
-        // rule's findings are kept apart, so the order changes no byte.
-        for per_tool in [false, true] {
-            let rules = self.study.rules.iter().zip(self.findings.iter_mut());
-            for (rule, out) in rules.filter(|(r, _)| r.per_tool().is_some() == per_tool) {
-                out.clear();
-                rule.check(&comparison, out);
+        self.ran.fill(false);
+        // Every row (`--rows all`) names every rule that fired: all of them run. Otherwise a
+        // gate needs only its verdict, and a gate stops at its first rule with a finding at its
+        // threshold (`Shared::verdict_order`): a gate detects when any of its rules has one, so
+        // the verdicts are those of every rule run. A row kept then is an undetected one, for
+        // which every rule of the gate ran.
+        if self.mode == RowsMode::All {
+            // Whole-pair rules first, as `verdict_order` has them.
+            let mut order: Vec<usize> = (0..self.study.rules.len()).collect();
+            order.sort_by_key(|&at| self.study.rules[at].per_tool().is_some());
+            for at in order {
+                self.run(at, &comparison);
             }
+        }
+        self.verdicts.clear();
+        for (gate_index, gate) in self.study.gates.iter().enumerate() {
+            let mut detected = false;
+            if gate.checker.is_none() {
+                for &at in &self.shared.verdict_order[gate_index] {
+                    self.run(at, &comparison);
+                    if self.findings[at]
+                        .iter()
+                        .any(|f| gate.fail_on.fails(f.severity))
+                    {
+                        detected = true;
+                        break;
+                    }
+                }
+            }
+            self.verdicts.push(detected);
+        }
+    }
+
+    /// Rule `at` on the pair, once per candidate; its findings are kept apart from the other
+    /// rules', so the order rules run in changes no byte.
+    fn run(&mut self, at: usize, comparison: &Comparison<'_>) {
+        if !self.ran[at] {
+            self.ran[at] = true;
+            self.findings[at].clear();
+            self.study.rules[at].check(comparison, &mut self.findings[at]);
         }
     }
 
@@ -336,10 +391,7 @@ impl Judged<'_> {
                 (self.study.rules[at].id(), hits)
             };
             let gate_rules = &self.shared.gate_rules[gate_index];
-            let detected = gate_rules
-                .iter()
-                .map(counted)
-                .any(|(_, mut hits)| hits.next().is_some());
+            let detected = self.verdicts[gate_index];
             self.result.decisions.push(Decision {
                 class: class_index,
                 gate: gate_index,

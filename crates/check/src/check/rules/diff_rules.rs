@@ -40,12 +40,25 @@ impl Rule for DiffRule {
     fn source(&self) -> &'static str {
         "MCP server/tools Tool fields; JSON Schema 2020-12 validation keywords, judged by data-flow direction"
     }
+    fn heavy(&self) -> bool {
+        // The shared diff parses and walks every changed schema.
+        true
+    }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for change in comparison
             .changes()
             .iter()
             .filter(|c| c.kind == self.change)
         {
+            if !comparison.detail() {
+                // Only the rule and severity are read: no text is copied.
+                let mut finding = Finding::verdict(self);
+                if matches!(change.proof, Proof::Missing(_)) && self.severity == Breaking {
+                    finding.severity = Unknown;
+                }
+                out.push(finding);
+                continue;
+            }
             // A change in what a schema accepts is breaking only with a witness; without one it
             // is unknown, and says why.
             let (severity, witness, message) = match &change.proof {
