@@ -19,10 +19,31 @@ impl Lookup for Map<String, Value> {
     #[inline]
     fn field(&self, key: &str) -> Option<&Value> {
         if self.len() <= SCAN_UP_TO {
-            self.iter().find_map(|(k, v)| (k == key).then_some(v))
+            let key = key.as_bytes();
+            self.iter()
+                .find_map(|(k, v)| same_key(k.as_bytes(), key).then_some(v))
         } else {
             self.get(key)
         }
+    }
+}
+
+/// `a == b` for the short strings keys are, without a call to `memcmp` (a tenth of a study's
+/// cycles went to calling it on keys of a few bytes): keys of 4 to 16 bytes are compared as two
+/// overlapping words.
+#[inline(always)]
+pub(crate) fn same_key(a: &[u8], b: &[u8]) -> bool {
+    fn words<const N: usize>(a: &[u8], b: &[u8]) -> bool {
+        a.first_chunk::<N>() == b.first_chunk::<N>() && a.last_chunk::<N>() == b.last_chunk::<N>()
+    }
+    if a.len() != b.len() {
+        return false;
+    }
+    match a.len() {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => words::<4>(a, b),
+        8..=16 => words::<8>(a, b),
+        _ => a == b,
     }
 }
 
@@ -37,6 +58,27 @@ impl Lookup for Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn same_key_is_byte_equality() {
+        let texts: Vec<Vec<u8>> = (0..40)
+            .flat_map(|len| {
+                let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i % 26).collect();
+                let mut out = vec![base.clone()];
+                for at in 0..len {
+                    let mut changed = base.clone();
+                    changed[at] ^= 1;
+                    out.push(changed);
+                }
+                out
+            })
+            .collect();
+        for a in &texts {
+            for b in &texts {
+                assert_eq!(same_key(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_what_get_finds_below_at_and_above_the_scan_limit() {

@@ -12,6 +12,7 @@ pub mod contract;
 mod locations;
 mod text;
 mod tool;
+mod validated;
 
 use std::ops::Range;
 use std::sync::atomic::AtomicU8;

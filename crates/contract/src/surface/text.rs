@@ -39,9 +39,14 @@ fn push_json(text: &mut String, value: &Value) {
     text.push_str(&serde_json::to_string(value).unwrap_or_default());
 }
 
-/// Parses JSON text the reader has already validated. Nesting is bounded by the reader, and
-/// parsing runs on a stack that grows on the heap, so a deep value cannot overflow.
+/// Parses JSON text the reader has already validated: built straight from the text
+/// ([`super::validated`]), or where that declines by serde_json. Nesting is bounded by the
+/// reader, and serde_json runs on a stack that grows on the heap, so a deep value cannot
+/// overflow.
 pub(super) fn parse(text: &str) -> Value {
+    if let Some(value) = super::validated::parse(text) {
+        return value;
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     deserializer.disable_recursion_limit();
     // Validated text always parses; `Null` would only stand for a reader defect.

@@ -109,7 +109,9 @@ impl<'a> Tool<'a> {
         // Compared as bytes: a `str` slice would check both ends for character boundaries.
         let text = self.text.as_bytes();
         self.parsed.fields.iter().find(|f| match &f.key {
-            Key::Span(span) => text.get(span.clone()) == Some(key.as_bytes()),
+            Key::Span(span) => text
+                .get(span.clone())
+                .is_some_and(|k| crate::lookup::same_key(k, key.as_bytes())),
             Key::Decoded(decoded) => **decoded == *key,
         })
     }

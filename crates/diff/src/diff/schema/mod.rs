@@ -166,6 +166,13 @@ pub(super) fn compare<'a>(
     walker.definitions(old, new, &at);
 }
 
+/// Whether walking `old` against `new` finds nothing: they are equal and hold no `$ref` (the
+/// targets of an equal one may still differ). A caller skips such a pair before building its
+/// place (pointers and path) in both schemas.
+fn unchanged(old: &Value, new: &Value) -> bool {
+    old.field("$ref").is_none() && super::same::same(old, new)
+}
+
 impl<'a> Walker<'_, 'a, '_> {
     fn push(
         &mut self,

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{empty_map, At, Direction, Walker};
+use super::{empty_map, unchanged, At, Direction, Walker};
 use crate::diff::pairing::MAX_RENAME_COMPARISONS;
 use crate::diff::property_renames::PropertyRenames;
 use crate::diff::ChangeKind as K;
@@ -81,6 +81,9 @@ impl<'a> Walker<'_, 'a, '_> {
             let Some(new_schema) = new_props.field(key) else {
                 continue;
             };
+            if unchanged(old_schema, new_schema) {
+                continue;
+            }
             let child = at.child("properties", Some(key), name(key));
             self.walk(old_schema, new_schema, &child, depth + 1);
         }
@@ -271,14 +274,15 @@ impl<'a> Walker<'_, 'a, '_> {
         at: &At,
         depth: usize,
     ) {
-        let path = format!("{}[]", at.path);
+        let path = || format!("{}[]", at.path);
         match (o.field("items"), n.field("items")) {
-            (Some(a), Some(b)) if a.is_object() && b.is_object() => {
-                let child = at.child("items", None, path.clone());
+            // Equal objects fall through to the arms below, which find nothing either.
+            (Some(a), Some(b)) if a.is_object() && b.is_object() && !unchanged(a, b) => {
+                let child = at.child("items", None, path());
                 self.walk(a, b, &child, depth + 1);
             }
             (Some(Value::Array(a)), Some(Value::Array(b))) => {
-                self.tuple("items", a, b, at, &path, depth)
+                self.tuple("items", a, b, at, &path(), depth)
             }
             (a, b) if a != b => {
                 let why = format!("{}: items changed shape", self.subject(at));
@@ -288,7 +292,7 @@ impl<'a> Walker<'_, 'a, '_> {
         }
         match (o.field("prefixItems"), n.field("prefixItems")) {
             (Some(Value::Array(a)), Some(Value::Array(b))) => {
-                self.tuple("prefixItems", a, b, at, &path, depth)
+                self.tuple("prefixItems", a, b, at, &path(), depth)
             }
             (a, b) if a != b => {
                 let why = format!("{}: prefixItems changed", self.subject(at));
@@ -308,6 +312,9 @@ impl<'a> Walker<'_, 'a, '_> {
         depth: usize,
     ) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            if unchanged(x, y) {
+                continue;
+            }
             let child = at.index(keyword, i, i, format!("{path}{i}"));
             self.walk(x, y, &child, depth + 1);
         }
