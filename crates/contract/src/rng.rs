@@ -19,7 +19,9 @@ pub const ALGORITHM: &str =
 
 const DOMAIN: &[u8] = b"driftlab-stream-v1";
 
-/// One independent stream of random numbers.
+/// One independent stream of random numbers. A clone draws the same numbers as the original
+/// from where it was made: for trying the same draws two ways.
+#[derive(Clone)]
 pub struct Stream {
     rng: ChaCha8Rng,
 }

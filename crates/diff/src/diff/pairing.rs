@@ -154,10 +154,12 @@ fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
 /// tool with the one at its place, as the maps below would pair them, without building them.
 fn in_place(approved: &Surface, candidate: &Surface) -> Option<Pairing> {
     let same_names = approved.len() == candidate.len()
-        && approved
-            .tools()
-            .zip(candidate.tools())
-            .all(|(old, new)| old.raw() == new.raw() || old.get("name") == new.get("name"));
+        && approved.tools().zip(candidate.tools()).all(|(old, new)| {
+            // Equal texts are equal values: parse names only when their texts differ.
+            old.raw() == new.raw()
+                || old.raw_field("name") == new.raw_field("name")
+                || old.get("name") == new.get("name")
+        });
     same_names.then(|| Pairing {
         pairs: (0..approved.len())
             .map(|i| Pair {

@@ -150,13 +150,15 @@ impl<'r> Workspace<'r> {
         &mut self,
         base: &Base<'_>,
         class: &dyn MutationClass,
-        stream: impl Fn() -> Stream,
+        stream: impl FnOnce() -> Stream,
         out: &mut Vec<u8>,
     ) -> Outcome {
         out.clear();
+        // Derived once: an edit draws from a clone, so `apply` below starts from the same fresh
+        // stream whatever a declining edit drew.
+        let mut fresh = stream();
         if let Some(read) = self.read {
-            // A class that declines may have drawn: `apply` below starts a fresh stream.
-            if let Some((applied, edit)) = class.edit(read, &mut stream()) {
+            if let Some((applied, edit)) = class.edit(read, &mut fresh.clone()) {
                 if write_edit(base, &edit, out) {
                     return Ok(applied);
                 }
@@ -164,7 +166,7 @@ impl<'r> Workspace<'r> {
             }
         }
         let copy = self.copy.get_or_insert_with(|| base.value().clone());
-        let outcome = class.apply(copy, &mut stream());
+        let outcome = class.apply(copy, &mut fresh);
         let Ok(applied) = &outcome else {
             // A class may have changed something before finding it does not apply.
             restore(copy, base.value());
