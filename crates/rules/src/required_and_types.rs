@@ -4,38 +4,61 @@
 //! enums, constraints, descriptions, annotations, output schemas, added, removed or renamed
 //! tools, and order.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::{required_names, Tool};
 use crate::lookup::Lookup;
+use crate::surface::Tool;
 
 pub(crate) struct RequiredAndTypes;
 
-type Shape = (BTreeSet<String>, BTreeMap<String, String>);
+/// What the emulated checkers compare of an input schema: the set of required names (strings
+/// of `required`, sorted, once each) and each top-level property's `type` as written (by
+/// property name, sorted). Borrowed from the schema: a study builds two per changed tool.
+#[derive(PartialEq)]
+struct Shape<'a> {
+    required: Vec<&'a str>,
+    types: Vec<(&'a str, TypeText<'a>)>,
+}
 
-fn shape(schema: Option<&Value>) -> Shape {
-    let required = schema
-        .and_then(Value::as_object)
-        .map(required_names)
+/// A property's `type` as its JSON text compares: absent, a string (whose text is equal
+/// exactly when the strings are), or any other value's text (never equal to a string's).
+#[derive(PartialEq)]
+enum TypeText<'a> {
+    Absent,
+    Name(&'a str),
+    Other(String),
+}
+
+fn shape(schema: Option<&Value>) -> Shape<'_> {
+    let mut required: Vec<&str> = schema
+        .and_then(|s| s.field("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let types = schema
+    required.sort_unstable();
+    required.dedup();
+    // Keys of a map are unique: sorting them orders the pairs.
+    let mut types: Vec<(&str, TypeText<'_>)> = schema
         .and_then(|s| s.field("properties"))
         .and_then(Value::as_object)
         .map(|p| {
             p.iter()
                 .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        v.field("type").map_or("any".to_string(), Value::to_string),
-                    )
+                    let text = match v.field("type") {
+                        None => TypeText::Absent,
+                        Some(Value::String(name)) => TypeText::Name(name),
+                        Some(other) => TypeText::Other(other.to_string()),
+                    };
+                    (k.as_str(), text)
                 })
                 .collect()
         })
         .unwrap_or_default();
-    (required, types)
+    types.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    Shape { required, types }
 }
 
 impl Rule for RequiredAndTypes {
@@ -133,5 +156,81 @@ mod tests {
             1
         );
         assert_eq!(check(approved, json!([tool("a", "integer", true)])), 0);
+    }
+
+    /// The shape as first written, with owned sets and each type's JSON text ("any" when absent).
+    type OwnedShape = (
+        std::collections::BTreeSet<String>,
+        std::collections::BTreeMap<String, String>,
+    );
+    fn owned_shape(schema: Option<&Value>) -> OwnedShape {
+        let required = schema
+            .and_then(Value::as_object)
+            .map(crate::surface::required_names)
+            .unwrap_or_default();
+        let types = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| {
+                let text = |v: &Value| v.get("type").map_or("any".to_string(), Value::to_string);
+                p.iter().map(|(k, v)| (k.clone(), text(v))).collect()
+            })
+            .unwrap_or_default();
+        (required, types)
+    }
+
+    /// Borrowed shapes compare as the owned ones did: every input schema of the real and
+    /// generated bases against itself changed by every class, and schemas on the edges.
+    #[test]
+    fn borrowed_shapes_compare_as_owned_ones() {
+        use crate::{generate, mutate};
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let dir = dir.join("research/2026-11-30-mcp-drift-taxonomy/bases");
+        let mut bases: Vec<Value> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()))
+            .map(Result::unwrap)
+            .collect();
+        (0..40).for_each(|index| bases.push(generate::surface(9, index, 3)));
+        let schemas = |surface: &Value| -> Vec<Option<Value>> {
+            let tools = surface["tools"].as_array().cloned().unwrap_or_default();
+            tools.iter().map(|t| t.get("inputSchema").cloned()).collect()
+        };
+        let mut pairs = Vec::new();
+        for (index, base) in bases.iter().enumerate() {
+            for class in mutate::REGISTRY {
+                let mut changed = base.clone();
+                let mut stream = mutate::stream(9, *class, index as u64);
+                if class.apply(&mut changed, &mut stream).is_ok() {
+                    pairs.extend(schemas(base).into_iter().zip(schemas(&changed)));
+                }
+            }
+        }
+        let edges = [
+            json!({"required": ["a", "b", "a", 3]}),
+            json!({"required": ["b", "a"]}),
+            json!({"properties": {"a": {"type": "any"}}}),
+            json!({"properties": {"a": {}}}),
+            json!({"properties": {"a": {"type": ["string", "null"]}}}),
+            json!({"properties": {"a": {"type": ["null", "string"]}}}),
+            json!({"properties": {"a": {"type": "string"}}}),
+            json!({"properties": {"a": true, "b": {"type": 1.0}}}),
+            json!({"properties": {"a": true, "b": {"type": 1}}}),
+            json!([]),
+            json!(null),
+        ];
+        for a in &edges {
+            for b in &edges {
+                pairs.push((Some(a.clone()), Some(b.clone())));
+            }
+            pairs.push((Some(a.clone()), None));
+        }
+        let mut differ = 0;
+        for (a, b) in &pairs {
+            let owned = owned_shape(a.as_ref()) != owned_shape(b.as_ref());
+            assert_eq!(shape(a.as_ref()) != shape(b.as_ref()), owned, "{a:?} against {b:?}");
+            differ += usize::from(owned);
+        }
+        assert!(differ > 200 && pairs.len() - differ > 1000, "{differ} of {}", pairs.len());
     }
 }
