@@ -28,7 +28,8 @@ const SPLIT_DIALECTS: [&str; 4] = [
 ];
 
 thread_local! {
-    // (dialect, member text) of the members judged valid so far.
+    // The members (and member-less roots) judged valid so far: dialect, NUL, compact text (a
+    // dialect holds no NUL and a JSON text no raw one, so the two parts cannot run together).
     static VALID: RefCell<Known> = RefCell::default();
 }
 /// A schema with more members is validated whole: writing and remembering each member of a
@@ -43,7 +44,7 @@ const KNOWN_BYTES: usize = 16 << 20;
 
 #[derive(Default)]
 struct Known {
-    members: HashSet<(&'static str, Vec<u8>), foldhash::fast::RandomState>,
+    members: HashSet<Vec<u8>, foldhash::fast::RandomState>,
     bytes: usize,
 }
 
@@ -79,6 +80,13 @@ fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bo
             return false;
         }
     }
+    // The schema with its members replaced: the same for every candidate that changed only a
+    // member, so judged once per text as members are.
+    let mut text = keyed(dialect);
+    write_shallow(&mut text, root);
+    if is_known(&text) {
+        return true;
+    }
     let shallow: Map<String, Value> = root
         .iter()
         .map(|(key, value)| match key == "properties" {
@@ -89,7 +97,67 @@ fn split_is_valid(meta: &Validator, dialect: &'static str, schema: &Value) -> bo
             false => (key.clone(), value.clone()),
         })
         .collect();
-    meta.is_valid(&Value::Object(shallow))
+    let valid = meta.is_valid(&Value::Object(shallow));
+    if valid {
+        remember(text);
+    }
+    valid
+}
+
+/// The start of a key of the set of valid texts: the dialect and a NUL.
+fn keyed(dialect: &str) -> Vec<u8> {
+    let mut key = Vec::with_capacity(dialect.len() + 256);
+    key.extend_from_slice(dialect.as_bytes());
+    key.push(0);
+    key
+}
+
+/// The compact text of `root` with each member of its `properties` object written as `true`:
+/// exactly the text of the schema [`split_is_valid`] validates, so it shares the members' set.
+fn write_shallow(out: &mut Vec<u8>, root: &Map<String, Value>) {
+    out.push(b'{');
+    for (i, (key, value)) in root.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        compact::write_str(out, key);
+        out.push(b':');
+        match (key == "properties", value.as_object()) {
+            (true, Some(members)) => {
+                out.push(b'{');
+                for (j, name) in members.keys().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    compact::write_str(out, name);
+                    out.extend_from_slice(b":true");
+                }
+                out.push(b'}');
+            }
+            _ => compact::write(out, value),
+        }
+    }
+    out.push(b'}');
+}
+
+/// Whether `key` (see [`keyed`]) was judged valid and kept.
+fn is_known(key: &[u8]) -> bool {
+    VALID.with(|known| known.borrow().members.contains(key))
+}
+
+/// Keeps `key` as valid, starting the set over past its limits.
+fn remember(key: Vec<u8>) {
+    if key.len() > KNOWN_BYTES {
+        return;
+    }
+    VALID.with(|known| {
+        let mut known = known.borrow_mut();
+        if known.members.len() >= KNOWN_LIMIT || known.bytes + key.len() > KNOWN_BYTES {
+            *known = Known::default();
+        }
+        known.bytes += key.len();
+        known.members.insert(key);
+    });
 }
 
 /// A member of `properties`, judged by the root's meta-schema (whatever `$schema` it names
@@ -98,22 +166,14 @@ fn member_is_valid(meta: &Validator, dialect: &'static str, member: &Value) -> b
     if !member.is_object() {
         return meta.is_valid(member);
     }
-    let mut text = Vec::new();
+    let mut text = keyed(dialect);
     compact::write(&mut text, member);
-    let key = (dialect, text);
-    if VALID.with(|known| known.borrow().members.contains(&key)) {
+    if is_known(&text) {
         return true;
     }
     let valid = split_is_valid(meta, dialect, member);
-    if valid && key.1.len() <= KNOWN_BYTES {
-        VALID.with(|known| {
-            let mut known = known.borrow_mut();
-            if known.members.len() >= KNOWN_LIMIT || known.bytes + key.1.len() > KNOWN_BYTES {
-                *known = Known::default();
-            }
-            known.bytes += key.1.len();
-            known.members.insert(key);
-        });
+    if valid {
+        remember(text);
     }
     valid
 }

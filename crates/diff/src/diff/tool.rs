@@ -114,7 +114,16 @@ fn compare_fields(
     output_schema(&mut diff);
 }
 
+/// Whether field `key` has the same text on both sides (both absent included): then its values
+/// are equal, known without parsing either.
+fn same_text(diff: &ToolDiff<'_, '_>, key: &str) -> bool {
+    diff.old.raw_field(key) == diff.new.raw_field(key)
+}
+
 fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: &str) {
+    if same_text(diff, field) {
+        return;
+    }
     let (old, new) = (diff.old.get(field), diff.new.get(field));
     if same_option(old, new) {
         return;
@@ -128,6 +137,9 @@ fn text_field(diff: &mut ToolDiff<'_, '_>, field: &str, kind: ChangeKind, what: 
 }
 
 fn annotations(diff: &mut ToolDiff<'_, '_>) {
+    if same_text(diff, "annotations") {
+        return;
+    }
     let empty = Map::new();
     let old = diff.old.get("annotations");
     let new = diff.new.get("annotations");
@@ -212,7 +224,7 @@ fn metadata(diff: &mut ToolDiff<'_, '_>) {
             continue;
         }
         seen.push(key);
-        if !same_option(diff.old.get(key), diff.new.get(key)) {
+        if !same_text(diff, key) && !same_option(diff.old.get(key), diff.new.get(key)) {
             diff.field(
                 ChangeKind::ToolMetadataChanged,
                 key,
@@ -224,7 +236,7 @@ fn metadata(diff: &mut ToolDiff<'_, '_>) {
 
 fn input_schema(diff: &mut ToolDiff<'_, '_>) {
     // Equal texts are equal values (the early return below), known without parsing either.
-    if diff.old.raw_field("inputSchema") == diff.new.raw_field("inputSchema") {
+    if same_text(diff, "inputSchema") {
         return;
     }
     let (old, new) = (diff.old.input_schema(), diff.new.input_schema());
@@ -291,7 +303,7 @@ fn collapsed(old: &Value, new: &Value) -> bool {
 
 fn output_schema(diff: &mut ToolDiff<'_, '_>) {
     // Equal texts are equal values (the early return below), known without parsing either.
-    if diff.old.raw_field("outputSchema") == diff.new.raw_field("outputSchema") {
+    if same_text(diff, "outputSchema") {
         return;
     }
     let (old, new) = (diff.old.output_schema(), diff.new.output_schema());
