@@ -15,7 +15,7 @@ mod tool;
 mod validated;
 
 use std::ops::Range;
-use std::sync::atomic::AtomicU8;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
@@ -46,6 +46,10 @@ pub struct Surface {
 
 /// What `Parsed::passes_structural` holds before any check ran (then 1: passes, or 0).
 const UNKNOWN: u8 = 2;
+/// What `Parsed::plain_name` holds before the name was looked for, and when the tool has no
+/// name written as a string without escapes (otherwise: its offset << 32 | its length).
+const NAME_UNKNOWN: u64 = u64::MAX;
+const NAME_NOT_PLAIN: u64 = u64::MAX - 1;
 
 /// One tool: where its object's bytes are, and what is known about them.
 #[derive(Debug, Clone)]
@@ -66,6 +70,10 @@ pub(crate) struct Parsed {
     /// bytes alone, so every surface sharing this tool's parsing shares the answer.
     /// (A relaxed atomic rather than a `OnceLock`: filling one costs a synchronized write.)
     passes_structural: AtomicU8,
+    /// Where the tool's name is in its text, when written plain: every rule labels tools by
+    /// name, and finding the field and checking it for escapes each time was a twentieth of a
+    /// study's cycles. (A relaxed atomic, as above: the answer depends on the bytes alone.)
+    plain_name: AtomicU64,
 }
 
 /// A top-level field of a tool: its key and the bytes of its value. Keys are unique.
@@ -415,6 +423,7 @@ impl RawTool {
                 fields,
                 map,
                 passes_structural: AtomicU8::new(UNKNOWN),
+                plain_name: AtomicU64::new(NAME_UNKNOWN),
             }),
         }
     }

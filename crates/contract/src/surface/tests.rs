@@ -100,3 +100,38 @@ fn labels_and_pointers() {
     );
     assert!(s.tool(2).is_none());
 }
+
+#[test]
+fn a_name_found_once_answers_as_looking_it_up_again() {
+    let text = r#"{"tools":[{"name":"plain","x":1},{"x":2,"name":"esc\"aped"},{"name":5},{"x":3},
+        {"description":"d","name":"plain"}]}"#;
+    let first =
+        crate::payload::read(text.as_bytes(), "p", crate::payload::Limits::default()).unwrap();
+    let again =
+        crate::payload::read(text.as_bytes(), "p", crate::payload::Limits::default()).unwrap();
+    let expected = [Some("plain"), Some("esc\"aped"), None, None, Some("plain")];
+    for round in 0..3 {
+        let names: Vec<Option<&str>> = first.tools().map(|t| t.name_str()).collect();
+        assert_eq!(names, expected, "round {round}");
+        // The same bytes read apart: the same answers, from their own record.
+        let names: Vec<Option<&str>> = again.tools().map(|t| t.name_str()).collect();
+        assert_eq!(names, expected, "round {round}");
+    }
+    // A surface that shares the parsed tools answers from the record the first one made.
+    let mut shared =
+        crate::payload::read(text.as_bytes(), "p", crate::payload::Limits::default()).unwrap();
+    shared.share_parsed(&first);
+    let names: Vec<Option<&str>> = shared.tools().map(|t| t.name_str()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(
+        shared.tools().map(|t| t.label()).collect::<Vec<_>>(),
+        ["plain", "esc\"aped", "#2", "#3", "plain"]
+    );
+    // Shared by a tool at another place in another text: the record is within the tool.
+    let moved = r#"{"tools":[ {"x":3}, {"x":2,"name":"esc\"aped"},{"name":"plain","x":1}]}"#;
+    let mut moved =
+        crate::payload::read(moved.as_bytes(), "p", crate::payload::Limits::default()).unwrap();
+    moved.share_parsed(&first);
+    let names: Vec<Option<&str>> = moved.tools().map(|t| t.name_str()).collect();
+    assert_eq!(names, [None, Some("esc\"aped"), Some("plain")]);
+}

@@ -139,8 +139,37 @@ impl<'a> Tool<'a> {
 
     /// The name if it is a string.
     pub fn name_str(&self) -> Option<&'a str> {
-        self.raw_string("name")
+        self.plain_name()
             .or_else(|| self.name().and_then(Value::as_str))
+    }
+
+    /// [`Tool::raw_string`] of `name`, found once per tool text.
+    fn plain_name(&self) -> Option<&'a str> {
+        let packed = &self.parsed.plain_name;
+        match packed.load(Ordering::Relaxed) {
+            super::NAME_UNKNOWN => {
+                let name = self.raw_string("name");
+                let place =
+                    name.map(|n| (n.as_ptr() as usize - self.text.as_ptr() as usize, n.len()));
+                let known = match place {
+                    None => super::NAME_NOT_PLAIN,
+                    Some((at, len)) => match (u32::try_from(at), u32::try_from(len)) {
+                        (Ok(at), Ok(len)) if at < u32::MAX => {
+                            (u64::from(at) << 32) | u64::from(len)
+                        }
+                        // Too far in to pack: looked for again next time.
+                        _ => return name,
+                    },
+                };
+                packed.store(known, Ordering::Relaxed);
+                name
+            }
+            super::NAME_NOT_PLAIN => None,
+            known => {
+                let (at, len) = ((known >> 32) as usize, (known & 0xffff_ffff) as usize);
+                self.text.get(at..at + len)
+            }
+        }
     }
 
     /// Field `key`'s string, when it is written without escapes: then its text between the
