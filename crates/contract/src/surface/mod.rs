@@ -10,6 +10,7 @@
 
 pub mod contract;
 mod locations;
+mod schema_terms;
 mod text;
 mod tool;
 mod validated;
@@ -20,11 +21,11 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::lookup::Lookup;
 use crate::text::sha256_hex;
 
 pub use contract::ServerContract;
 pub(crate) use locations::Locations;
+pub use schema_terms::{json_type, required_names};
 pub use tool::{is_valid_tool_name, FieldPlace};
 
 /// The tools a server listed, in the order it listed them.
@@ -475,33 +476,6 @@ impl RawField {
             type_member: TypeMember::Recorded(type_member),
             ..RawField::new(key, value)
         }
-    }
-}
-
-/// The names a schema's `required` array lists (strings only; empty when there is none).
-pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
-    schema
-        .field("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The JSON type name of a value, as JSON Schema spells it.
-pub fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 
