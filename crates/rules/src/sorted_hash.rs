@@ -118,15 +118,27 @@ fn lists_differ(approved: &Surface, candidate: &Surface) -> bool {
     let count = |keep: &[bool]| keep.iter().filter(|k| **k).count();
     match (count(&keep_approved), count(&keep_candidate)) {
         (a, c) if a != c => true,
-        // One entry against one (a study's candidate changing one tool) is compared as written.
-        (1, 1) => {
-            let a = approved.tools().find(|t| keep_approved[t.index]);
-            let c = candidate.tools().find(|t| keep_candidate[t.index]);
-            !a.zip(c).is_some_and(|(a, c)| same_entry(&a, &c))
+        // A few entries on each side (a study's candidate changes one tool, or renames, reorders
+        // or reformats a few) are matched as written: entries are equal or not, so pairing each
+        // approved entry with any equal unpaired one decides whether the two lists hold the same.
+        (n, _) if n <= MATCH_UP_TO => {
+            let candidates: Vec<Tool<'_>> =
+                candidate.tools().filter(|t| keep_candidate[t.index]).collect();
+            let mut paired = vec![false; candidates.len()];
+            let all_paired = approved.tools().filter(|t| keep_approved[t.index]).all(|a| {
+                let partner = (0..candidates.len())
+                    .find(|&i| !paired[i] && same_entry(&a, &candidates[i]));
+                partner.map(|i| paired[i] = true).is_some()
+            });
+            !all_paired
         }
         _ => digests_differ(approved, candidate, &keep_approved, &keep_candidate),
     }
 }
+
+/// Up to this many unmatched tools a side, entries are matched in place (quadratic, but each
+/// comparison usually ends at the label); more are written out and sorted.
+const MATCH_UP_TO: usize = 8;
 
 /// Whether the sorted lists differ, written out: each kept tool's hashed text.
 fn digests_differ(
@@ -336,6 +348,11 @@ mod tests {
             ));
         }
         pairs.push((one(vec![tool("a\u{0}b", None)]), one(vec![tool("a", None)])));
+        // Repeated entries written apart: matched one to one.
+        let (ab, ba) = (json!({"a": 1, "b": 2}), json!({"b": 2, "a": 1}));
+        let twice = one(vec![tool("t", Some(ab.clone())), tool("t", Some(ab))]);
+        pairs.push((twice.clone(), one(vec![tool("t", Some(ba.clone())), tool("u", None)])));
+        pairs.push((twice, one(vec![tool("t", Some(ba.clone())), tool("t", Some(ba))])));
         let (mut differ, mut same) = (0, 0);
         for (a, c) in &pairs {
             let read = |value: &Value| payload::from_value(value.clone(), "p").unwrap();
