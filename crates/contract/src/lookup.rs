@@ -28,9 +28,9 @@ impl Lookup for Map<String, Value> {
     }
 }
 
-/// `a == b` for the short strings keys are, without a call to `memcmp` (a tenth of a study's
-/// cycles went to calling it on keys of a few bytes): keys of 4 to 16 bytes are compared as two
-/// overlapping words.
+/// `a == b` for the short strings keys are, without a call to `memcmp` (7% of a study's cycles,
+/// much of it on keys of a few bytes): keys of 4 to 16 bytes are compared as two overlapping
+/// words.
 #[inline(always)]
 pub(crate) fn same_key(a: &[u8], b: &[u8]) -> bool {
     fn words<const N: usize>(a: &[u8], b: &[u8]) -> bool {

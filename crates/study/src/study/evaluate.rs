@@ -321,7 +321,7 @@ impl Judged<'_> {
         // the verdicts are those of every rule run. A row kept then is an undetected one, for
         // which every rule of the gate ran.
         if self.mode == RowsMode::All {
-            // Whole-pair rules first, as `verdict_order` has them.
+            // Whole-pair rules before per-tool ones, which then find the changed schemas parsed.
             let mut order: Vec<usize> = (0..self.study.rules.len()).collect();
             order.sort_by_key(|&at| self.study.rules[at].per_tool().is_some());
             for at in order {
