@@ -86,6 +86,8 @@ use driftlab_diff::diff;
 use driftlab_mutate::{generate, mutate};
 
 #[cfg(test)]
+mod mutated_pairs;
+#[cfg(test)]
 mod run_tests;
 #[cfg(test)]
 mod sets_tests;

@@ -183,28 +183,13 @@ mod tests {
     /// generated bases against itself changed by every class, and schemas on the edges.
     #[test]
     fn borrowed_shapes_compare_as_owned_ones() {
-        use crate::{generate, mutate};
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let dir = dir.join("research/2026-11-30-mcp-drift-taxonomy/bases");
-        let mut bases: Vec<Value> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|entry| serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()))
-            .map(Result::unwrap)
-            .collect();
-        (0..40).for_each(|index| bases.push(generate::surface(9, index, 3)));
         let schemas = |surface: &Value| -> Vec<Option<Value>> {
             let tools = surface["tools"].as_array().cloned().unwrap_or_default();
             tools.iter().map(|t| t.get("inputSchema").cloned()).collect()
         };
         let mut pairs = Vec::new();
-        for (index, base) in bases.iter().enumerate() {
-            for class in mutate::REGISTRY {
-                let mut changed = base.clone();
-                let mut stream = mutate::stream(9, *class, index as u64);
-                if class.apply(&mut changed, &mut stream).is_ok() {
-                    pairs.extend(schemas(base).into_iter().zip(schemas(&changed)));
-                }
-            }
+        for (base, changed) in crate::mutated_pairs::mutated_pairs(9, 40) {
+            pairs.extend(schemas(&base).into_iter().zip(schemas(&changed)));
         }
         let edges = [
             json!({"required": ["a", "b", "a", 3]}),

@@ -303,25 +303,8 @@ mod tests {
     /// place, a NUL in a name).
     #[test]
     fn comparing_entries_answers_as_comparing_the_written_lists() {
-        use crate::{generate, mutate, payload};
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let dir = dir.join("research/2026-11-30-mcp-drift-taxonomy/bases");
-        let mut bases: Vec<Value> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|entry| serde_json::from_slice(&std::fs::read(entry.unwrap().path()).unwrap()))
-            .map(Result::unwrap)
-            .collect();
-        (0..40).for_each(|index| bases.push(generate::surface(7, index, 3)));
-        let mut pairs = Vec::new();
-        for (index, base) in bases.iter().enumerate() {
-            for class in mutate::REGISTRY {
-                let mut changed = base.clone();
-                let mut stream = mutate::stream(7, *class, index as u64);
-                if class.apply(&mut changed, &mut stream).is_ok() {
-                    pairs.push((base.clone(), changed));
-                }
-            }
-        }
+        use crate::payload;
+        let mut pairs = crate::mutated_pairs::mutated_pairs(7, 40);
         let tool = |name: &str, schema: Option<Value>| {
             let mut tool = json!({"name": name, "description": "d"});
             if let Some(schema) = schema {
