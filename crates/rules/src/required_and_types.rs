@@ -4,13 +4,13 @@
 //! enums, constraints, descriptions, annotations, output schemas, added, removed or renamed
 //! tools, and order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::lookup::Lookup;
-use crate::surface::Tool;
+use crate::surface::{required_names, Tool};
 
 pub(crate) struct RequiredAndTypes;
 
@@ -19,7 +19,7 @@ pub(crate) struct RequiredAndTypes;
 /// property name, sorted). Borrowed from the schema: a study builds two per changed tool.
 #[derive(PartialEq)]
 struct Shape<'a> {
-    required: Vec<&'a str>,
+    required: BTreeSet<&'a str>,
     types: Vec<(&'a str, TypeText<'a>)>,
 }
 
@@ -33,13 +33,10 @@ enum TypeText<'a> {
 }
 
 fn shape(schema: Option<&Value>) -> Shape<'_> {
-    let mut required: Vec<&str> = schema
-        .and_then(|s| s.field("required"))
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
+    let required = schema
+        .and_then(Value::as_object)
+        .map(required_names)
         .unwrap_or_default();
-    required.sort_unstable();
-    required.dedup();
     // Keys of a map are unique: sorting them orders the pairs.
     let mut types: Vec<(&str, TypeText<'_>)> = schema
         .and_then(|s| s.field("properties"))
@@ -166,7 +163,7 @@ mod tests {
     fn owned_shape(schema: Option<&Value>) -> OwnedShape {
         let required = schema
             .and_then(Value::as_object)
-            .map(crate::surface::required_names)
+            .map(|s| crate::surface::required_names(s).into_iter().map(String::from).collect())
             .unwrap_or_default();
         let types = schema
             .and_then(|s| s.get("properties"))

@@ -5,17 +5,13 @@ use serde_json::{Map, Value};
 
 use crate::lookup::Lookup;
 
-/// The names a schema's `required` array lists (strings only; empty when there is none).
-pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<String> {
+/// The names a schema's `required` array lists (strings only, sorted, once each; empty when
+/// there is none), borrowed from the schema.
+pub fn required_names(schema: &Map<String, Value>) -> std::collections::BTreeSet<&str> {
     schema
         .field("required")
         .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
 }
 

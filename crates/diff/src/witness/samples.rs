@@ -238,9 +238,9 @@ impl<'a> Sampler<'a> {
             full.insert(key.clone(), value);
         }
         for name in required {
-            if !least.contains_key(&name) {
-                least.insert(name.clone(), json!("x"));
-                full.insert(name, json!("x"));
+            if !least.contains_key(name) {
+                least.insert(name.to_string(), json!("x"));
+                full.insert(name.to_string(), json!("x"));
             }
         }
         self.built += full.len() + least.len();

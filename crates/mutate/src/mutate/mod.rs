@@ -314,7 +314,7 @@ pub(crate) fn property_sites(
             continue;
         };
         for (name, property) in props {
-            if eligible(property, required.contains(name)) {
+            if eligible(property, required.contains(name.as_str())) {
                 sites.push(Site {
                     tool,
                     property: name.clone(),

@@ -142,6 +142,9 @@ pub(super) struct Shared {
     /// parse schemas ([`crate::check::Rule::heavy`]), rules of the whole pair before per-tool
     /// ones (which then find the changed schemas parsed).
     pub verdict_order: Vec<Vec<usize>>,
+    /// Every rule's place, whole-pair rules before per-tool ones (which then find the changed
+    /// schemas parsed): the order all of them run in for `--rows all`.
+    pub every_rule: Vec<usize>,
     /// How much the diff must prove for the gates' verdicts.
     pub proving: crate::diff::Proving,
 }
@@ -168,10 +171,13 @@ impl Shared {
                 order
             })
             .collect();
+        let mut every_rule: Vec<usize> = (0..study.rules.len()).collect();
+        every_rule.sort_by_key(|&at| study.rules[at].per_tool().is_some());
         Shared {
             control: control.apply(&mut Value::Null, &mut mutate::stream(0, control, 0)),
             gate_rules,
             verdict_order,
+            every_rule,
             proving: crate::check::rules::diff_rules::proving_for(&study.rules),
         }
     }
@@ -321,10 +327,7 @@ impl Judged<'_> {
         // the verdicts are those of every rule run. A row kept then is an undetected one, for
         // which every rule of the gate ran.
         if self.mode == RowsMode::All {
-            // Whole-pair rules before per-tool ones, which then find the changed schemas parsed.
-            let mut order: Vec<usize> = (0..self.study.rules.len()).collect();
-            order.sort_by_key(|&at| self.study.rules[at].per_tool().is_some());
-            for at in order {
+            for &at in &self.shared.every_rule {
                 self.run(at, &comparison);
             }
         }
