@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use crate::json_scan::{plain_len, SPECIAL};
+use crate::lookup::Lookup;
 
 /// Appends `value`'s compact JSON text to `out`.
 pub fn write(out: &mut Vec<u8>, value: &Value) {
@@ -45,9 +46,15 @@ pub fn same_sorted(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
             // Keys are unique in a map: the same count and each key's value alike is the same set.
+            // Most pairs list their keys in the same order: the member at the same place first.
             a.len() == b.len()
-                && a.iter()
-                    .all(|(key, value)| b.get(key).is_some_and(|other| same_sorted(value, other)))
+                && a.iter().zip(b).all(|((key, value), (at_place, other))| {
+                    let other = match crate::lookup::same_key(key.as_bytes(), at_place.as_bytes()) {
+                        true => Some(other),
+                        false => b.field(key),
+                    };
+                    other.is_some_and(|other| same_sorted(value, other))
+                })
         }
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_sorted(a, b))

@@ -1,6 +1,7 @@
 //! Pairs the tools of two surfaces: by exact name first, then removed/added pairs that look like
 //! the same tool under a new name (a likely rename, with a confidence).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, VecDeque};
 
 use serde_json::Value;
@@ -59,14 +60,14 @@ fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
     // number of tools. A name listed as often on both sides pairs copy by copy (so an unchanged
     // payload has no change); otherwise the last copies pair, as a client that maps names to
     // tools keeps the last one, and the candidate's other copies are duplicates.
-    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::default();
+    let mut by_name: HashMap<Cow<'_, str>, VecDeque<usize>> = HashMap::default();
     for new in candidate.tools() {
         by_name
             .entry(name_key(&new))
             .or_default()
             .push_back(new.index);
     }
-    let mut approved_copies: HashMap<String, usize> = HashMap::default();
+    let mut approved_copies: HashMap<Cow<'_, str>, usize> = HashMap::default();
     for old in approved.tools() {
         *approved_copies.entry(name_key(&old)).or_default() += 1;
     }
@@ -74,7 +75,7 @@ fn by_names(approved: &Surface, candidate: &Surface) -> Pairing {
     let mut duplicates = Vec::new();
     let mut pairs = Vec::new();
     let mut removed = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::default();
+    let mut seen: HashMap<Cow<'_, str>, usize> = HashMap::default();
     for old in approved.tools() {
         let key = name_key(&old);
         let copies = approved_copies[&key];
@@ -172,14 +173,18 @@ fn in_place(approved: &Surface, candidate: &Surface) -> Option<Pairing> {
     })
 }
 
-/// What a tool is known by: its name, or for a tool whose `name` is not a string (or missing) that
-/// exact JSON value, so an unchanged malformed tool pairs with itself instead of looking renamed.
-fn name_key(tool: &Tool<'_>) -> String {
+/// What a tool is known by: its name (borrowed), or for a tool whose `name` is not a string (or
+/// missing) that exact JSON value, so an unchanged malformed tool pairs with itself instead of
+/// looking renamed.
+fn name_key<'a>(tool: &Tool<'a>) -> Cow<'a, str> {
+    if let Some(name) = tool.name_str() {
+        return Cow::Borrowed(name);
+    }
     match tool.get("name") {
-        Some(Value::String(name)) => name.clone(),
+        Some(Value::String(name)) => Cow::Borrowed(name),
         // A NUL cannot start a real name's key here, so the kinds never collide.
-        Some(other) => format!("\0json:{other}"),
-        None => "\0missing".into(),
+        Some(other) => Cow::Owned(format!("\0json:{other}")),
+        None => Cow::Borrowed("\0missing"),
     }
 }
 
@@ -242,6 +247,10 @@ fn rename_candidates(
     removed: &[usize],
     added: &[usize],
 ) -> (Vec<(f64, usize, usize)>, bool) {
+    if removed.is_empty() || added.is_empty() {
+        // No pair to score (a tool only added or only removed): no features to compute.
+        return (Vec::new(), false);
+    }
     let added_features: Vec<(usize, Features)> = added
         .iter()
         .filter_map(|&a| Some((a, Features::of(&candidate.tool(a)?))))

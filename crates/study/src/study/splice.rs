@@ -258,10 +258,15 @@ fn restore(value: &mut Value, original: &Value) {
                 restore(member, original);
             }
         }
-        (Value::Array(items), Value::Array(originals)) if items.len() == originals.len() => {
+        (Value::Array(items), Value::Array(originals)) => {
+            // Items added or removed (a tool, a `required` name): the common places restored,
+            // the rest cut off or copied, so a tool list keeps its tools' allocations.
+            items.truncate(originals.len());
             for (item, original) in items.iter_mut().zip(originals) {
                 restore(item, original);
             }
+            let kept = items.len();
+            items.extend(originals[kept..].iter().cloned());
         }
         (Value::String(text), Value::String(original)) => {
             if text != original {
@@ -291,4 +296,40 @@ fn base_tools<'b>(base: &'b Base<'_>) -> &'b [Value] {
         .get("tools")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restore;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn restoring_gives_the_original_members_in_their_order() {
+        let original = json!({"tools": [
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}, "y": {}}, "required": ["x"]}},
+            {"name": "b", "description": "B"},
+            {"name": "c", "inputSchema": {"type": "object"}}
+        ]});
+        let changed = [
+            // A member added, removed, moved; an item added, removed; a type changed.
+            json!({"tools": [
+                {"name": "a", "inputSchema": {"type": "object", "properties": {"y": {}, "z": 1, "x": {"type": "string"}}, "required": ["x", "z"]}},
+                {"name": "b"},
+                {"name": "c", "inputSchema": {"type": "object"}}
+            ]}),
+            json!({"tools": [{"name": "b", "description": "B"}, {"name": "c"}]}),
+            json!({"tools": [
+                {"name": "a"}, {"name": "b", "description": "B"}, {"name": "c"}, {"name": "d"}
+            ]}),
+            json!({"tools": {"name": "a"}}),
+            json!({"inputSchema": [], "tools": [], "extra": null}),
+            Value::Null,
+        ];
+        for mut value in changed {
+            restore(&mut value, &original);
+            assert_eq!(value, original);
+            // `==` ignores the order of an object's members; the text does not.
+            assert_eq!(value.to_string(), original.to_string());
+        }
+    }
 }
