@@ -243,6 +243,14 @@ fn spliced_candidates_are_the_bytes_of_the_serialized_mutated_surface() {
                 assert_eq!(got, expected, "{} on base {b}", class.id());
                 if got.is_ok() {
                     applied[c] += 1;
+                    // A class's bytes are serde_json's, compact or (a formatting class) pretty.
+                    let written = class.serialize(&mutated);
+                    assert!(
+                        written == serde_json::to_vec(&mutated).unwrap()
+                            || written == serde_json::to_vec_pretty(&mutated).unwrap(),
+                        "{} on base {b}",
+                        class.id()
+                    );
                     assert_eq!(
                         String::from_utf8_lossy(&out),
                         String::from_utf8_lossy(&class.serialize(&mutated)),
@@ -315,12 +323,17 @@ fn a_class_that_edits_bytes_draws_as_it_applies() {
             assert_eq!(by_edit.next_u64(), by_apply.next_u64(), "{}", class.id());
         }
     }
-    // The study's five classes edit bytes on every generated base (180) they apply to.
+    // The classes that edit bytes do so on every generated base (180) they apply to.
     let expected = [
+        ("description-rewritten", 180),
         ("input-schema-array-root", 180),
         ("input-schema-missing", 180),
         ("input-schema-null", 180),
+        ("name-randomized", 180),
         ("name-space", 180),
+        ("tool-added", 180),
+        ("tool-removed", 180),
+        ("tool-renamed", 180),
         ("tools-reordered", 150),
     ];
     for (id, at_least) in expected {

@@ -111,6 +111,7 @@ pub fn write_str(out: &mut Vec<u8>, text: &str) {
 
 /// Whether `bytes` hold a quote, backslash or control byte. Most strings here are keys and
 /// names shorter than sixteen bytes: those are tested as two overlapping words, not byte by byte.
+#[inline]
 fn needs_escape(bytes: &[u8]) -> bool {
     match bytes.len() {
         16.. => plain_len(bytes) < bytes.len(),

@@ -230,6 +230,7 @@ impl Surface {
     }
 
     /// How many tools are listed.
+    #[inline]
     pub fn len(&self) -> usize {
         self.tools.len()
     }
@@ -240,15 +241,18 @@ impl Surface {
     }
 
     /// The tools, in listed order.
+    #[inline]
     pub fn tools(&self) -> impl ExactSizeIterator<Item = Tool<'_>> {
         (0..self.tools.len()).map(|index| self.tool_unchecked(index))
     }
 
     /// The tool at `index`, if there is one.
+    #[inline]
     pub fn tool(&self, index: usize) -> Option<Tool<'_>> {
         (index < self.tools.len()).then(|| self.tool_unchecked(index))
     }
 
+    #[inline]
     fn tool_unchecked(&self, index: usize) -> Tool<'_> {
         let tool = &self.tools[index];
         Tool {
@@ -325,6 +329,7 @@ impl Surface {
     }
 
     /// The JSON text the surface was read from (or written as).
+    #[inline]
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -24,11 +24,13 @@ pub struct FieldPlace {
 impl<'a> Tool<'a> {
     /// The tool object's JSON text, exactly as read. Equal texts mean equal tools (the converse
     /// does not hold: formatting may differ).
+    #[inline]
     pub fn raw(&self) -> &'a str {
         self.text
     }
 
     /// The JSON text of field `key`'s value; `None` when the field is absent.
+    #[inline]
     pub fn raw_field(&self, key: &str) -> Option<&'a str> {
         self.find(key).map(|f| &self.text[f.value.clone()])
     }
@@ -36,6 +38,7 @@ impl<'a> Tool<'a> {
     /// The raw text of the `type` member of field `key`'s value, when that value is an object
     /// without escaped keys (found once per tool text, and shared like parsed fields). `None`
     /// means "look at the parsed value": no such member, or not an object read this way.
+    #[inline]
     pub fn raw_type_of(&self, key: &str) -> Option<&'a str> {
         let field = self.find(key)?;
         let value = field.value.clone();
@@ -98,6 +101,7 @@ impl<'a> Tool<'a> {
         })
     }
 
+    #[inline]
     fn key(&self, field: &'a RawField) -> &'a str {
         match &field.key {
             Key::Span(span) => &self.text[span.clone()],
@@ -105,6 +109,7 @@ impl<'a> Tool<'a> {
         }
     }
 
+    #[inline]
     fn find(&self, key: &str) -> Option<&'a RawField> {
         // Compared as bytes: a `str` slice would check both ends for character boundaries.
         let text = self.text.as_bytes();
@@ -138,12 +143,14 @@ impl<'a> Tool<'a> {
     }
 
     /// The name if it is a string.
+    #[inline]
     pub fn name_str(&self) -> Option<&'a str> {
         self.plain_name()
             .or_else(|| self.name().and_then(Value::as_str))
     }
 
     /// [`Tool::raw_string`] of `name`, found once per tool text.
+    #[inline]
     fn plain_name(&self) -> Option<&'a str> {
         let packed = &self.parsed.plain_name;
         match packed.load(Ordering::Relaxed) {
@@ -174,6 +181,7 @@ impl<'a> Tool<'a> {
 
     /// Field `key`'s string, when it is written without escapes: then its text between the
     /// quotes is the string, with no parsing. `None` otherwise (absent, not a string, escaped).
+    #[inline]
     pub fn raw_string(&self, key: &str) -> Option<&'a str> {
         let raw = self.raw_field(key)?.strip_prefix('"')?.strip_suffix('"')?;
         (!raw.contains('\\')).then_some(raw)
@@ -185,6 +193,7 @@ impl<'a> Tool<'a> {
     }
 
     /// [`Tool::label`], borrowed from the tool's text when it is the name (no allocation).
+    #[inline]
     pub fn label_ref(&self) -> std::borrow::Cow<'a, str> {
         match self.name_str() {
             Some(name) => std::borrow::Cow::Borrowed(name),

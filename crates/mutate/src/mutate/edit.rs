@@ -53,6 +53,48 @@ pub(crate) fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edi
     })
 }
 
+/// Tool `tool` removed from the list with its comma, as removing it from the array and
+/// serializing does. `None` when the text is not compact around it.
+pub(crate) fn remove_tool(base: &Surface, tool: usize) -> Option<Edit> {
+    let span = base.tool_span(tool)?;
+    let text = base.text().as_bytes();
+    let range = if tool + 1 < base.len() {
+        // The comma after it goes too.
+        (text.get(span.end) == Some(&b',')).then(|| span.start..span.end + 1)?
+    } else if tool > 0 {
+        // The last of several: the comma before it goes.
+        (text.get(span.start - 1) == Some(&b',')).then(|| span.start - 1..span.end)?
+    } else {
+        span
+    };
+    Some(Edit::Splice {
+        range,
+        with: Vec::new(),
+    })
+}
+
+/// `tool` appended to the list, as pushing it and serializing does. `None` unless the list is
+/// the text's last member, closed compactly (`…]}` at the end).
+pub(crate) fn append_tool(base: &Surface, tool: &serde_json::Value) -> Option<Edit> {
+    let text = base.text().as_bytes();
+    let end = match base.len() {
+        0 => text.ends_with(b"\"tools\":[]}").then(|| text.len() - 2)?,
+        n => {
+            let end = base.tool_span(n - 1)?.end;
+            (text.get(end..) == Some(b"]}")).then_some(end)?
+        }
+    };
+    let mut with = Vec::with_capacity(256);
+    if !base.is_empty() {
+        with.push(b',');
+    }
+    crate::payload::compact::write(&mut with, tool);
+    Some(Edit::Splice {
+        range: end..end,
+        with,
+    })
+}
+
 /// Where tool `tool` starts in the base's text and where its field `key` is, when the member is
 /// written compactly (`"key":value`, nothing between): what serializing a value gives.
 fn compact_place(
@@ -118,6 +160,51 @@ mod tests {
             r#"{"tools":[{"a":1,"b":[2],"c":{"d":3}},{}]}"#
         );
         assert_eq!(remove(2, "name"), None);
+    }
+
+    #[test]
+    fn tools_are_removed_with_the_right_comma() {
+        let removed = |list: &str, tool| {
+            let base = format!(r#"{{"tools":[{list}]}}"#);
+            let base = payload::read(base.as_bytes(), "b", Limits::default()).unwrap();
+            remove_tool(&base, tool).map(|e| written(&base, &e))
+        };
+        let three = r#"{"name":"a"},{"name":"b"},{"name":"c"}"#;
+        assert_eq!(
+            removed(three, 0).unwrap(),
+            r#"{"tools":[{"name":"b"},{"name":"c"}]}"#
+        );
+        assert_eq!(
+            removed(three, 1).unwrap(),
+            r#"{"tools":[{"name":"a"},{"name":"c"}]}"#
+        );
+        assert_eq!(
+            removed(three, 2).unwrap(),
+            r#"{"tools":[{"name":"a"},{"name":"b"}]}"#
+        );
+        assert_eq!(removed(r#"{"name":"a"}"#, 0).unwrap(), r#"{"tools":[]}"#);
+        assert_eq!(removed(three, 3), None);
+        // Not compact between the tools: declined.
+        assert_eq!(removed(r#"{"name":"a"} ,{"name":"b"}"#, 0), None);
+    }
+
+    #[test]
+    fn a_tool_is_appended_to_a_list_that_closes_the_text() {
+        let appended = |text: &str| {
+            let base = payload::read(text.as_bytes(), "b", Limits::default()).unwrap();
+            append_tool(&base, &serde_json::json!({"name": "n"})).map(|e| written(&base, &e))
+        };
+        assert_eq!(
+            appended(r#"{"tools":[{"name":"a"}]}"#).unwrap(),
+            r#"{"tools":[{"name":"a"},{"name":"n"}]}"#
+        );
+        assert_eq!(
+            appended(r#"{"tools":[]}"#).unwrap(),
+            r#"{"tools":[{"name":"n"}]}"#
+        );
+        // Another list after the tools, or space before the end: declined.
+        assert_eq!(appended(r#"{"tools":[{"name":"a"}],"prompts":[]}"#), None);
+        assert_eq!(appended(r#"{"tools":[{"name":"a"}] }"#), None);
     }
 
     #[test]

@@ -26,21 +26,40 @@ impl MutationClass for NameRandomized {
     }
     fn apply(&self, surface: &mut Value, rng: &mut Stream) -> Outcome {
         let (tool, old) = draw_named_tool(surface, rng)?;
-        let length = old.chars().count().clamp(3, 64);
-        let mut random: String = (0..length)
-            .map(|i| {
-                let set = if i == 0 { LETTERS } else { LETTERS_AND_DIGITS };
-                char::from(set[rng.index(set.len())])
-            })
-            .collect();
-        if random == old {
-            random.push('x');
-        }
+        let random = random_name(&old, rng);
         let new = fresh_tool_name(surface, &random);
         tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
-        Ok(Applied {
-            tool_index: Some(tool),
-            detail: format!("{old} -> {new}"),
+        Ok(applied(tool, &old, &new))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        let (index, old) = draw_read_named_tool(base, rng)?;
+        let new = fresh_read_tool_name(base, &random_name(old, rng));
+        let mut value = Vec::with_capacity(new.len() + 2);
+        crate::payload::compact::write_str(&mut value, &new);
+        let edit = edit::set_field(base, index, "name", value)?;
+        Some((applied(index, old, &new), edit))
+    }
+}
+
+/// A random name as long as `old` (3 to 64 characters): a letter, then letters and digits;
+/// never `old` itself.
+fn random_name(old: &str, rng: &mut Stream) -> String {
+    let length = old.chars().count().clamp(3, 64);
+    let mut random: String = (0..length)
+        .map(|i| {
+            let set = if i == 0 { LETTERS } else { LETTERS_AND_DIGITS };
+            char::from(set[rng.index(set.len())])
         })
+        .collect();
+    if random == old {
+        random.push('x');
+    }
+    random
+}
+
+fn applied(tool: usize, old: &str, new: &str) -> Applied {
+    Applied {
+        tool_index: Some(tool),
+        detail: format!("{old} -> {new}"),
     }
 }

@@ -25,12 +25,23 @@ impl MutationClass for ToolRemoved {
         let tools = tools_mut(surface)?;
         let tool = draw((0..tools.len()).collect(), rng, "tool")?;
         let removed = tools.remove(tool);
-        Ok(Applied {
-            tool_index: Some(tool),
-            detail: format!("{} removed", label_of(&removed)),
-        })
+        Ok(applied(tool, &label_of(&removed)))
     }
     fn reach(&self, _: &Applied) -> Reach {
         Reach::Surface
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        // The same draw as `apply`'s; a tool without a string name goes through `apply` (its
+        // label is written another way).
+        let (index, tool) = draw_read_tool(base, rng)?;
+        let edit = edit::remove_tool(base, index)?;
+        Some((applied(index, tool.name_str()?), edit))
+    }
+}
+
+fn applied(tool: usize, label: &str) -> Applied {
+    Applied {
+        tool_index: Some(tool),
+        detail: format!("{label} removed"),
     }
 }
