@@ -325,6 +325,8 @@ fn a_class_that_edits_bytes_draws_as_it_applies() {
     }
     // The classes that edit bytes do so on every generated base (180) they apply to.
     let expected = [
+        ("description-replaced", 180),
+        ("description-reworded", 180),
         ("description-rewritten", 180),
         ("input-schema-array-root", 180),
         ("input-schema-missing", 180),

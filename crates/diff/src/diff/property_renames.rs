@@ -14,32 +14,48 @@ use crate::lookup::Lookup;
 /// The added properties of one schema, indexed for the rename search.
 pub(crate) struct PropertyRenames<'a> {
     added: Vec<&'a String>,
-    schemas: Vec<&'a Value>,
-    words: Vec<BTreeSet<String>>,
+    props: &'a Map<String, Value>,
+    /// Built on the first search: a schema with no removed property never needs it.
+    index: Option<Index<'a>>,
     taken: Vec<bool>,
-    /// Added positions by `w:<name word>` and `d:<description>`.
-    index: HashMap<String, Vec<usize>>,
     compared: usize,
     /// The search stopped at [`MAX_RENAME_COMPARISONS`]; later removed properties get no rename.
     pub capped: bool,
 }
 
-impl<'a> PropertyRenames<'a> {
-    pub fn new(added: &[&'a String], props: &'a Map<String, Value>) -> PropertyRenames<'a> {
+/// Each added property's schema and name words, and its positions by `w:<name word>` and
+/// `d:<description>`.
+struct Index<'a> {
+    schemas: Vec<&'a Value>,
+    words: Vec<BTreeSet<String>>,
+    by_key: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(added: &[&'a String], props: &'a Map<String, Value>) -> Index<'a> {
         let schemas: Vec<&Value> = added.iter().map(|k| &props[k.as_str()]).collect();
         let words: Vec<BTreeSet<String>> = added.iter().map(|k| words(k)).collect();
-        let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, (w, schema)) in words.iter().zip(&schemas).enumerate() {
             for key in keys(w, schema) {
-                index.entry(key).or_default().push(i);
+                by_key.entry(key).or_default().push(i);
             }
         }
-        PropertyRenames {
-            added: added.to_vec(),
+        Index {
             schemas,
             words,
+            by_key,
+        }
+    }
+}
+
+impl<'a> PropertyRenames<'a> {
+    pub fn new(added: &[&'a String], props: &'a Map<String, Value>) -> PropertyRenames<'a> {
+        PropertyRenames {
+            added: added.to_vec(),
+            props,
+            index: None,
             taken: vec![false; added.len()],
-            index,
             compared: 0,
             capped: false,
         }
@@ -52,9 +68,11 @@ impl<'a> PropertyRenames<'a> {
         if self.capped {
             return None;
         }
+        let (added, props) = (&self.added, self.props);
+        let index = self.index.get_or_insert_with(|| Index::new(added, props));
         let old_words = words(removed);
         let mut candidates: Vec<usize> = keys(&old_words, old)
-            .filter_map(|key| self.index.get(&key))
+            .filter_map(|key| index.by_key.get(&key))
             .flatten()
             .copied()
             .filter(|&i| !self.taken[i])
@@ -68,11 +86,11 @@ impl<'a> PropertyRenames<'a> {
         }
         let mut best: Option<(f64, usize)> = None;
         for i in candidates {
-            let new = self.schemas[i];
-            if !same_shape(old, new) || !related(&old_words, &self.words[i], old, new) {
+            let new = index.schemas[i];
+            if !same_shape(old, new) || !related(&old_words, &index.words[i], old, new) {
                 continue;
             }
-            let score = jaccard(&old_words, &self.words[i]);
+            let score = jaccard(&old_words, &index.words[i]);
             if best.is_none_or(|(top, _)| score >= top) {
                 best = Some((score, i));
             }

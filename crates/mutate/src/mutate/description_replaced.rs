@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::description_reworded::{description_words, REWRITE_WORDS};
+use super::description_reworded::{description_words, read_description_words, REWRITE_WORDS};
 use super::*;
 use crate::rng::Stream;
 
@@ -26,39 +26,21 @@ impl MutationClass for DescriptionReplaced {
         let sites = tool_sites(surface, |t| !description_words(t).is_empty());
         let tool = draw(sites, rng, "tool with a description")?;
         let t = tool_at(surface, tool)?;
-        let old = description_words(t);
-        let kept: Vec<String> = old
-            .iter()
-            .map(|w| {
-                w.trim_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase()
-            })
-            .collect();
-        let fresh: Vec<&str> = REWRITE_WORDS
-            .iter()
-            .copied()
-            .filter(|w| !kept.iter().any(|k| k == w))
-            .collect();
-        if fresh.is_empty() {
-            return Err(NotApplicable(
-                "the description uses every rewrite word".into(),
-            ));
-        }
-        let count = old.len().max(4);
-        let mut words: Vec<String> = (0..count)
-            .map(|_| fresh[rng.index(fresh.len())].to_string())
-            .collect();
-        if let Some(first) = words.first_mut() {
-            *first = capitalised(first);
-        }
-        let text = format!("{}.", words.join(" "));
+        let (text, change) = replaced(&description_words(t), rng)?;
         let label = label(t);
         t.insert("description".into(), Value::String(text));
-        Ok(Applied::on_tool(
-            tool,
-            &label,
-            &format!("description of {} words replaced by {count} new ones", old.len()),
-        ))
+        Ok(Applied::on_tool(tool, &label, &change))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        // `apply`'s draws on the read surface (whose parsed descriptions every candidate shares).
+        let sites = read_tool_sites(base, |t| !read_description_words(t).is_empty());
+        let tool = draw(sites, rng, "").ok()?;
+        let t = base.tool(tool)?;
+        let (text, change) = replaced(&read_description_words(&t), rng).ok()?;
+        let mut value = Vec::with_capacity(text.len() + 2);
+        crate::payload::compact::write_str(&mut value, &text);
+        let edit = edit::set_field(base, tool, "description", value)?;
+        Some((Applied::on_tool(tool, t.name_str()?, &change), edit))
     }
 }
 
@@ -67,4 +49,35 @@ fn capitalised(word: &str) -> String {
     chars.next().map_or(String::new(), |c| {
         c.to_uppercase().chain(chars).collect()
     })
+}
+
+/// The new description (as many fresh words as the old one's, at least four) and the change.
+fn replaced(old: &[String], rng: &mut Stream) -> Result<(String, String), NotApplicable> {
+    let kept: Vec<String> = old
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let fresh: Vec<&str> = REWRITE_WORDS
+        .iter()
+        .copied()
+        .filter(|w| !kept.iter().any(|k| k == w))
+        .collect();
+    if fresh.is_empty() {
+        return Err(NotApplicable(
+            "the description uses every rewrite word".into(),
+        ));
+    }
+    let count = old.len().max(4);
+    let mut words: Vec<String> = (0..count)
+        .map(|_| fresh[rng.index(fresh.len())].to_string())
+        .collect();
+    if let Some(first) = words.first_mut() {
+        *first = capitalised(first);
+    }
+    let text = format!("{}.", words.join(" "));
+    let change = format!("description of {} words replaced by {count} new ones", old.len());
+    Ok((text, change))
 }

@@ -31,29 +31,51 @@ impl MutationClass for DescriptionReworded {
         let sites = tool_sites(surface, |t| description_words(t).len() >= 4);
         let tool = draw(sites, rng, "tool with a description of four or more words")?;
         let t = tool_at(surface, tool)?;
-        let mut words = description_words(t);
-        let mut positions: Vec<usize> = (0..words.len()).collect();
-        rng.shuffle(&mut positions);
-        let replaced = words.len() / 4;
-        for &at in &positions[..replaced] {
-            words[at] = other_word(&words[at], rng.index(REWRITE_WORDS.len()));
-        }
+        let (text, change) = reworded(description_words(t), rng);
         let label = label(t);
-        t.insert("description".into(), Value::String(words.join(" ")));
-        Ok(Applied::on_tool(
-            tool,
-            &label,
-            &format!("{replaced} of {} description words replaced", positions.len()),
-        ))
+        t.insert("description".into(), Value::String(text));
+        Ok(Applied::on_tool(tool, &label, &change))
+    }
+    fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
+        // `apply`'s draws on the read surface (whose parsed descriptions every candidate shares).
+        let sites = read_tool_sites(base, |t| read_description_words(t).len() >= 4);
+        let tool = draw(sites, rng, "").ok()?;
+        let t = base.tool(tool)?;
+        let (text, change) = reworded(read_description_words(&t), rng);
+        let mut value = Vec::with_capacity(text.len() + 2);
+        crate::payload::compact::write_str(&mut value, &text);
+        let edit = edit::set_field(base, tool, "description", value)?;
+        Some((Applied::on_tool(tool, t.name_str()?, &change), edit))
     }
 }
 
 /// A tool's description split on whitespace (none when it has no string description).
 pub(super) fn description_words(tool: &Map<String, Value>) -> Vec<String> {
-    tool.get("description")
+    words_of(tool.get("description"))
+}
+
+/// [`description_words`] of a tool read from bytes.
+pub(super) fn read_description_words(tool: &Tool<'_>) -> Vec<String> {
+    words_of(tool.get("description"))
+}
+
+fn words_of(description: Option<&Value>) -> Vec<String> {
+    description
         .and_then(Value::as_str)
         .map(|d| d.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
+}
+
+/// The description with a quarter of its words replaced (at drawn places), and the change.
+fn reworded(mut words: Vec<String>, rng: &mut Stream) -> (String, String) {
+    let mut positions: Vec<usize> = (0..words.len()).collect();
+    rng.shuffle(&mut positions);
+    let replaced = words.len() / 4;
+    for &at in &positions[..replaced] {
+        words[at] = other_word(&words[at], rng.index(REWRITE_WORDS.len()));
+    }
+    let change = format!("{replaced} of {} description words replaced", positions.len());
+    (words.join(" "), change)
 }
 
 /// The rewrite word at `start`, or the next one that is not `old` (case and punctuation aside).

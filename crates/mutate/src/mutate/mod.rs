@@ -278,6 +278,13 @@ fn draw_read_tool<'s>(surface: &'s Surface, rng: &mut Stream) -> Option<(usize, 
     Some((index, surface.tool(index)?))
 }
 
+/// [`tool_sites`] on a surface read from bytes.
+fn read_tool_sites(surface: &Surface, eligible: impl Fn(&Tool<'_>) -> bool) -> Vec<usize> {
+    (0..surface.len())
+        .filter(|&i| surface.tool(i).is_some_and(|t| eligible(&t)))
+        .collect()
+}
+
 /// [`draw_named_tool`]'s draw on a surface read from bytes: the same tool for the same stream.
 fn draw_read_named_tool<'s>(surface: &'s Surface, rng: &mut Stream) -> Option<(usize, &'s str)> {
     let sites: Vec<usize> = (0..surface.len())
