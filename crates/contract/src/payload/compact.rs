@@ -67,6 +67,45 @@ pub fn same_sorted(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Appends `value`'s pretty JSON text: exactly the bytes `serde_json::to_vec_pretty` writes
+/// (two spaces per level, `": "` after a key, `[]` and `{}` when empty).
+pub fn write_pretty(out: &mut Vec<u8>, value: &Value) {
+    pretty(out, value, 0);
+}
+
+fn pretty(out: &mut Vec<u8>, value: &Value, level: usize) {
+    fn open(out: &mut Vec<u8>, first: bool, level: usize) {
+        out.extend_from_slice(if first { b"\n" } else { b",\n" });
+        out.resize(out.len() + 2 * level, b' ');
+    }
+    fn close(out: &mut Vec<u8>, level: usize, bracket: u8) {
+        out.push(b'\n');
+        out.resize(out.len() + 2 * level, b' ');
+        out.push(bracket);
+    }
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                open(out, i == 0, level + 1);
+                pretty(out, item, level + 1);
+            }
+            close(out, level, b']');
+        }
+        Value::Object(members) if !members.is_empty() => {
+            out.push(b'{');
+            for (i, (key, member)) in members.iter().enumerate() {
+                open(out, i == 0, level + 1);
+                write_str(out, key);
+                out.extend_from_slice(b": ");
+                pretty(out, member, level + 1);
+            }
+            close(out, level, b'}');
+        }
+        other => write(out, other),
+    }
+}
+
 /// Appends `[item,…]`, each item written by `item`.
 pub(crate) fn write_array(out: &mut Vec<u8>, items: &[Value], item: impl Fn(&mut Vec<u8>, &Value)) {
     out.push(b'[');
@@ -242,6 +281,12 @@ mod tests {
             assert_eq!(
                 String::from_utf8(compact(value)).unwrap(),
                 serde_json::to_string(value).unwrap()
+            );
+            let mut pretty = Vec::new();
+            write_pretty(&mut pretty, value);
+            assert_eq!(
+                String::from_utf8(pretty).unwrap(),
+                serde_json::to_string_pretty(value).unwrap()
             );
         }
     }

@@ -188,15 +188,15 @@ fn name_key<'a>(tool: &Tool<'a>) -> Cow<'a, str> {
     }
 }
 
-/// What the rename score looks at, computed once per tool.
-struct Features {
-    name: BTreeSet<String>,
-    description: BTreeSet<String>,
-    params: BTreeSet<String>,
+/// What the rename score looks at, computed once per tool (borrowed from it where it can be).
+struct Features<'t> {
+    name: BTreeSet<Cow<'t, str>>,
+    description: BTreeSet<Cow<'t, str>>,
+    params: BTreeSet<&'t str>,
 }
 
-impl Features {
-    fn of(t: &Tool<'_>) -> Features {
+impl<'t> Features<'t> {
+    fn of(t: &Tool<'t>) -> Features<'t> {
         let text = |field: &str| {
             t.get(field)
                 .and_then(Value::as_str)
@@ -210,7 +210,7 @@ impl Features {
                 .input_schema()
                 .and_then(|s| s.get("properties"))
                 .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
+                .map(|p| p.keys().map(String::as_str).collect())
                 .unwrap_or_default(),
         }
     }
@@ -227,7 +227,7 @@ impl Features {
             .chain(none)
     }
 
-    fn score(&self, other: &Features) -> f64 {
+    fn score(&self, other: &Features<'_>) -> f64 {
         0.45 * jaccard(&self.name, &other.name)
             + 0.30 * jaccard(&self.description, &other.description)
             + 0.25 * jaccard(&self.params, &other.params)

@@ -3,6 +3,7 @@
 //! with the most name words in common. Only pairs that share a word or a description are ever
 //! compared (found through an index), and at most [`MAX_RENAME_COMPARISONS`] of them.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value};
@@ -27,14 +28,14 @@ pub(crate) struct PropertyRenames<'a> {
 /// `d:<description>`.
 struct Index<'a> {
     schemas: Vec<&'a Value>,
-    words: Vec<BTreeSet<String>>,
+    words: Vec<BTreeSet<Cow<'a, str>>>,
     by_key: HashMap<String, Vec<usize>>,
 }
 
 impl<'a> Index<'a> {
     fn new(added: &[&'a String], props: &'a Map<String, Value>) -> Index<'a> {
         let schemas: Vec<&Value> = added.iter().map(|k| &props[k.as_str()]).collect();
-        let words: Vec<BTreeSet<String>> = added.iter().map(|k| words(k)).collect();
+        let words: Vec<BTreeSet<Cow<'a, str>>> = added.iter().map(|k| words(k)).collect();
         let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, (w, schema)) in words.iter().zip(&schemas).enumerate() {
             for key in keys(w, schema) {
@@ -116,7 +117,10 @@ impl<'a> PropertyRenames<'a> {
 
 /// The index keys under which a property can meet its rename: its name words and description
 /// (and "no words": two names without words count as sharing them, see `jaccard`).
-fn keys<'k>(words: &'k BTreeSet<String>, schema: &'k Value) -> impl Iterator<Item = String> + 'k {
+fn keys<'k>(
+    words: &'k BTreeSet<Cow<'_, str>>,
+    schema: &'k Value,
+) -> impl Iterator<Item = String> + 'k {
     let none = words.is_empty().then(|| "\0no-words".to_string());
     words
         .iter()
@@ -133,8 +137,8 @@ fn description(v: &Value) -> Option<&str> {
 
 /// A shared word in the names, or the same non-empty description.
 fn related(
-    old_words: &BTreeSet<String>,
-    new_words: &BTreeSet<String>,
+    old_words: &BTreeSet<Cow<'_, str>>,
+    new_words: &BTreeSet<Cow<'_, str>>,
     old: &Value,
     new: &Value,
 ) -> bool {
