@@ -3,8 +3,6 @@
 //! a tool present under the same name in both surfaces whose description differs. Blind by
 //! construction to schemas, annotations, added, removed or renamed tools and order.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
@@ -35,13 +33,14 @@ impl Rule for DescriptionHash {
         let hash = |t: &crate::surface::Tool<'a>| -> &'a str {
             t.get("description").and_then(Value::as_str).unwrap_or("")
         };
-        let pinned: HashMap<_, &str, foldhash::fast::RandomState> = comparison
-            .approved
-            .tools()
-            .map(|t| (t.label_ref(), hash(&t)))
-            .collect();
+        let pinned = crate::ByLabel::new(comparison.approved);
         for tool in comparison.candidate.tools() {
-            if pinned.get(&tool.label_ref()).is_some_and(|h| *h != hash(&tool)) {
+            let pinned = pinned.get(&tool.label_ref());
+            // Equal description texts hold equal descriptions: compared without parsing.
+            let same_text = |p: &crate::surface::Tool<'a>| {
+                p.raw_field("description") == tool.raw_field("description")
+            };
+            if pinned.is_some_and(|p| !same_text(&p) && hash(&p) != hash(&tool)) {
                 out.push(Finding::at(
                     self,
                     Some(ToolRef::of(&tool)),

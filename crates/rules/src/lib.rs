@@ -71,6 +71,39 @@ impl<'a> ApprovedByName<'a> {
     }
 }
 
+/// A surface's tools by label, the last of a repeated label winning (what collecting them into
+/// a map by label finds): searched in place when there are few (a study's surfaces, where
+/// building a map per candidate cost more than the rule), through a map otherwise.
+pub(crate) enum ByLabel<'a> {
+    Few(&'a crate::surface::Surface),
+    Many(
+        std::collections::HashMap<
+            std::borrow::Cow<'a, str>,
+            crate::surface::Tool<'a>,
+            foldhash::fast::RandomState,
+        >,
+    ),
+}
+
+impl<'a> ByLabel<'a> {
+    pub(crate) fn new(surface: &'a crate::surface::Surface) -> ByLabel<'a> {
+        match surface.len() <= 16 {
+            true => ByLabel::Few(surface),
+            false => ByLabel::Many(surface.tools().map(|t| (t.label_ref(), t)).collect()),
+        }
+    }
+
+    pub(crate) fn get(&self, label: &str) -> Option<crate::surface::Tool<'a>> {
+        match self {
+            ByLabel::Few(surface) => (0..surface.len())
+                .rev()
+                .filter_map(|i| surface.tool(i))
+                .find(|t| t.label_ref() == label),
+            ByLabel::Many(map) => map.get(label).copied(),
+        }
+    }
+}
+
 use crate::check::Rule;
 
 mod meta_validity;

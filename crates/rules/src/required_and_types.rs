@@ -4,13 +4,13 @@
 //! enums, constraints, descriptions, annotations, output schemas, added, removed or renamed
 //! tools, and order.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 use crate::lookup::Lookup;
-use crate::surface::{required_names, Tool};
+use crate::surface::required_names;
 
 pub(crate) struct RequiredAndTypes;
 
@@ -85,11 +85,7 @@ impl Rule for RequiredAndTypes {
         // Tools by name, the last of a repeated name winning; shapes are computed only for
         // candidate tools whose inputSchema text differs from their approved namesake's (equal
         // texts have equal shapes).
-        let approved: HashMap<_, Tool<'_>, foldhash::fast::RandomState> = comparison
-            .approved
-            .tools()
-            .map(|t| (t.label_ref(), t))
-            .collect();
+        let approved = crate::ByLabel::new(comparison.approved);
         for tool in comparison.candidate.tools() {
             let Some(namesake) = approved.get(&tool.label_ref()) else {
                 continue;

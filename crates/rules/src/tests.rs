@@ -168,3 +168,29 @@ fn each_change_kind_has_exactly_one_rule() {
         "a ContractChangeKind has no rule"
     );
 }
+
+#[test]
+fn tools_by_label_are_found_in_place_as_through_the_map() {
+    use crate::ByLabel;
+    use serde_json::json;
+    // Repeated names (the last wins), a tool without a name (labelled by its place), and
+    // surfaces on both sides of the in-place limit.
+    for extra in [0, 20] {
+        let mut tools = vec![
+            json!({"name": "a", "description": "first a"}),
+            json!({"name": "b"}),
+            json!({"description": "no name"}),
+            json!({"name": "a", "description": "last a"}),
+        ];
+        tools.extend((0..extra).map(|i| json!({"name": format!("t{i}")})));
+        let surface = crate::payload::from_value(json!(tools), "s").unwrap();
+        let map = ByLabel::Many(surface.tools().map(|t| (t.label_ref(), t)).collect());
+        let chosen = ByLabel::new(&surface);
+        assert_eq!(matches!(chosen, ByLabel::Few(_)), extra == 0);
+        for label in ["a", "b", "#2", "t3", "missing"] {
+            let (found, expected) = (chosen.get(label), map.get(label));
+            assert_eq!(found.map(|t| t.index), expected.map(|t| t.index), "{label}");
+        }
+        assert_eq!(chosen.get("a").map(|t| t.index), Some(3));
+    }
+}
