@@ -30,7 +30,14 @@ impl Rule for NameSet {
             n.sort();
             n
         }
-        if names(comparison.approved) != names(comparison.candidate) {
+        let (approved, candidate) = (comparison.approved, comparison.candidate);
+        // The same names in the same order are the same set: sorted only when they are not.
+        let in_order = approved.len() == candidate.len()
+            && approved
+                .tools()
+                .zip(candidate.tools())
+                .all(|(a, c)| a.label_ref() == c.label_ref());
+        if !in_order && names(approved) != names(candidate) {
             out.push(Finding::at(
                 self,
                 None,

@@ -88,7 +88,10 @@ fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
 /// as `{}`). The parts cannot run into each other: a JSON text holds no raw NUL byte, so the
 /// hashed text after its last NUL is the schema's, and the label is compared on its own.
 fn same_entry(a: &Tool<'_>, c: &Tool<'_>) -> bool {
-    if a.label_ref() != c.label_ref() || description(a) != description(c) {
+    // Equal texts hold equal descriptions: parsed only when they differ.
+    let same_description = a.raw_field("description") == c.raw_field("description")
+        || description(a) == description(c);
+    if a.label_ref() != c.label_ref() || !same_description {
         return false;
     }
     // The same text parses to the same value: nothing to parse.
