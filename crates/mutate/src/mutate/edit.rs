@@ -38,15 +38,7 @@ pub(crate) fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edi
     let text = base.text().as_bytes();
     // The member starts at its key's opening quote.
     let member = start + place.key.start - 1..start + place.value.end;
-    let range = if place.position + 1 < place.fields {
-        // The comma after it goes too.
-        (text.get(member.end) == Some(&b',')).then(|| member.start..member.end + 1)?
-    } else if place.position > 0 {
-        // The last of several: the comma before it goes.
-        (text.get(member.start - 1) == Some(&b',')).then(|| member.start - 1..member.end)?
-    } else {
-        member
-    };
+    let range = with_its_comma(text, member, place.position, place.fields)?;
     Some(Edit::Splice {
         range,
         with: Vec::new(),
@@ -57,20 +49,30 @@ pub(crate) fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edi
 /// serializing does. `None` when the text is not compact around it.
 pub(crate) fn remove_tool(base: &Surface, tool: usize) -> Option<Edit> {
     let span = base.tool_span(tool)?;
-    let text = base.text().as_bytes();
-    let range = if tool + 1 < base.len() {
-        // The comma after it goes too.
-        (text.get(span.end) == Some(&b',')).then(|| span.start..span.end + 1)?
-    } else if tool > 0 {
-        // The last of several: the comma before it goes.
-        (text.get(span.start - 1) == Some(&b',')).then(|| span.start - 1..span.end)?
-    } else {
-        span
-    };
+    let range = with_its_comma(base.text().as_bytes(), span, tool, base.len())?;
     Some(Edit::Splice {
         range,
         with: Vec::new(),
     })
+}
+
+/// `member` of `text`, the `position`th of `count` in its list, with the comma that goes when
+/// it does: the one after it, or for the last of several the one before it. `None` when that
+/// comma is not right beside it (the text is not compact there).
+fn with_its_comma(
+    text: &[u8],
+    member: Range<usize>,
+    position: usize,
+    count: usize,
+) -> Option<Range<usize>> {
+    if position + 1 < count {
+        (text.get(member.end) == Some(&b',')).then(|| member.start..member.end + 1)
+    } else if position > 0 {
+        let before = member.start.checked_sub(1)?;
+        (text.get(before) == Some(&b',')).then_some(before..member.end)
+    } else {
+        Some(member)
+    }
 }
 
 /// `tool` appended to the list, as pushing it and serializing does. `None` unless the list is

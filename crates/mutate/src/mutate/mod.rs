@@ -5,8 +5,10 @@
 //! never changes another class's draws.
 
 mod edit;
+mod read_draws;
 
 pub use edit::Edit;
+use read_draws::{draw_read_named_tool, draw_read_tool, fresh_read_tool_name, read_tool_sites};
 
 use serde_json::{Map, Value};
 
@@ -267,36 +269,6 @@ fn draw_tool<'a>(
         Value::Object(tool) => Ok((index, tool)),
         _ => Err(NotApplicable(format!("tool {index} is not an object"))),
     }
-}
-
-/// [`draw_tool`]'s draw on a surface read from bytes: the same tool for the same stream.
-fn draw_read_tool<'s>(surface: &'s Surface, rng: &mut Stream) -> Option<(usize, Tool<'s>)> {
-    if surface.is_empty() {
-        return None;
-    }
-    let index = rng.index(surface.len());
-    Some((index, surface.tool(index)?))
-}
-
-/// [`tool_sites`] on a surface read from bytes.
-fn read_tool_sites(surface: &Surface, eligible: impl Fn(&Tool<'_>) -> bool) -> Vec<usize> {
-    (0..surface.len())
-        .filter(|&i| surface.tool(i).is_some_and(|t| eligible(&t)))
-        .collect()
-}
-
-/// [`draw_named_tool`]'s draw on a surface read from bytes: the same tool for the same stream.
-fn draw_read_named_tool<'s>(surface: &'s Surface, rng: &mut Stream) -> Option<(usize, &'s str)> {
-    let sites: Vec<usize> = (0..surface.len())
-        .filter(|&i| surface.tool(i).is_some_and(|t| t.name_str().is_some()))
-        .collect();
-    let index = draw(sites, rng, "").ok()?;
-    Some((index, surface.tool(index)?.name_str()?))
-}
-
-/// [`fresh_tool_name`] on a surface read from bytes.
-fn fresh_read_tool_name(surface: &Surface, base: &str) -> String {
-    fresh(base, |n| surface.tools().any(|t| t.name_str() == Some(n)))
 }
 
 fn label(tool: &Map<String, Value>) -> String {
