@@ -3,8 +3,6 @@
 //! a tool present under the same name in both surfaces whose description differs. Blind by
 //! construction to schemas, annotations, added, removed or renamed tools and order.
 
-use serde_json::Value;
-
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
 pub(crate) struct DescriptionHash;
@@ -28,19 +26,12 @@ impl Rule for DescriptionHash {
     fn source(&self) -> &'static str {
         "behaviour of published tool-pinning scanners, written from their description (see the taxonomy study's METHOD.md)"
     }
-    fn check<'a>(&self, comparison: &Comparison<'a>, out: &mut Vec<Finding>) {
+    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         // Comparing the descriptions themselves is comparing their hashes, without hashing.
-        let hash = |t: &crate::surface::Tool<'a>| -> &'a str {
-            t.get("description").and_then(Value::as_str).unwrap_or("")
-        };
         let pinned = crate::ByLabel::new(comparison.approved);
         for tool in comparison.candidate.tools() {
             let pinned = pinned.get(&tool.label_ref());
-            // Equal description texts hold equal descriptions: compared without parsing.
-            let same_text = |p: &crate::surface::Tool<'a>| {
-                p.raw_field("description") == tool.raw_field("description")
-            };
-            if pinned.is_some_and(|p| !same_text(&p) && hash(&p) != hash(&tool)) {
+            if pinned.is_some_and(|p| !crate::same_hashed_description(&p, &tool)) {
                 out.push(Finding::at(
                     self,
                     Some(ToolRef::of(&tool)),

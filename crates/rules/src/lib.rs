@@ -71,6 +71,23 @@ impl<'a> ApprovedByName<'a> {
     }
 }
 
+/// A tool's description as the emulated hashing rules hash it: `""` when absent or not a string.
+pub(crate) fn hashed_description<'a>(tool: &crate::surface::Tool<'a>) -> &'a str {
+    tool.get("description")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
+/// Whether two tools' descriptions hash alike ([`hashed_description`]): equal texts hold equal
+/// descriptions, so they are parsed only when their texts differ.
+pub(crate) fn same_hashed_description(
+    a: &crate::surface::Tool<'_>,
+    b: &crate::surface::Tool<'_>,
+) -> bool {
+    a.raw_field("description") == b.raw_field("description")
+        || hashed_description(a) == hashed_description(b)
+}
+
 /// A surface's tools by label, the last of a repeated label winning (what collecting them into
 /// a map by label finds): searched in place when there are few (a study's surfaces, where
 /// building a map per candidate cost more than the rule), through a map otherwise.

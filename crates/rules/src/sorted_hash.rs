@@ -63,7 +63,7 @@ fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
     let mut text = Vec::new();
     text.extend_from_slice(label.as_bytes());
     text.push(0);
-    text.extend_from_slice(description(tool).as_bytes());
+    text.extend_from_slice(crate::hashed_description(tool).as_bytes());
     text.push(0);
     match schema_as_hashed(tool) {
         None => text.extend_from_slice(b"{}"),
@@ -88,10 +88,7 @@ fn hashed_text(tool: &Tool<'_>, label: &str, cache: bool) -> Vec<u8> {
 /// as `{}`). The parts cannot run into each other: a JSON text holds no raw NUL byte, so the
 /// hashed text after its last NUL is the schema's, and the label is compared on its own.
 fn same_entry(a: &Tool<'_>, c: &Tool<'_>) -> bool {
-    // Equal texts hold equal descriptions: parsed only when they differ.
-    let same_description = a.raw_field("description") == c.raw_field("description")
-        || description(a) == description(c);
-    if a.label_ref() != c.label_ref() || !same_description {
+    if a.label_ref() != c.label_ref() || !crate::same_hashed_description(a, c) {
         return false;
     }
     // The same text parses to the same value: nothing to parse.
@@ -103,10 +100,6 @@ fn same_entry(a: &Tool<'_>, c: &Tool<'_>) -> bool {
     compact::same_sorted(a.unwrap_or(&empty), c.unwrap_or(&empty))
 }
 
-/// A tool's description as hashed: `""` when absent or not a string.
-fn description<'a>(tool: &Tool<'a>) -> &'a str {
-    tool.get("description").and_then(Value::as_str).unwrap_or("")
-}
 
 /// A tool's input schema as hashed: `None` for a missing or `null` one (hashed as `{}`).
 fn schema_as_hashed<'a>(tool: &Tool<'a>) -> Option<&'a Value> {

@@ -180,9 +180,9 @@ fn name_key<'a>(tool: &Tool<'a>) -> Cow<'a, str> {
     if let Some(name) = tool.name_str() {
         return Cow::Borrowed(name);
     }
+    // Not a string (those `name_str` gave). A NUL cannot start a real name's key here, so the
+    // kinds never collide.
     match tool.get("name") {
-        Some(Value::String(name)) => Cow::Borrowed(name),
-        // A NUL cannot start a real name's key here, so the kinds never collide.
         Some(other) => Cow::Owned(format!("\0json:{other}")),
         None => Cow::Borrowed("\0missing"),
     }

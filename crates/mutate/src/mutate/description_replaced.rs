@@ -37,9 +37,7 @@ impl MutationClass for DescriptionReplaced {
         let tool = draw(sites, rng, "").ok()?;
         let t = base.tool(tool)?;
         let (text, change) = replaced(&read_description_words(&t), rng).ok()?;
-        let mut value = Vec::with_capacity(text.len() + 2);
-        crate::payload::compact::write_str(&mut value, &text);
-        let edit = edit::set_field(base, tool, "description", value)?;
+        let edit = edit::set_string(base, tool, "description", &text)?;
         Some((Applied::on_tool(tool, t.name_str()?, &change), edit))
     }
 }

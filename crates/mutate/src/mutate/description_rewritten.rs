@@ -38,9 +38,7 @@ impl MutationClass for DescriptionRewritten {
         // string or written with escapes goes through `apply`.
         let (index, tool) = draw_read_tool(base, rng)?;
         let new = rewritten(tool.raw_string("description")?);
-        let mut value = Vec::with_capacity(new.len() + 2);
-        crate::payload::compact::write_str(&mut value, &new);
-        let edit = edit::set_field(base, index, "description", value)?;
+        let edit = edit::set_string(base, index, "description", &new)?;
         Some((applied(index), edit))
     }
 }

@@ -31,6 +31,13 @@ pub(crate) fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) 
     })
 }
 
+/// [`set_field`] with the string `text` as the value, written as JSON.
+pub(crate) fn set_string(base: &Surface, tool: usize, key: &str, text: &str) -> Option<Edit> {
+    let mut value = Vec::with_capacity(text.len() + 2);
+    crate::payload::compact::write_str(&mut value, text);
+    set_field(base, tool, key, value)
+}
+
 /// Tool `tool`'s field `key` removed with its comma, keeping the order of the rest, as
 /// `shift_remove` does. `None` when the field is absent, or the text is not compact around it.
 pub(crate) fn remove_field(base: &Surface, tool: usize, key: &str) -> Option<Edit> {

@@ -33,6 +33,14 @@ impl Applied {
             detail: concat(&[name, ": ", change]),
         }
     }
+
+    /// Tool `index` renamed: "<old> -> <new>".
+    fn renamed(index: usize, old: &str, new: &str) -> Applied {
+        Applied {
+            tool_index: Some(index),
+            detail: concat(&[old, " -> ", new]),
+        }
+    }
 }
 
 /// The parts joined, built directly: a study makes a detail for every candidate, and `format!`

@@ -29,15 +29,13 @@ impl MutationClass for NameRandomized {
         let random = random_name(&old, rng);
         let new = fresh_tool_name(surface, &random);
         tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
-        Ok(applied(tool, &old, &new))
+        Ok(Applied::renamed(tool, &old, &new))
     }
     fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
         let (index, old) = draw_read_named_tool(base, rng)?;
         let new = fresh_read_tool_name(base, &random_name(old, rng));
-        let mut value = Vec::with_capacity(new.len() + 2);
-        crate::payload::compact::write_str(&mut value, &new);
-        let edit = edit::set_field(base, index, "name", value)?;
-        Some((applied(index, old, &new), edit))
+        let edit = edit::set_string(base, index, "name", &new)?;
+        Some((Applied::renamed(index, old, &new), edit))
     }
 }
 
@@ -55,11 +53,4 @@ fn random_name(old: &str, rng: &mut Stream) -> String {
         random.push('x');
     }
     random
-}
-
-fn applied(tool: usize, old: &str, new: &str) -> Applied {
-    Applied {
-        tool_index: Some(tool),
-        detail: format!("{old} -> {new}"),
-    }
 }

@@ -3,7 +3,6 @@
 use serde_json::Value;
 
 use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
-use crate::payload::compact;
 use crate::rng::Stream;
 use crate::surface::Surface;
 
@@ -35,9 +34,7 @@ impl MutationClass for NameSpace {
         let (index, tool) = draw_read_tool(base, rng)?;
         let old = tool.name_str()?;
         let new = with_space(old, rng);
-        let mut value = Vec::with_capacity(new.len() + 2);
-        compact::write_str(&mut value, &new);
-        let edit = edit::set_field(base, index, "name", value)?;
+        let edit = edit::set_string(base, index, "name", &new)?;
         Some((applied(index, old, &new), edit))
     }
 }

@@ -25,21 +25,12 @@ impl MutationClass for ToolRenamed {
         let (tool, old) = draw_named_tool(surface, rng)?;
         let new = fresh_tool_name(surface, &format!("{old}_v2"));
         tool_at(surface, tool)?.insert("name".into(), Value::String(new.clone()));
-        Ok(applied(tool, &old, &new))
+        Ok(Applied::renamed(tool, &old, &new))
     }
     fn edit(&self, base: &Surface, rng: &mut Stream) -> Option<(Applied, Edit)> {
         let (index, old) = draw_read_named_tool(base, rng)?;
         let new = fresh_read_tool_name(base, &format!("{old}_v2"));
-        let mut value = Vec::with_capacity(new.len() + 2);
-        crate::payload::compact::write_str(&mut value, &new);
-        let edit = edit::set_field(base, index, "name", value)?;
-        Some((applied(index, old, &new), edit))
-    }
-}
-
-fn applied(tool: usize, old: &str, new: &str) -> Applied {
-    Applied {
-        tool_index: Some(tool),
-        detail: format!("{old} -> {new}"),
+        let edit = edit::set_string(base, index, "name", &new)?;
+        Some((Applied::renamed(index, old, &new), edit))
     }
 }
