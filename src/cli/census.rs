@@ -5,17 +5,19 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::census::sandbox::Sandbox;
+use crate::census::sandbox::{self, Sandbox};
 use crate::census::shard::{self, ShardFile};
 use crate::census::spec::CensusSpec;
 use crate::census::version::Scheme;
 use crate::census::{self, online, write};
 
 /// Replay the release history of MCP servers from npm and PyPI: install each chosen release
-/// into a folder of its own (npm with --ignore-scripts, a venv per PyPI release), capture its
-/// whole contract with nothing of your environment but PATH (HOME and TMPDIR in a scratch
-/// folder) and, where bwrap works, without network, diff each pair of consecutive releases
-/// (version order) with witnesses, and set the version bump beside what broke.
+/// into a fresh folder of its own (npm with --ignore-scripts, a venv per PyPI release, wheels
+/// only) and capture its whole contract, every step in bubblewrap (a cleared environment, no
+/// /proc of driftlab, a tmpfs HOME and /tmp, limits on processes, file size and memory; the
+/// server without network), diff each pair of consecutive releases (version order) with
+/// witnesses, and set the version bump beside what broke. Without a working bwrap a census
+/// refuses to run, unless --no-sandbox.
 ///
 /// Captures are kept in OUT/captures/ and never fetched twice; releases.csv, pairs.csv,
 /// findings.csv, summary.json, report.md, the census-timeline, census-classes and census-bumps
@@ -41,7 +43,8 @@ pub struct Args {
     /// Write into a folder that holds files a census does not write.
     #[arg(long)]
     force: bool,
-    /// Run servers with the network even where bwrap could take it away.
+    /// Run installs and servers on this machine unconfined, with the network (no bwrap needed);
+    /// every row, the summary and the report then say `unsandboxed`.
     #[arg(long)]
     no_sandbox: bool,
     /// Run only shard K of N (1-based): packages ⌊(K−1)·P/N⌋ to ⌊K·P/N⌋−1 of the spec's P,
@@ -103,6 +106,24 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
     } else {
+        // Everything a release runs is found and the sandbox tried before consent is asked:
+        // a census that cannot confine what it runs runs nothing.
+        let tools =
+            online::Tools::find(&spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+        let probe_scratch = online::Scratch::create(tools.clone(), None)
+            .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
+        let sandbox = match args.no_sandbox {
+            true => None,
+            false => Some(
+                Sandbox::probe(probe_scratch.root(), tools.roots()).map_err(|why| {
+                    anyhow!(
+                        "the census sandbox does not work here: {why}; {}",
+                        sandbox::HOW_TO_INSTALL
+                    )
+                })?,
+            ),
+        };
+        drop(probe_scratch);
         super::consent::ask(
             &format!(
                 "about to install and run the releases {} names",
@@ -113,33 +134,21 @@ pub fn run(args: Args) -> Result<u8> {
             "a census installs and runs other people's code: give --yes to allow it where no \
              terminal can ask (CI)",
         )?;
-        // Named for the census, not the run: a server that names its folders in its contract
-        // then lists the same text in every run (releases captured on different days compare).
-        let root = std::env::temp_dir().join(format!("driftlab-census-{}", spec.id));
-        let _ = std::fs::remove_dir_all(&root);
-        let _remove = crate::cleanup::remove_on_signal(root.clone());
-        std::fs::create_dir_all(&root).map_err(|e| anyhow!("{}: {e}", root.display()))?;
-        let sandbox = match args.no_sandbox {
-            true => None,
-            false => Sandbox::probe(&root),
-        };
         eprintln!(
             "driftlab census: {}",
-            match (&sandbox, args.no_sandbox) {
-                (Some(_), _) => "servers run without network (bwrap)",
-                (None, true) => "servers run with the network (--no-sandbox)",
-                (None, false) =>
-                    "servers run with the network: bwrap is not installed or not allowed here (give dummy credentials and loopback addresses)",
+            match &sandbox {
+                Some(_) => "every install and server runs in bwrap, each release in a folder of its own; servers without network",
+                None => "UNSANDBOXED (--no-sandbox): installs and servers run on this machine with the network; every row says so",
             }
         );
-        let scratch = online::Scratch {
-            root: root.clone(),
-            sandbox,
-        };
+        // A new folder of a random name, mode 0700, removed when the census ends.
+        let scratch = online::Scratch::create(tools, sandbox)
+            .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
+        let _remove = crate::cleanup::remove_on_signal(scratch.root().to_path_buf());
         let fetched = census::fetch(&spec, &out.join(write::CAPTURES), &scratch, &|line| {
             eprintln!("driftlab census: {line}")
         });
-        let _ = std::fs::remove_dir_all(&root);
+        drop(scratch);
         fetched.map_err(|e| anyhow!(e))?;
     }
     let (command, extra) = match (&shard_file, shard) {
@@ -168,8 +177,12 @@ pub fn run(args: Args) -> Result<u8> {
 /// What the census will run, per package, for the consent prompt.
 fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
     let sandbox = match no_sandbox {
-        true => "(with the network)",
-        false => "(in bwrap without network, where bwrap works)",
+        true => "(UNSANDBOXED, with the network)",
+        false => "(in bwrap, without network)",
+    };
+    let install = match no_sandbox {
+        true => "(UNSANDBOXED)",
+        false => "(in bwrap, a folder of its own)",
     };
     let registry = spec.npm_registry.as_deref().unwrap_or(online::NPM_REGISTRY);
     let index = spec.pypi_index.as_deref().unwrap_or(online::PYPI_INDEX);
@@ -178,7 +191,10 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
         let Ok(p) = package.package() else { continue };
         let env: Vec<String> = package.env.keys().map(|k| format!("{k}=…")).collect();
         let run = |program: String| {
-            let mut words = vec![sandbox.to_string(), "env -i PATH HOME TMPDIR".to_string()];
+            let mut words = vec![
+                sandbox.to_string(),
+                "with only PATH HOME TMPDIR".to_string(),
+            ];
             words.extend(env.iter().cloned());
             words.push(program);
             words.extend(package.args.iter().cloned());
@@ -187,8 +203,8 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
         match p.scheme {
             Scheme::Npm => {
                 lines.push(format!(
-                    "npm install --ignore-scripts {}@<each release> --registry {registry}",
-                    p.name
+                    "{} npm install --ignore-scripts {}@<each release> --registry {registry}",
+                    install, p.name
                 ));
                 lines.push(format!(
                     "  then: {}",
@@ -204,8 +220,8 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
             }
             Scheme::Pypi => {
                 lines.push(format!(
-                    "python3 -m venv, then pip install {}==<each release> --index-url {index}",
-                    p.name
+                    "{} python3 -m venv, then pip install --only-binary=:all: {}==<each release> --index-url {index}",
+                    install, p.name
                 ));
                 let program = match (&package.script, &package.module) {
                     (Some(script), _) => script.clone(),

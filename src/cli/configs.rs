@@ -55,7 +55,10 @@ pub fn run(args: Args) -> Result<u8> {
             Found::Missing => {}
             Found::Skipped(why) => {
                 found += 1;
-                outln!("{head}: skipped: {why}");
+                outln!(
+                    "{}",
+                    crate::text::terminal_safe(&format!("{head}: skipped: {why}"))
+                );
             }
             Found::Read(config) => {
                 found += 1;
@@ -71,7 +74,8 @@ pub fn run(args: Args) -> Result<u8> {
                          (--project PATH reads them)"
                     ));
                 }
-                outln!("{line}");
+                // Names come from a file anyone may have written: no byte of theirs redraws the line.
+                outln!("{}", crate::text::terminal_safe(&line));
             }
         }
     }

@@ -7,12 +7,16 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
+use crate::text::terminal_safe;
+
 /// Prints `heading` and each line of what will run, then asks on a terminal (unless `yes`).
-/// Without a terminal to ask, the error is `no_terminal` followed by "nothing was run".
+/// Control bytes are shown escaped (`\r`, `\x1b`), so an argument cannot redraw the line to
+/// show a harmless command instead of the one that runs. Without a terminal to ask, the error
+/// is `no_terminal` followed by "nothing was run".
 pub fn ask(heading: &str, lines: &[String], yes: bool, no_terminal: &str) -> Result<()> {
-    eprintln!("driftlab: {heading}:");
+    eprintln!("driftlab: {}:", terminal_safe(heading));
     for line in lines {
-        eprintln!("  {line}");
+        eprintln!("  {}", terminal_safe(line));
     }
     if yes {
         return Ok(());

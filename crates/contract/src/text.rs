@@ -51,6 +51,30 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` safe to print on a terminal: control characters as `\r`, `\n`, `\t`, `\\` and
+/// `\xNN` (an escape sequence or a carriage return can no longer redraw what came before),
+/// direction marks and overrides as `\u{XXXX}`.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| hidden(c) || c == '\\') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x100 && c.is_control() => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if hidden(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// [`visible`] on one line of at most `max` characters of the input (`…` marks a cut).
 pub fn shorten(text: &str, max: usize) -> String {
     let cut = text.char_indices().nth(max).map(|(at, _)| at);
@@ -252,5 +276,17 @@ mod tests {
             with_causes(outer.as_ref()),
             "loading the lock: a.json: cannot read: gone"
         );
+    }
+
+    #[test]
+    fn terminal_safe_text_cannot_redraw_the_line() {
+        // A carriage return and an erase-line sequence would hide `sh -c 'touch …'`.
+        let argv = "sh -c 'touch /tmp/x'\r\x1b[2Kharmless --flag";
+        let shown = terminal_safe(argv);
+        assert_eq!(shown, "sh -c 'touch /tmp/x'\\r\\x1b[2Kharmless --flag");
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(terminal_safe("a\u{202E}b\\n"), "a\\u{202e}b\\\\n");
+        assert_eq!(terminal_safe("plain é words"), "plain é words");
+        assert_eq!(terminal_safe("\n\t\x00\x7f"), "\\n\\t\\x00\\x7f");
     }
 }

@@ -24,7 +24,7 @@ pub struct Failure {
     pub stage: String,
     /// Why, in one line.
     pub reason: String,
-    /// The server ran without network (absent from older records: it did not).
+    /// The release's steps ran in the census sandbox (absent from older records: they did not).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandboxed: bool,
 }
@@ -47,8 +47,10 @@ pub struct Release {
     pub record: Record,
     /// The protocol version it spoke, or empty.
     pub protocol: String,
-    /// Whether its server ran, and if so without network (`None`: it never started).
+    /// Whether its steps ran in the sandbox (`None`: nothing of it ran).
     pub sandboxed: Option<bool>,
+    /// Whether its server was started.
+    pub server_ran: bool,
 }
 
 /// What a pair's findings add up to, most severe first.
@@ -223,6 +225,7 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
                 record: Record::Failed(failure),
                 protocol: String::new(),
                 sandboxed: None,
+                server_ran: false,
             });
             continue;
         }
@@ -246,17 +249,23 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
 fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Release, String> {
     let folder = captures.join(package.folder());
     let failed = folder.join(failure_name(version));
-    let release = |record, protocol, sandboxed| Release {
+    let release = |record, protocol, sandboxed, server_ran| Release {
         package: package.key(),
         version: version.to_string(),
         record,
         protocol,
         sandboxed,
+        server_ran,
     };
     if failed.is_file() {
         let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
-        let sandboxed = (failure.stage == "capture").then_some(failure.sandboxed);
-        return Ok(release(Record::Failed(failure), String::new(), sandboxed));
+        let (sandboxed, server_ran) = (failure.sandboxed, failure.stage == "capture");
+        return Ok(release(
+            Record::Failed(failure),
+            String::new(),
+            Some(sandboxed),
+            server_ran,
+        ));
     }
     let path = folder.join(capture_name(version));
     let limits = Limits {
@@ -276,6 +285,7 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         Record::Captured(Box::new(surface)),
         protocol,
         Some(sandboxed),
+        true,
     ))
 }
 

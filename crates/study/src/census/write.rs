@@ -49,8 +49,8 @@ struct ReleaseRow<'a> {
     prompts: Option<usize>,
     resources: Option<usize>,
     protocol: &'a str,
-    /// `yes` where the server ran without network, `no` where it ran with it, empty where it
-    /// never started.
+    /// `yes` where the release's steps ran in the census sandbox, `unsandboxed` where they ran
+    /// on the machine itself, empty where nothing of it ran.
     sandboxed: &'static str,
     reason: &'a str,
 }
@@ -105,9 +105,12 @@ struct Summary<'a> {
     releases: usize,
     releases_captured: usize,
     releases_failed: usize,
-    /// Releases whose server ran, and how many of those ran without network.
+    /// Releases whose server ran, and how many of those ran in the sandbox.
     server_runs: usize,
     server_runs_sandboxed: usize,
+    /// Releases whose steps ran on the machine itself (`--no-sandbox`, or captured before the
+    /// census had its sandbox).
+    releases_unsandboxed: usize,
     pairs: usize,
     pairs_breaking: usize,
     /// Breaking pairs that came with a minor or patch bump.
@@ -183,7 +186,7 @@ pub fn render(
                 sandboxed: match r.sandboxed {
                     None => "",
                     Some(true) => "yes",
-                    Some(false) => "no",
+                    Some(false) => "unsandboxed",
                 },
                 reason,
             }
@@ -283,15 +286,16 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         releases: census.releases.len(),
         releases_captured: census.releases.len() - failed,
         releases_failed: failed,
-        server_runs: census
-            .releases
-            .iter()
-            .filter(|r| r.sandboxed.is_some())
-            .count(),
+        server_runs: census.releases.iter().filter(|r| r.server_ran).count(),
         server_runs_sandboxed: census
             .releases
             .iter()
-            .filter(|r| r.sandboxed == Some(true))
+            .filter(|r| r.server_ran && r.sandboxed == Some(true))
+            .count(),
+        releases_unsandboxed: census
+            .releases
+            .iter()
+            .filter(|r| r.sandboxed == Some(false))
             .count(),
         pairs: census.pairs.len(),
         pairs_breaking,
@@ -335,9 +339,9 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
         "{} of the {} server runs were sandboxed without network (bwrap; `sandboxed` in `releases.csv`); {}.\n",
         summary.server_runs_sandboxed,
         summary.server_runs,
-        match summary.server_runs - summary.server_runs_sandboxed {
-            0 => "none could reach the network".to_string(),
-            n => format!("{n} could reach the network, with dummy credentials and loopback addresses from the spec"),
+        match summary.releases_unsandboxed {
+            0 => "every install and server ran in the sandbox".to_string(),
+            n => format!("{n} release(s) were installed and run **unsandboxed**, on the machine itself with the network (`--no-sandbox`, or captured before the census had its sandbox), with dummy credentials and loopback addresses from the spec"),
         }
     );
     let _ = writeln!(
