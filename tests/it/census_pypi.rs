@@ -16,17 +16,17 @@ use crate::common::registry::{free_port, installed_or_skip, Running};
 use crate::common::*;
 
 /// A pypiserver on a free 127.0.0.1 port, killed when dropped.
-struct Index {
+pub(crate) struct Index {
     _process: Running,
-    url: String,
+    pub(crate) url: String,
 }
 
-fn pypiserver() -> Option<PathBuf> {
+pub(crate) fn pypiserver() -> Option<PathBuf> {
     let path = repo().join("tools/registries/.venv/bin/pypi-server");
     installed_or_skip(path, "pypiserver")
 }
 
-fn start_index(bin: &Path, packages: &Path) -> Index {
+pub(crate) fn start_index(bin: &Path, packages: &Path) -> Index {
     let port = free_port();
     let child = Command::new(bin)
         .args(["run", "-i", "127.0.0.1", "-p", &port.to_string()])
@@ -54,7 +54,7 @@ fn start_index(bin: &Path, packages: &Path) -> Index {
 }
 
 /// Builds one wheel of the fixture server into `packages`.
-fn wheel(work: &Path, packages: &Path, release: &str, contract: serde_json::Value) {
+pub(crate) fn wheel(work: &Path, packages: &Path, release: &str, contract: serde_json::Value) {
     let mut contract = contract;
     contract["version"] = json!(release);
     let tools = work.join(format!("tools-{release}.json"));
