@@ -110,6 +110,9 @@ struct Layout {
     /// Where the dots start and how far apart they are.
     left: i32,
     step: i32,
+    /// The dots' radius: the style's, or less where releases crowd (at most a quarter of the
+    /// step, so the links between dots stay visible at 128 releases).
+    dot: i32,
     /// Each lane's top, height and label lines.
     lanes: Vec<(i32, i32, Vec<String>)>,
     show_versions: bool,
@@ -167,6 +170,7 @@ impl Layout {
             })
             .collect();
         Layout {
+            dot: sizes.dot.min((step / 4).max(1)),
             height: (y + sizes.margin) as u32,
             sizes,
             width,
@@ -251,16 +255,83 @@ impl Drawing for Timeline<'_> {
             }
             for (i, mark) in lane.marks.iter().enumerate() {
                 let colour = if mark.captured { BLACK } else { NO_CONTRACT };
-                root.draw(&Circle::new((l.x(i), y), s.dot, colour.filled()))?;
+                // Dots too crowded to tell apart would hide the links: only the releases
+                // without a contract are marked then.
+                if mark.captured && l.dot < 2 {
+                    continue;
+                }
+                root.draw(&Circle::new((l.x(i), y), l.dot, colour.filled()))?;
                 if let (true, Some(size)) = (l.show_versions, s.version) {
                     root.draw(&Text::new(
                         mark.version.as_str(),
-                        (l.x(i), y + s.dot + 2),
+                        (l.x(i), y + l.dot + 2),
                         text(size, false, style::MUTED, HPos::Center, VPos::Top),
                     ))?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::{Print, PrintWidth, DEFAULT_DPI};
+
+    /// 128 releases of one package, each pair breaking.
+    fn long_history() -> (Vec<Kind>, Vec<Lane>) {
+        let kinds = vec![Kind {
+            label: "breaking",
+            colour: RGBColor(178, 34, 34),
+            stroke: 4,
+        }];
+        let lanes = vec![Lane {
+            label: "npm:synthetic".into(),
+            marks: (0..128)
+                .map(|v| Mark {
+                    version: format!("1.0.{v}"),
+                    captured: true,
+                })
+                .collect(),
+            links: (0..127)
+                .map(|from| Link {
+                    from,
+                    to: from + 1,
+                    kind: 0,
+                })
+                .collect(),
+        }];
+        (kinds, lanes)
+    }
+
+    fn radii(svg: &str) -> Vec<f64> {
+        svg.split("<circle")
+            .skip(1)
+            .filter_map(|c| c.split("r=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn a_long_history_keeps_its_links_visible_between_the_dots() {
+        let (kinds, lanes) = long_history();
+        let screen = render("t", "t", &kinds, &lanes, Medium::Screen).unwrap();
+        let layout = Layout::new("t", &kinds, &lanes, Medium::Screen);
+        let dots = radii(&screen.svg);
+        assert_eq!(dots.len(), 128);
+        // Each dot covers at most half the way to its neighbour, so each link shows.
+        assert!(
+            dots.iter().all(|&r| r * 4.0 <= layout.step as f64),
+            "{dots:?} at a step of {}",
+            layout.step
+        );
+        let print = Medium::Print(Print {
+            width: PrintWidth::ALL[0],
+            dpi: DEFAULT_DPI,
+        });
+        // Too crowded to tell dots apart: only the links are drawn.
+        let narrow = render("t", "t", &kinds, &lanes, print).unwrap();
+        assert!(radii(&narrow.svg).is_empty());
+        assert!(narrow.svg.matches("<polyline").count() >= 127);
     }
 }

@@ -3,6 +3,7 @@
 //! the bump between them, and reverts. Nothing here touches the network, so `--offline` and an
 //! online run derive the same bytes from the same captures.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -289,6 +290,18 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
     ))
 }
 
+/// What a revert must restore: the contract's digest, the server's own version aside.
+fn revert_key(surface: &Surface) -> String {
+    let mut value = surface.to_snapshot_value();
+    if let Some(info) = value
+        .get_mut("serverInfo")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        info.remove("version");
+    }
+    driftlab_contract::digest::digest(&value)
+}
+
 /// Consecutive captured releases of one package, paired; a pair that changes something and
 /// whose new contract no diff rule tells from an earlier release's reverts to it.
 fn pairs_of(
@@ -311,17 +324,24 @@ fn pairs_of(
             .findings
             .is_empty()
     };
+    // Reverts are looked up by contract digest, so a history costs one diff per pair, not one
+    // per earlier release: the earlier releases with the same digest, most recent first.
+    let keys: Vec<String> = captured.iter().map(|(_, s)| revert_key(s)).collect();
+    let mut earlier: HashMap<&str, Vec<usize>> = HashMap::new();
     for (k, window) in captured.windows(2).enumerate() {
         let ((i, old), (j, new)) = (window[0], window[1]);
+        if k > 0 {
+            earlier.entry(keys[k - 1].as_str()).or_default().push(k - 1);
+        }
         let outcome = evaluate(rules, old, new, None, &policy, FailOn::Any);
-        // A change that restores what callers saw before: the same contract to every diff rule
-        // (a server's own version string is not part of it).
+        // A change that restores what callers saw before: the same contract (a server's own
+        // version string is not part of it), which every diff rule confirms.
         let reverts_to = match outcome.findings.is_empty() {
             true => None,
-            false => (0..k)
-                .rev()
-                .find(|&e| same(captured[e].1, new))
-                .map(|e| releases[captured[e].0].version.clone()),
+            false => earlier
+                .get(keys[k + 1].as_str())
+                .and_then(|list| list.iter().rev().find(|&&e| same(captured[e].1, new)))
+                .map(|&e| releases[captured[e].0].version.clone()),
         };
         pairs.push(Pair {
             package: releases[i].package.clone(),
