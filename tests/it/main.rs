@@ -25,6 +25,7 @@ mod guard;
 mod guard_answers;
 mod guard_http;
 mod guard_strict;
+mod guard_unchanged;
 mod hostile_sizes;
 mod live_capture;
 mod live_servers;

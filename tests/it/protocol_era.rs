@@ -12,7 +12,7 @@ use common::{read_json, repo, run, stderr, stdout};
 use serde_json::Value;
 
 /// `servers/.venv/bin/python servers/notes_server.py`, when the pinned SDK is installed.
-fn notes_server() -> Option<Vec<String>> {
+pub(crate) fn notes_server() -> Option<Vec<String>> {
     let python = servers_dir().join(".venv/bin/python");
     installed(&python).then(|| {
         vec![

@@ -190,7 +190,11 @@ fn is_guard_id(id: &str) -> bool {
 
 impl Guard {
     /// A guard holding the server to `pinned`, writing each decision as a JSON line to `audit`.
+    /// Only the pin's tools are kept: the guard lists tools only, so it compares exactly what it
+    /// lists (a pin that records prompts or resources too would otherwise differ from every
+    /// listing of the unchanged server).
     pub fn new(pinned: Surface, options: GuardOptions, audit: Option<Box<dyn Write>>) -> Guard {
+        let pinned = pinned.with_contract(None);
         let contracts = pinned
             .tools()
             .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
