@@ -145,3 +145,64 @@ fn a_guard_before_an_unchanged_2026_server_admits_every_call_and_records_no_drif
     );
     admits_everything(&argv, &[&discover, &search], 2);
 }
+
+/// A tools/list payload of the time server's tools with `get_current_time` listed twice: a
+/// drifted copy (its `timezone` now an integer) and the pinned copy, in the order `drifted_first`
+/// says, on pages of two tools.
+fn listed_twice(dir: &Path, drifted_first: bool) -> std::path::PathBuf {
+    let pin = read_json(&super::guard::pin());
+    let tools = pin["toolsList"]["tools"].as_array().unwrap().clone();
+    let pinned = tools
+        .iter()
+        .find(|t| t["name"] == "get_current_time")
+        .unwrap()
+        .clone();
+    let other = tools
+        .iter()
+        .find(|t| t["name"] == "convert_time")
+        .unwrap()
+        .clone();
+    let mut drifted = pinned.clone();
+    drifted["inputSchema"]["properties"]["timezone"]["type"] = json!("integer");
+    let list = match drifted_first {
+        true => vec![drifted, other, pinned],
+        false => vec![pinned, other, drifted],
+    };
+    let path = dir.join(format!("twice-{drifted_first}.json"));
+    std::fs::write(&path, json!({ "tools": list }).to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_tool_listed_twice_is_refused_in_either_page_order() {
+    for drifted_first in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let served = listed_twice(dir.path(), drifted_first);
+        let audit = dir.path().join("audit.jsonl");
+        for scope in ["tool", "server"] {
+            let args = super::guard::guard_fixture_args(
+                &["--refuse-scope", scope],
+                &served,
+                &["--page-size", "2"],
+                &audit,
+            );
+            let get_time = call(3, "get_current_time", r#"{"timezone":"UTC"}"#);
+            let lines = [INIT, INITIALIZED, get_time.as_str(), PING];
+            let (out, code, err) = stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, &lines);
+            assert_eq!(code, Some(0), "{err}");
+            let out: Vec<Value> = out
+                .iter()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect();
+            let (rule, problems) = super::guard::refusal(&out, 3);
+            let case = format!("drifted copy first: {drifted_first}, --refuse-scope {scope}");
+            assert_eq!(rule, "contract-drift", "{case}: {problems:?}");
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.contains("lists `get_current_time` 2 times")),
+                "{case}: {problems:?}"
+            );
+        }
+    }
+}
