@@ -158,7 +158,10 @@ pub fn run(args: Args) -> Result<u8> {
     let upstream = match &args.url {
         Some(url) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                bail!("--url {url}: expected an http:// or https:// URL");
+                bail!(
+                    "--url {}: expected an http:// or https:// URL",
+                    crate::live::redact::shown_url(url)
+                );
             }
             proxy::Upstream::Http(proxy::http_upstream::HttpUpstream {
                 url: url.clone(),

@@ -24,6 +24,7 @@ mod gate_correctness;
 mod guard;
 mod guard_answers;
 mod guard_http;
+mod guard_http_bridge;
 mod guard_strict;
 mod guard_unchanged;
 mod hostile_sizes;

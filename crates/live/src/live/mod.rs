@@ -13,6 +13,7 @@ pub mod flow;
 pub mod http;
 mod options;
 pub(crate) mod process_tree;
+pub mod redact;
 pub mod session;
 pub mod stdio;
 use std::time::Duration;

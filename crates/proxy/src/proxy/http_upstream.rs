@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::live::http::{self, read_event_stream, StreamError};
+use crate::live::redact;
 
 /// Where the server is and what every request to it carries.
 #[derive(Debug, Clone)]
@@ -107,7 +108,10 @@ impl Bridge {
 
     /// How the session ended, for the proxy's report.
     pub(crate) fn describe_end(&self) -> String {
-        format!("the HTTP session with {} ended", self.shared.upstream.url)
+        format!(
+            "the HTTP session with {} ended",
+            redact::shown_url(&self.shared.upstream.url)
+        )
     }
 }
 
@@ -169,6 +173,12 @@ struct Head<'a> {
     params: Option<Value>,
 }
 
+/// The id of a JSON-RPC message, parsed (so `1` and ` 1` are one id).
+fn response_id(message: &[u8]) -> Option<Value> {
+    let head = serde_json::from_slice::<Head>(message).ok()?;
+    serde_json::from_str(head.id?.get()).ok()
+}
+
 const META_VERSION: &str = "/_meta/io.modelcontextprotocol~1protocolVersion";
 
 impl Shared {
@@ -205,7 +215,8 @@ impl Shared {
 
     /// Posts one message and hands every message of the answer to the client. A request that
     /// fails gets a JSON-RPC error with its id (the client would otherwise wait for ever); any
-    /// other failure is said on stderr, as a stdio server's would be.
+    /// other failure is said on stderr, as a stdio server's would be. Neither shows the URL's
+    /// userinfo or query values, nor any header value.
     fn exchange(
         self: &Arc<Self>,
         line: &[u8],
@@ -213,7 +224,8 @@ impl Shared {
         version: Option<String>,
         initialize: bool,
     ) {
-        if let Err(why) = self.post(line, version, initialize) {
+        if let Err(why) = self.post(line, id, version, initialize) {
+            let why = redact::redact(&why, &self.upstream.url, &self.upstream.headers);
             match id {
                 Some(id) => {
                     let error = serde_json::json!({
@@ -232,6 +244,7 @@ impl Shared {
     fn post(
         self: &Arc<Self>,
         line: &[u8],
+        id: Option<&str>,
         version: Option<String>,
         initialize: bool,
     ) -> Result<(), String> {
@@ -281,8 +294,12 @@ impl Shared {
         let body = response.body_mut().with_config().limit(limit);
         let mut answers = Vec::new();
         if content_type.starts_with("text/event-stream") {
+            // The stream ends with the answer to this request: a response to another id (a
+            // server may send one on any stream) is passed on, and the read goes on.
+            let ours: Option<Value> = id.and_then(|id| serde_json::from_str(id).ok());
             read_event_stream(body.reader(), self.max_message, |message| {
-                let done = http::is_response(&message);
+                let done = http::is_response(&message)
+                    && (ours.is_none() || response_id(&message) == ours);
                 if initialize {
                     answers.push(message);
                 } else {
@@ -413,12 +430,20 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         if let Some(id) = session {
-            // A server that does not end sessions on request answers 405; either way it is done.
-            let _ = self
-                .agent
-                .delete(&self.upstream.url)
-                .header("Mcp-Session-Id", &id)
-                .call();
+            // With the user's headers (its authorization) like every other request. A server
+            // that does not end sessions on request answers 405; either way it is done.
+            let version = self
+                .negotiated
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            let _ = http::with_session(
+                self.agent.delete(&self.upstream.url),
+                &self.upstream.headers,
+                Some(&id),
+                version.as_deref(),
+            )
+            .call();
         }
         self.out.lock().unwrap_or_else(|e| e.into_inner()).take();
     }

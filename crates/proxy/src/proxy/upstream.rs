@@ -23,7 +23,9 @@ impl Upstream {
     pub fn label(&self) -> String {
         match self {
             Upstream::Command(argv) => format!("live:{}", argv.join(" ")),
-            Upstream::Http(http) => format!("live:{}", http.url),
+            Upstream::Http(http) => {
+                format!("live:{}", crate::live::redact::shown_url(&http.url))
+            }
         }
     }
 }
