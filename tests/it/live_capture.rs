@@ -205,7 +205,7 @@ fn a_crash_names_the_phase_the_exit_code_and_the_servers_last_words() {
     );
     assert!(
         e.ends_with(
-            "the server exited before answering tools/list (exit code 1); stderr: fixture: crashing on tools/list as asked\n"
+            "the server exited (exit code 1); its stderr ends: fixture: crashing on tools/list as asked; it had not answered tools/list\n"
         ),
         "{e}"
     );
@@ -700,4 +700,45 @@ fn a_server_flooding_long_lines_holds_a_capture_to_its_max_bytes() {
         held <= 3 * bound,
         "the capture held {held} bytes with --max-bytes {bound}"
     );
+}
+
+#[test]
+fn a_server_that_exits_at_start_is_named_by_its_status_and_last_words_first() {
+    let argv: Vec<String> = [
+        "sh",
+        "-c",
+        "echo 'Error: Cannot find module x' >&2; echo '    at load (main.js:3)' >&2; exit 3",
+    ]
+    .map(String::from)
+    .to_vec();
+    let e = failure(&[], &argv);
+    let said = e
+        .split_once(": the server exited")
+        .map(|(_, rest)| rest)
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(
+        said.starts_with(
+            " (exit code 3); its stderr ends: Error: Cannot find module x / at load (main.js:3); it had not answered"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_banner_on_stdout_is_named_instead_of_a_longer_timeout() {
+    let argv: Vec<String> = [
+        "sh",
+        "-c",
+        "echo 'Weather MCP v2 ready on stdio'; cat >/dev/null",
+    ]
+    .map(String::from)
+    .to_vec();
+    let e = failure(&["--timeout", "1"], &argv);
+    assert!(
+        e.contains(
+            "the server wrote `Weather MCP v2 ready on stdio` on stdout, which MCP reserves for messages"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("raise it with --timeout"), "{e}");
 }

@@ -256,7 +256,8 @@ fn other_lists<T: Transport>(
                 e @ (LiveError::Rpc { .. }
                 | LiveError::Protocol(_)
                 | LiveError::TooLarge { .. }
-                | LiveError::Timeout { .. }),
+                | LiveError::Timeout { .. }
+                | LiveError::NotMessages { .. }),
             ) => ListOutcome::Failed(e.to_string()),
             Err(fatal) => return Err(fatal),
         };

@@ -56,14 +56,16 @@ pub enum LiveError {
         /// The operating system's reason.
         message: String,
     },
-    /// The server exited before it answered.
-    #[error("the server exited before answering {phase} ({status}){stderr}")]
+    /// The server exited before it answered: how, and its last words first, since they say
+    /// why (a missing module, a missing key), then what it had not answered.
+    #[error("the server exited ({status}){stderr}; it had not answered {phase}")]
     Exited {
         /// The request it was to answer (`initialize`, `tools/list`, …).
         phase: String,
         /// How it exited (`exit code 1`, `killed by signal 9`).
         status: String,
-        /// The end of the server's stderr, prefixed with "; stderr: ", or empty.
+        /// The last lines of the server's stderr, prefixed with "; its stderr ends: ", or
+        /// " with nothing on stderr".
         stderr: String,
     },
     /// No answer in time.
@@ -73,6 +75,20 @@ pub enum LiveError {
         phase: String,
         /// The time allowed.
         seconds: f64,
+    },
+    /// No answer in time, after the server wrote a line on stdout that is no message (a
+    /// banner, a log line): the likelier reason than a slow server.
+    #[error(
+        "no answer to {phase} within {seconds} s, and the server wrote `{line}` on stdout, which \
+         MCP reserves for messages: a server must log to stderr"
+    )]
+    NotMessages {
+        /// The request that went unanswered.
+        phase: String,
+        /// The time allowed.
+        seconds: f64,
+        /// The first such line, made safe to print.
+        line: String,
     },
     /// A line from the server is not a JSON-RPC message.
     #[error("malformed JSON from the server while waiting for {phase}: {message}: {excerpt}")]

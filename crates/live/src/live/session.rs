@@ -115,22 +115,33 @@ impl<T: Transport> Session<T> {
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
-                return Err(LiveError::Timeout {
-                    phase: phase.into(),
-                    seconds: timeout.as_secs_f64(),
-                });
+                return Err(self.timed_out(phase, timeout));
             }
             let line = self.transport.recv(left, phase).map_err(|e| match e {
                 // Name the whole phase's budget, not what was left of it.
-                LiveError::Timeout { phase, .. } => LiveError::Timeout {
-                    phase,
-                    seconds: timeout.as_secs_f64(),
-                },
+                LiveError::Timeout { phase, .. } => self.timed_out(&phase, timeout),
                 other => other,
             })?;
             if let Some(result) = self.route(&line, &want, phase)? {
                 return Ok(result);
             }
+        }
+    }
+
+    /// Why `phase` got no answer within `timeout`: a line on stdout that is no message, if the
+    /// server wrote one (a banner makes a server look slow), else the time.
+    fn timed_out(&self, phase: &str, timeout: Duration) -> LiveError {
+        let seconds = timeout.as_secs_f64();
+        match self.observed.stdout_non_json_lines.first() {
+            Some(line) => LiveError::NotMessages {
+                phase: phase.into(),
+                seconds,
+                line: line.clone(),
+            },
+            None => LiveError::Timeout {
+                phase: phase.into(),
+                seconds,
+            },
         }
     }
 

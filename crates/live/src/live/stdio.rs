@@ -150,13 +150,22 @@ impl StdioTransport {
         }
     }
 
-    /// The last non-empty line of the server's stderr, as "; stderr: …", or nothing.
+    /// The last non-empty lines of the server's stderr (three at most), as "; its stderr
+    /// ends: A / B / C", or " with nothing on stderr".
     fn stderr_summary(&self) -> String {
         let log = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         let text = String::from_utf8_lossy(&log.tail);
-        match text.lines().rev().find(|l| !l.trim().is_empty()) {
-            Some(line) => format!("; stderr: {}", excerpt(line.trim().as_bytes(), 200)),
-            None => String::new(),
+        let mut last: Vec<String> = text
+            .lines()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(3)
+            .map(|l| excerpt(l.trim().as_bytes(), 200))
+            .collect();
+        last.reverse();
+        match last.is_empty() {
+            true => " with nothing on stderr".into(),
+            false => format!("; its stderr ends: {}", last.join(" / ")),
         }
     }
 }

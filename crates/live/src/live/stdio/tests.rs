@@ -47,7 +47,7 @@ fn a_server_that_exits_is_reported_with_its_status_and_stderr() {
     let e = t.recv(Duration::from_secs(10), "initialize").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "the server exited before answering initialize (exit code 3); stderr: boom: no config"
+        "the server exited (exit code 3); its stderr ends: boom: no config; it had not answered initialize"
     );
 }
 
