@@ -319,11 +319,31 @@ fn verify_notices_an_edited_checker_script() {
     );
     let verified = run_in(dir.path(), &["verify", "out"], None);
     assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+    // The same answer from any other folder (the spec's folder is `.` where the study ran).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for cwd in [elsewhere.path(), Path::new("/"), &out] {
+        let verified = run_in(cwd, &["verify", out.to_str().unwrap()], None);
+        assert_eq!(
+            verified.status.code(),
+            Some(0),
+            "from {}: {}",
+            cwd.display(),
+            stdout(&verified)
+        );
+    }
     let mut script = fs::read_to_string(dir.path().join("check.py")).unwrap();
     script.push_str("\n# edited\n");
     fs::write(dir.path().join("check.py"), script).unwrap();
     let edited = run_in(dir.path(), &["verify", "out"], None);
     assert_eq!(edited.status.code(), Some(1), "{}", stdout(&edited));
+    let from_elsewhere = run_in(elsewhere.path(), &["verify", out.to_str().unwrap()], None);
+    assert_eq!(
+        from_elsewhere.status.code(),
+        Some(1),
+        "{}",
+        stdout(&from_elsewhere)
+    );
     assert!(
         stdout(&edited).contains("checker script: ./check.py"),
         "{}",

@@ -64,13 +64,27 @@ fn own_file(dir: &Path, word: &str) -> Option<PathBuf> {
 }
 
 /// The pinned checker files that differ now, or that cannot be found. The spec's folder is
-/// found from the current folder, else from the checkout above the results folder `dir`
-/// (`results/<id>`).
+/// looked for from the current folder and from every folder above the results folder `dir`
+/// (`results/<id>`, `out/`, …), and the first that holds every pinned file is the one checked:
+/// a folder that merely exists there (`.` always does) is not taken for it, so `verify` answers
+/// the same wherever it is run from.
 pub fn verify(code: &CheckerCode, dir: &Path) -> Vec<Mismatch> {
     let research = code.folder.as_str();
-    let spec_dir = [PathBuf::from(research), dir.join("../..").join(research)]
-        .into_iter()
-        .find(|d| d.is_dir());
+    let mut candidates = vec![PathBuf::from(research)];
+    if let Ok(dir) = dir.canonicalize() {
+        candidates.extend(dir.ancestors().skip(1).map(|above| above.join(research)));
+    }
+    let holds_all = |d: &PathBuf| {
+        code.files
+            .values()
+            .flat_map(|files| files.keys())
+            .all(|word| d.join(word).is_file())
+    };
+    let spec_dir = candidates
+        .iter()
+        .find(|d| holds_all(d))
+        .or_else(|| candidates.iter().find(|d| d.is_dir()))
+        .cloned();
     let mut out = Vec::new();
     for (gate, files) in &code.files {
         for (word, expected) in files {
