@@ -9,7 +9,7 @@ use crate::census::sandbox::{self, Sandbox};
 use crate::census::shard::{self, ShardFile};
 use crate::census::spec::CensusSpec;
 use crate::census::version::Scheme;
-use crate::census::{self, online, write};
+use crate::census::{self, online, scratch, write};
 
 /// Replay the release history of MCP servers from npm and PyPI: install each chosen release
 /// into a fresh folder of its own (npm with --ignore-scripts, a venv per PyPI release, wheels
@@ -109,8 +109,8 @@ pub fn run(args: Args) -> Result<u8> {
         // Everything a release runs is found and the sandbox tried before consent is asked:
         // a census that cannot confine what it runs runs nothing.
         let tools =
-            online::Tools::find(&spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
-        let probe_scratch = online::Scratch::create(tools.clone(), None)
+            scratch::Tools::find(&spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
+        let probe_scratch = scratch::Scratch::create(tools.clone(), None)
             .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
         let sandbox = match args.no_sandbox {
             true => None,
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> Result<u8> {
             }
         );
         // A new folder of a random name, mode 0700, removed when the census ends.
-        let scratch = online::Scratch::create(tools, sandbox)
+        let scratch = scratch::Scratch::create(tools, sandbox)
             .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
         let _remove = crate::cleanup::remove_on_signal(scratch.root().to_path_buf());
         let fetched = census::fetch(&spec, &out.join(write::CAPTURES), &scratch, &|line| {

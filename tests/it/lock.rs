@@ -942,7 +942,7 @@ fn a_server_swapped_in_place_under_the_same_version_is_an_artifact_change() {
             .unwrap();
     let entry = &lock["servers"][0];
     assert_eq!(entry["package"]["version"], "1.0.0");
-    assert_eq!(entry["artifact"]["kind"], "npm-files", "{entry}");
+    assert_eq!(entry["artifact"]["kind"], "npm-closure", "{entry}");
     let check = || run_in(dir.path(), &["check", "--lock", "mcp.lock", "--yes"]);
     let same = check();
     assert_eq!(code(&same), 0, "{}{}", stdout(&same), stderr(&same));

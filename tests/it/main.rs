@@ -31,6 +31,7 @@ mod hostile_sizes;
 mod live_capture;
 mod live_servers;
 mod lock;
+mod lock_closure;
 mod lock_discover;
 mod protocol_era;
 mod proxy_flow;

@@ -10,6 +10,7 @@ use thiserror::Error;
 
 use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
 use super::check::{artifact_of, package_of};
+use super::Artifact;
 use super::{LockedConfig, LockedServer, Lockfile, LOCKFILE_VERSION};
 use crate::config::{ClientConfig, ConfiguredServer};
 
@@ -58,10 +59,22 @@ pub fn lock_servers(
             }
         }
     }
+    // The code each server runs, hashed before any of them starts (a server that writes into
+    // its own folder at start would otherwise be pinned as it left it).
+    let artifacts: Vec<Option<Artifact>> =
+        runnable.iter().map(|&i| artifact_of(chosen[i])).collect();
+    for (k, artifact) in artifacts.iter().enumerate() {
+        if let Some(why) = artifact.as_ref().and_then(|a| a.not_pinned.as_ref()) {
+            note(&format!(
+                "warning: {}: its code is {why}",
+                chosen[runnable[k]].name
+            ));
+        }
+    }
     let slots = Mutex::new(slots);
     capture_each(&to_capture, timeout, max_bytes, jobs, &|k, result, took| {
         let server = chosen[runnable[k]];
-        let entry = entry(server, result, took, note)
+        let entry = entry(server, result, took, artifacts[k].clone(), note)
             .map_err(|why| format!("server {:?}: {why}", server.name));
         slots.lock().unwrap_or_else(|e| e.into_inner())[runnable[k]] = Some(entry);
     });
@@ -131,6 +144,7 @@ fn entry(
     server: &ConfiguredServer,
     captured: Result<Captured, NotCaptured>,
     took: Duration,
+    artifact: Option<Artifact>,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<LockedServer, NotCaptured> {
     let launch = server.written.to_json();
@@ -160,7 +174,7 @@ fn entry(
                 &server.name,
                 launch,
                 package,
-                artifact_of(server),
+                artifact,
                 protocol,
                 &surface,
             ))

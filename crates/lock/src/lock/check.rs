@@ -90,18 +90,42 @@ pub(crate) fn launch_change(
 
 /// `artifact-changed` when the code under an unchanged launch is not what was locked (only
 /// when the lock recorded an artifact and the launch is the same: a changed launch is its own
-/// finding).
+/// finding). The code is hashed as the lock recorded it (a lockfile from before closures keeps
+/// its per-package digest), and the finding names the parts that changed.
 pub(crate) fn artifact_change(
     locked: &LockedServer,
     configured: &ConfiguredServer,
 ) -> Option<Finding> {
     let pinned = locked.artifact.as_ref()?;
-    let now = artifact_of(configured);
-    if now.as_ref().is_some_and(|a| a == pinned) {
+    if pinned.not_pinned.is_some() {
         return None;
     }
-    let what = format!("{} {}", pinned.kind, pinned.of);
-    let now = now.map(|a| a.digest);
+    let now = match &configured.start {
+        Ok(Start::Stdio { argv, cwd, .. }) => {
+            super::artifact::of_argv_as(argv, cwd.as_deref(), &pinned.kind)
+        }
+        _ => None,
+    };
+    if now.as_ref().is_some_and(|a| pinned.same_code(a)) {
+        return None;
+    }
+    let parts = now
+        .as_ref()
+        .map(|now| pinned.changed_parts(now))
+        .unwrap_or_default();
+    let what = match parts.is_empty() {
+        true => format!("{} {}", pinned.kind, pinned.of),
+        false => format!(
+            "{} {} (changed: {})",
+            pinned.kind,
+            pinned.of,
+            parts.join(", ")
+        ),
+    };
+    let now = now.map(|a| match a.not_pinned {
+        Some(why) => why,
+        None => a.digest,
+    });
     Some(ArtifactChanged::finding(
         &what,
         &pinned.digest,

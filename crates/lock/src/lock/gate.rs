@@ -3,6 +3,7 @@
 //! in the lockfile, and the servers the plan does not run reported with why. The report is
 //! [`LockReport`]; the command line only prints it.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -87,7 +88,26 @@ impl LockGate {
         settings: &GateSettings<'_>,
         note: &(dyn Fn(&str) + Sync),
     ) -> Result<LockGate, PayloadError> {
-        let mut captures = capture_runs(&plans, settings, note).into_iter();
+        // The code under each unchanged launch is checked before anything starts: a server
+        // whose code is not what was locked is not run (the injected code would run with it).
+        let mut code_changed: HashMap<String, Finding> = HashMap::new();
+        for (name, plan) in &plans {
+            if let Plan::Run(configured, index) = plan {
+                let locked = &lock.servers[*index];
+                if let Some(why) = locked.artifact.as_ref().and_then(|a| a.not_pinned.as_ref()) {
+                    note(&format!("warning: {name}: its code is {why}"));
+                }
+                if launch_change(locked, configured).is_none() {
+                    if let Some(finding) = artifact_change(locked, configured) {
+                        note(&format!(
+                            "{name}: not started: the code it runs is not what was locked"
+                        ));
+                        code_changed.insert(name.clone(), finding);
+                    }
+                }
+            }
+        }
+        let mut captures = capture_runs(&plans, &code_changed, settings, note).into_iter();
         let mut gate = LockGate {
             lock_name: lock_name.to_string(),
             fail_on: settings.fail_on,
@@ -112,7 +132,20 @@ impl LockGate {
                 }
             };
             let locked = &lock.servers[index];
-            let captured = captures.next().expect("a capture per server run");
+            let approved = locked
+                .surface(lock_name)?
+                .expect("a locked server has a contract");
+            let captured = match code_changed.get(&name) {
+                // Not started: its contract is not compared, its code is the finding.
+                Some(_) => Ok(Captured {
+                    surface: approved.clone(),
+                    protocol: super::LockedProtocol {
+                        version: None,
+                        era: String::new(),
+                    },
+                }),
+                None => captures.next().expect("a capture per server run"),
+            };
             let surface = match captured {
                 Ok(Captured { surface, .. }) => surface,
                 Err(NotCaptured::NeedsAuthorization(why)) => {
@@ -124,15 +157,9 @@ impl LockGate {
                     continue;
                 }
             };
-            let approved = locked
-                .surface(lock_name)?
-                .expect("a locked server has a contract");
             let launch = launch_change(locked, configured);
             // The code under an unchanged launch; a changed launch vouches for nothing anyway.
-            let artifact = launch
-                .is_none()
-                .then(|| artifact_change(locked, configured))
-                .flatten();
+            let artifact = code_changed.remove(&name);
             let extra = launch.into_iter().chain(artifact).collect();
             let scope = |s: Surface| match settings.tools_only {
                 true => s.with_contract(None),
@@ -198,13 +225,14 @@ impl LockGate {
 /// hears each one's own time, in order.
 fn capture_runs(
     plans: &[(String, Plan<'_>)],
+    not_started: &HashMap<String, Finding>,
     settings: &GateSettings<'_>,
     note: &(dyn Fn(&str) + Sync),
 ) -> Vec<Result<Captured, NotCaptured>> {
     let runs: Vec<(&str, ToCapture<'_>)> = plans
         .iter()
         .filter_map(|(name, plan)| match plan {
-            Plan::Run(configured, _) => {
+            Plan::Run(configured, _) if !not_started.contains_key(name) => {
                 let start = configured.start.as_ref().ok()?;
                 let written = &configured.written;
                 Some((name.as_str(), ToCapture { start, written }))

@@ -8,6 +8,7 @@ pub mod artifact;
 pub mod build;
 pub mod capture;
 pub mod check;
+mod closure;
 mod error;
 pub mod gate;
 pub mod install;

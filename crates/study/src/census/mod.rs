@@ -9,6 +9,7 @@ mod figures;
 pub mod online;
 mod pep440;
 pub mod sandbox;
+pub mod scratch;
 pub mod shard;
 pub mod spec;
 pub mod version;
@@ -27,7 +28,7 @@ use derive::VERSIONS_FAILED;
 pub fn fetch(
     spec: &CensusSpec,
     captures: &Path,
-    scratch: &online::Scratch,
+    scratch: &scratch::Scratch,
     progress: &dyn Fn(&str),
 ) -> Result<(), String> {
     for package_spec in &spec.packages {

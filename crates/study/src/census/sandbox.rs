@@ -5,7 +5,9 @@
 //! nor the host's `/tmp` is there), read-only binds of `/usr` and the interpreters only, the
 //! release's folder at `/release` (writable for installs, read-only for the server), no network
 //! for the server, and limits on processes, file size and memory (`prlimit`). Run as root, the
-//! step drops to `nobody` inside (`setpriv`), since root is exempt from the process limit.
+//! step drops to a user of the release's own inside (`setpriv`; a random uid no account has):
+//! root is exempt from the process limit, and a uid per release keeps one release's processes
+//! from counting against, or signalling, another's (shards on one machine).
 //!
 //! A census refuses to run where this sandbox does not work ([`Sandbox::probe`]); only
 //! `--no-sandbox` runs releases without it, and then every row says so.
@@ -21,13 +23,14 @@ pub(crate) const PROGRAM: &str = "bwrap";
 pub(crate) const POLICY: &str = "driftlab-census-sandbox/2";
 
 /// Where a release's folder is, as its steps see it.
-pub const RELEASE: &str = "/release";
+pub(crate) const RELEASE: &str = "/release";
 
 /// `HOME` inside the sandbox (a tmpfs).
 pub const HOME: &str = "/home/sandbox";
 
-/// The user a step runs as when driftlab runs as root.
-const NOBODY: u32 = 65534;
+/// A release's user, when driftlab runs as root, is drawn from here: above the ids accounts
+/// and the usual subordinate-id ranges take.
+const RELEASE_UIDS: std::ops::Range<u32> = 1_000_000..2_000_000_000;
 
 /// What one step may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +72,7 @@ pub enum Step {
 pub struct Sandbox {
     bwrap: PathBuf,
     prlimit: PathBuf,
-    /// `setpriv`, when driftlab runs as root (steps then run as `nobody`).
+    /// `setpriv`, when driftlab runs as root (each release's steps then run as its own uid).
     setpriv: Option<PathBuf>,
     /// Folders outside `/usr` that interpreters live in (a pyenv Python, an nvm node).
     roots: Vec<PathBuf>,
@@ -100,10 +103,10 @@ impl Sandbox {
             limits: Limits::default(),
         };
         let folder = scratch.join("probe");
-        sandbox
+        let user = sandbox
             .prepare(&folder)
             .map_err(|e| format!("{}: {e}", folder.display()))?;
-        let argv = sandbox.argv(Step::Server, &folder, &[], &["true".to_string()]);
+        let argv = sandbox.argv(Step::Server, &folder, user, &[], &["true".to_string()]);
         let output = Command::new(&argv[0])
             .args(&argv[1..])
             .stdin(Stdio::null())
@@ -123,22 +126,26 @@ impl Sandbox {
     }
 
     /// Makes `folder` a release's own: new (never reused), mode 0700, owned by the user its
-    /// steps run as.
-    pub fn prepare(&self, folder: &Path) -> std::io::Result<()> {
+    /// steps run as, which it returns (`None`: the caller's own, in a user namespace).
+    pub fn prepare(&self, folder: &Path) -> std::io::Result<Option<u32>> {
         use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new().mode(0o700).create(folder)?;
-        if self.setpriv.is_some() {
-            std::os::unix::fs::chown(folder, Some(NOBODY), Some(NOBODY))?;
+        if self.setpriv.is_none() {
+            return Ok(None);
         }
-        Ok(())
+        let uid = release_uid()?;
+        std::os::unix::fs::chown(folder, Some(uid), Some(uid))?;
+        Ok(Some(uid))
     }
 
-    /// The words that run `program` as `step` of the release whose folder is `folder`, with
-    /// only `env` in its environment (beside `HOME`, `TMPDIR` and `PATH`).
+    /// The words that run `program` as `step` of the release whose folder is `folder` (as the
+    /// user [`Sandbox::prepare`] gave it), with only `env` in its environment (beside `HOME`,
+    /// `TMPDIR` and `PATH`).
     pub fn argv(
         &self,
         step: Step,
         folder: &Path,
+        user: Option<u32>,
         env: &[(String, String)],
         program: &[String],
     ) -> Vec<String> {
@@ -233,7 +240,7 @@ impl Sandbox {
         }
         add(&["--"]);
         if let Some(setpriv) = &self.setpriv {
-            let id = NOBODY.to_string();
+            let id = user.unwrap_or(RELEASE_UIDS.start).to_string();
             add(&[&setpriv.to_string_lossy()]);
             add(&[
                 &format!("--reuid={id}"),
@@ -262,6 +269,15 @@ impl Sandbox {
     pub fn limits(&self) -> Limits {
         self.limits
     }
+}
+
+/// A random uid of [`RELEASE_UIDS`] for one release.
+fn release_uid() -> std::io::Result<u32> {
+    use std::io::Read;
+    let mut bytes = [0u8; 4];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    let span = RELEASE_UIDS.end - RELEASE_UIDS.start;
+    Ok(RELEASE_UIDS.start + u32::from_le_bytes(bytes) % span)
 }
 
 /// Whether this process runs as root (its `/proc/self` belongs to its effective user).
@@ -333,8 +349,8 @@ mod tests {
     fn a_server_runs_without_network_on_a_read_only_folder_and_installs_with_both() {
         let folder = Path::new("/scratch/r1");
         let program = ["node".to_string(), "/release/x.js".to_string()];
-        let server = sandbox(true).argv(Step::Server, folder, &[], &program);
-        let install = sandbox(true).argv(Step::Install, folder, &[], &program);
+        let server = sandbox(true).argv(Step::Server, folder, Some(1_234_567), &[], &program);
+        let install = sandbox(true).argv(Step::Install, folder, Some(1_234_567), &[], &program);
         assert!(server.contains(&"--unshare-net".to_string()));
         assert!(!install.contains(&"--unshare-net".to_string()));
         assert_eq!(
@@ -383,20 +399,37 @@ mod tests {
     }
 
     #[test]
-    fn as_root_a_step_drops_to_nobody_and_otherwise_gets_a_user_namespace() {
-        let root = sandbox(true).argv(Step::Server, Path::new("/s"), &[], &["true".into()]);
-        let user = sandbox(false).argv(Step::Server, Path::new("/s"), &[], &["true".into()]);
+    fn as_root_a_step_drops_to_its_releases_user_and_otherwise_gets_a_user_namespace() {
+        let true_ = ["true".to_string()];
+        let root = sandbox(true).argv(Step::Server, Path::new("/s"), Some(1_234_567), &[], &true_);
+        let user = sandbox(false).argv(Step::Server, Path::new("/s"), None, &[], &true_);
         let at = root.iter().position(|w| w == "/usr/bin/setpriv").unwrap();
-        assert_eq!(root[at + 1..at + 3], ["--reuid=65534", "--regid=65534"]);
+        assert_eq!(root[at + 1..at + 3], ["--reuid=1234567", "--regid=1234567"]);
         assert!(!root.contains(&"--unshare-user".to_string()));
         assert!(user.contains(&"--unshare-user".to_string()));
         assert!(!user.iter().any(|w| w.contains("setpriv")));
     }
 
     #[test]
+    fn release_users_are_drawn_apart_from_accounts() {
+        let drawn: Vec<u32> = (0..64).map(|_| release_uid().unwrap()).collect();
+        assert!(drawn.iter().all(|u| RELEASE_UIDS.contains(u)));
+        let mut distinct = drawn.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert!(distinct.len() > 60, "{drawn:?}");
+    }
+
+    #[test]
     fn only_the_given_environment_is_set_inside() {
         let env = [("API_KEY".to_string(), "dummy".to_string())];
-        let argv = sandbox(true).argv(Step::Server, Path::new("/s"), &env, &["true".into()]);
+        let argv = sandbox(true).argv(
+            Step::Server,
+            Path::new("/s"),
+            Some(1_234_567),
+            &env,
+            &["true".into()],
+        );
         let set: Vec<&str> = after(&argv, "--setenv", 1)
             .iter()
             .map(|w| w[0].as_str())
