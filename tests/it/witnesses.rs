@@ -237,3 +237,93 @@ fn derived_breaking_edits_are_proven_in_both_directions() {
         "{proven} of {total} proven"
     );
 }
+
+/// Issue 71's notion case, reduced: a `oneOf` whose branches overlap (one takes any `type`, one
+/// also needs a uuid `page_id`) tightened to a `const` per branch. Every breaking finding is
+/// proven by a witness the approved schema accepts whether `format` is asserted or only an
+/// annotation (a value with `page_id: "x"` passes one branch only when formats are asserted,
+/// and two otherwise, which a client's validator refuses), and the candidate's refuses.
+#[test]
+fn witnesses_under_an_overlapping_one_of_hold_whether_or_not_formats_are_asserted() {
+    let parent = |consts: [Option<&str>; 3]| {
+        let type_of = |c: Option<&str>| c.map_or(json!({}), |c| json!({"const": c}));
+        json!({"oneOf": [
+            {"type": "object", "properties": {"type": type_of(consts[0]), "page_id": {"type": "string", "format": "uuid"}}, "required": ["type", "page_id"]},
+            {"type": "object", "properties": {"type": type_of(consts[1]), "database_id": {"type": "string", "format": "uuid"}}, "required": ["type", "database_id"]},
+            {"type": "object", "properties": {"type": type_of(consts[2])}, "required": ["type"]}
+        ]})
+    };
+    let schema = |parent: Value| {
+        object(
+            json!({"page_id": {"type": "string", "format": "uuid"}, "parent": parent}),
+            &["page_id", "parent"],
+        )
+    };
+    let old = schema(parent([None, None, None]));
+    let new = schema(parent([
+        Some("page_id"),
+        Some("database_id"),
+        Some("workspace"),
+    ]));
+    let payload = |s: &Value| json!({"tools": [{"name": "move", "inputSchema": s}]});
+    let (_, report) = diff_json(&payload(&old), &payload(&new));
+    let findings: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "constraint-tightened")
+        .collect();
+    assert_eq!(findings.len(), 3, "{report}");
+    let asserted = driftlab_contract::contract::validator(&old).unwrap();
+    let annotated = driftlab_contract::contract::annotating_validator(&old).unwrap();
+    let candidate = driftlab_contract::contract::validator(&new).unwrap();
+    for finding in findings {
+        assert_eq!(finding["severity"], "breaking", "{finding}");
+        let witness = &finding["witness"];
+        assert!(asserted.is_valid(witness), "{witness}");
+        assert!(
+            annotated.is_valid(witness),
+            "the old schema refuses {witness} without formats"
+        );
+        assert!(!candidate.is_valid(witness), "{witness}");
+    }
+}
+
+/// An unproven finding says only what was checked: how many values were tried and how many of
+/// those the approved schema accepted (issue 71: "of 33 values the approved schema accepts" was
+/// the number tried).
+#[test]
+fn an_unproven_finding_counts_the_values_tried_and_those_accepted_apart() {
+    // A property dropped from an object that admits unlisted ones: no value can prove it.
+    let old = object(
+        json!({"a": {"type": "string"}, "b": {"type": "string"}}),
+        &[],
+    );
+    let new = object(json!({"a": {"type": "string"}}), &[]);
+    let payload = |s: &Value| json!({"tools": [{"name": "t", "inputSchema": s}]});
+    let (_, report) = diff_json(&payload(&old), &payload(&new));
+    let unknown: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "unknown")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(!unknown.is_empty(), "{report}");
+    for message in unknown {
+        let said = message
+            .split("(unproven: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{message}"));
+        let numbers: Vec<usize> = said
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        assert!(said.contains(" values tried, "), "{message}");
+        assert!(
+            said.contains(" of them accepted by the approved schema"),
+            "{message}"
+        );
+        assert!(numbers.len() >= 2 && numbers[1] <= numbers[0], "{message}");
+    }
+}

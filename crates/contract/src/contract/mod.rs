@@ -14,12 +14,23 @@ pub use ref_depth::{ref_depth, MAX_REF_DEPTH};
 /// local `$ref`s only (the crate is built without network or file resolution). A schema whose
 /// `$ref`s nest deeper than [`MAX_REF_DEPTH`] is refused: the compiler would overflow the stack.
 pub fn validator(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    built(schema, true)
+}
+
+/// [`validator`] with `format` as an annotation only, as the JSON Schema drafts since 2019-09
+/// have it by default and as most validators ship (Python's `jsonschema`, Ajv without
+/// `ajv-formats`): a value both readings accept is accepted by any validator.
+pub fn annotating_validator(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    built(schema, false)
+}
+
+fn built(schema: &Value, formats: bool) -> Result<jsonschema::Validator, SchemaError> {
     let links = ref_depth(schema, MAX_REF_DEPTH);
     if links > MAX_REF_DEPTH {
         return Err(SchemaError::RefChain { links });
     }
     jsonschema::options()
-        .should_validate_formats(true)
+        .should_validate_formats(formats)
         .build(schema)
         .map_err(SchemaError::Invalid)
 }

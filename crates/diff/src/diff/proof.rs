@@ -219,21 +219,23 @@ fn node_of(pointer: &str) -> String {
 /// Why no witness proves a change: none of the values tried breaks, or those that break are
 /// refused elsewhere (another finding's place), not where this change is.
 fn missing(direction: Direction, search: &Search) -> String {
-    let (tried, breaking) = (search.tried, search.breaking());
+    let (tried, accepted, breaking) = (search.tried, search.accepted, search.breaking());
     match (direction, breaking) {
-        (Direction::Request, 0) => {
-            format!("of {tried} values the approved schema accepts, the candidate's rejects none")
-        }
+        (Direction::Request, 0) => format!(
+            "{tried} values tried, {accepted} of them accepted by the approved schema, none of \
+             those rejected by the candidate's"
+        ),
         (Direction::Request, n) => format!(
-            "of {tried} values the approved schema accepts, the candidate's rejects {n}, each at \
-             another finding's place, none here"
+            "{tried} values tried, {accepted} of them accepted by the approved schema; the \
+             candidate's rejects {n} of those, each at another finding's place, none here"
         ),
         (Direction::Response, 0) => format!(
-            "of {tried} values the candidate's schema allows, the approved one rejects none"
+            "{tried} values tried, {accepted} of them allowed by the candidate's schema, none of \
+             those rejected by the approved one"
         ),
         (Direction::Response, n) => format!(
-            "of {tried} values the candidate's schema allows, the approved one rejects {n}, each \
-             at another finding's place, none here"
+            "{tried} values tried, {accepted} of them allowed by the candidate's schema; the \
+             approved one rejects {n} of those, each at another finding's place, none here"
         ),
     }
 }

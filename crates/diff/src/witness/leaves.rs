@@ -61,6 +61,12 @@ pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
             .map(|n| n.min(4096) as usize)
     };
     let least = length("minLength").unwrap_or(0);
+    // A value of a known format first: it is what an object's smallest instance holds, and a
+    // validator that asserts `format` refuses the plain ones.
+    let format = map.get("format").and_then(Value::as_str);
+    if let Some(sample) = format.and_then(crate::contract::values::format_sample) {
+        out.push(json!(sample));
+    }
     out.push(json!("x".repeat(least.max(1))));
     if least == 0 {
         out.push(json!(""));
@@ -69,9 +75,8 @@ pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
         Some(most) => out.push(json!("x".repeat(most))),
         None => out.push(json!("x".repeat(least.max(256)))),
     }
-    if let Some(format) = map.get("format").and_then(Value::as_str) {
-        let sample = crate::contract::values::format_sample(format).unwrap_or("example.com");
-        out.push(json!(sample));
+    if format.is_some_and(|f| crate::contract::values::format_sample(f).is_none()) {
+        out.push(json!("example.com"));
     }
     if map.contains_key("pattern") {
         for sample in [

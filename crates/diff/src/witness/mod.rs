@@ -98,6 +98,8 @@ pub struct Search {
     breakers: Vec<Breaker>,
     /// How many instances were tried.
     pub tried: usize,
+    /// How many of them the accepting side accepts, with `format` asserted and without.
+    pub accepted: usize,
 }
 
 impl Search {
@@ -124,6 +126,15 @@ impl Search {
                 .map_err(|source| Unsearchable::DoesNotCompile { side, source })
         };
         let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
+        // A witness the accepting side takes only when `format` is asserted is refused by a
+        // validator that reads it as an annotation (a `oneOf` whose branches then both match):
+        // the accepting side must take it either way.
+        let accepting_anyway = crate::contract::annotating_validator(from).map_err(|source| {
+            Unsearchable::DoesNotCompile {
+                side: sides.0.to_string(),
+                source,
+            }
+        })?;
         let mut sampler = Sampler::new(from, foreign);
         let mut candidates = constructed(&mut sampler, (from, to), targets);
         candidates.extend(sampler.candidates());
@@ -134,6 +145,7 @@ impl Search {
         let mut search = Search {
             breakers: Vec::new(),
             tried: 0,
+            accepted: 0,
         };
         let mut seen = HashSet::new();
         for value in candidates {
@@ -141,7 +153,11 @@ impl Search {
                 break;
             }
             search.tried += 1;
-            if !accepting.is_valid(&value) || rejecting.is_valid(&value) {
+            if !accepting.is_valid(&value) || !accepting_anyway.is_valid(&value) {
+                continue;
+            }
+            search.accepted += 1;
+            if rejecting.is_valid(&value) {
                 continue;
             }
             let (errors, keywords) = error_places(&rejecting, to, &value);
