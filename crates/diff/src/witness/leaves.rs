@@ -70,7 +70,12 @@ pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
     // Likewise the simplest string a `pattern` matches: a required field's plain sample would
     // make every smallest instance one the schema refuses.
     if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-        out.extend(super::regex::strings(pattern).into_iter().take(1).map(Value::String));
+        out.extend(
+            super::regex::strings(pattern)
+                .into_iter()
+                .take(1)
+                .map(Value::String),
+        );
     }
     out.push(json!("x".repeat(least.max(1))));
     if least == 0 {
