@@ -128,13 +128,19 @@ impl Search {
         let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
         // A witness the accepting side takes only when `format` is asserted is refused by a
         // validator that reads it as an annotation (a `oneOf` whose branches then both match):
-        // the accepting side must take it either way.
-        let accepting_anyway = crate::contract::annotating_validator(from).map_err(|source| {
-            Unsearchable::DoesNotCompile {
-                side: sides.0.to_string(),
-                source,
-            }
-        })?;
+        // the accepting side must take it either way. Without a `format` keyword the two
+        // readings are one validator, compiled once.
+        let accepting_anyway = match mentions_format(from) {
+            true => Some(
+                crate::contract::annotating_validator(from).map_err(|source| {
+                    Unsearchable::DoesNotCompile {
+                        side: sides.0.to_string(),
+                        source,
+                    }
+                })?,
+            ),
+            false => None,
+        };
         let mut sampler = Sampler::new(from, foreign);
         let mut candidates = constructed(&mut sampler, (from, to), targets);
         candidates.extend(sampler.candidates());
@@ -153,7 +159,8 @@ impl Search {
                 break;
             }
             search.tried += 1;
-            if !accepting.is_valid(&value) || !accepting_anyway.is_valid(&value) {
+            let anyway = |v: &Validator| v.is_valid(&value);
+            if !accepting.is_valid(&value) || !accepting_anyway.as_ref().is_none_or(anyway) {
                 continue;
             }
             search.accepted += 1;
@@ -325,6 +332,24 @@ fn is_within(inner: &str, outer: &str) -> bool {
     inner
         .strip_prefix(outer)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// Whether a schema holds a `format` keyword anywhere, without recursion.
+fn mentions_format(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.get("format").is_some_and(Value::is_string) {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Nesting depth of a JSON value, without recursion.

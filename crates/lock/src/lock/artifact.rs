@@ -86,7 +86,7 @@ pub(crate) fn of_argv(argv: &[String], dir: Option<&Path>) -> Option<Artifact> {
                 None => of_file(&real),
             }
         }
-        name if name.starts_with("python") => {
+        name if is_python(name) => {
             let python = program()?;
             match (
                 environment_of(&python),
@@ -120,6 +120,14 @@ pub(crate) fn of_argv_as(argv: &[String], dir: Option<&Path>, kind: &str) -> Opt
         "npm-files" | "python-files" => legacy(argv, dir),
         _ => of_argv(argv, dir),
     }
+}
+
+/// `python`, `python3` or `python3.N`: an interpreter, not a program named after one.
+fn is_python(name: &str) -> bool {
+    let minor = name.strip_prefix("python3.");
+    name == "python"
+        || name == "python3"
+        || minor.is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// The environment (a venv) an interpreter path belongs to: `ENV/bin/python…` beside
@@ -349,6 +357,22 @@ mod tests {
         assert_eq!(of_argv(&run, None).unwrap(), before);
         std::fs::write(&entry, "console.log(2)").unwrap();
         assert_ne!(of_argv(&run, None).unwrap().digest, before.digest);
+    }
+
+    #[test]
+    fn only_an_interpreter_name_is_read_as_one() {
+        for name in ["python", "python3", "python3.11"] {
+            assert!(is_python(name), "{name}");
+        }
+        for name in [
+            "python-lsp-server",
+            "python3.x",
+            "python3.",
+            "pythonista",
+            "python2",
+        ] {
+            assert!(!is_python(name), "{name}");
+        }
     }
 
     #[test]
