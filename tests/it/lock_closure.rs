@@ -59,6 +59,7 @@ fn refuses_unstarted(check: &dyn Fn() -> std::process::Output, part: &str, marke
         "{said}"
     );
     assert!(err.contains("server: not started"), "{err}");
+    assert!(said.contains("not started:"), "the report names it as not started: {said}");
     assert!(
         !marker.exists(),
         "the injected code ran: check --lock started the server"

@@ -160,6 +160,7 @@ impl LockGate {
             let launch = launch_change(locked, configured);
             // The code under an unchanged launch; a changed launch vouches for nothing anyway.
             let artifact = code_changed.remove(&name);
+            let started = artifact.is_none();
             let extra = launch.into_iter().chain(artifact).collect();
             let scope = |s: Surface| match settings.tools_only {
                 true => s.with_contract(None),
@@ -188,7 +189,9 @@ impl LockGate {
             gate.checked.push(Checked {
                 approved: format!("{lock_name} [{name}]"),
                 candidate: format!(
-                    "live:{}",
+                    "{}:{}",
+                    // A server whose code changed was not run: its contract is not compared.
+                    if started { "live" } else { "not started" },
                     crate::text::shorten(&configured.written.display(), 80)
                 ),
                 name,
