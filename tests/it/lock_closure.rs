@@ -59,7 +59,10 @@ fn refuses_unstarted(check: &dyn Fn() -> std::process::Output, part: &str, marke
         "{said}"
     );
     assert!(err.contains("server: not started"), "{err}");
-    assert!(said.contains("not started:"), "the report names it as not started: {said}");
+    assert!(
+        said.contains("not started:"),
+        "the report names it as not started: {said}"
+    );
     assert!(
         !marker.exists(),
         "the injected code ran: check --lock started the server"
