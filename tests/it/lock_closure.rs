@@ -69,6 +69,13 @@ fn refuses_unstarted(check: &dyn Fn() -> std::process::Output, part: &str, marke
     );
 }
 
+/// The pinned memory server's entry point, where it is installed (a skip says so where not).
+fn memory_server() -> Option<PathBuf> {
+    let memory =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    installed(&memory).then_some(memory)
+}
+
 /// The control: run as the server would be, the injected code does run (then the marker goes).
 fn injection_is_live(argv: &[&str], marker: &Path) {
     let _ = Command::new(argv[0])
@@ -87,9 +94,7 @@ fn injection_is_live(argv: &[&str], marker: &Path) {
 
 #[test]
 fn a_tampered_hoisted_dependency_of_an_npm_server_is_caught_before_it_runs() {
-    let memory =
-        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
-    if !installed(&memory) {
+    if memory_server().is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -216,11 +221,9 @@ fn a_pth_a_sitecustomize_and_a_replaced_interpreter_are_caught_before_they_run()
 
 #[test]
 fn a_closure_over_the_bound_is_recorded_and_printed_as_not_pinned() {
-    let memory =
-        servers_dir().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
-    if !installed(&memory) {
+    let Some(memory) = memory_server() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let config = json!({"mcpServers": {"server": {"command": "node", "args": [memory.display().to_string()]}}});
     fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();

@@ -177,6 +177,15 @@ pub(crate) fn capture_release(
     })
 }
 
+/// A release that did not install, and why.
+fn install_failure(reason: String, scratch: &Scratch) -> Failure {
+    Failure {
+        stage: "install".into(),
+        reason,
+        sandboxed: scratch.sandbox.is_some(),
+    }
+}
+
 fn capture_release_in(
     spec: &CensusSpec,
     package_spec: &PackageSpec,
@@ -184,12 +193,7 @@ fn capture_release_in(
     version: &str,
     scratch: &Scratch,
 ) -> Result<Vec<u8>, Failure> {
-    let sandboxed = scratch.sandbox.is_some();
-    let install = |reason: String| Failure {
-        stage: "install".into(),
-        reason,
-        sandboxed,
-    };
+    let install = |reason: String| install_failure(reason, scratch);
     let folder = scratch
         .release_folder()
         .map_err(|e| install(format!("{}: {e}", scratch.root().display())))?;
@@ -207,12 +211,7 @@ fn install_and_capture(
     scratch: &Scratch,
     folder: &ReleaseFolder,
 ) -> Result<Vec<u8>, Failure> {
-    let sandboxed = scratch.sandbox.is_some();
-    let install = |reason: String| Failure {
-        stage: "install".into(),
-        reason,
-        sandboxed,
-    };
+    let install = |reason: String| install_failure(reason, scratch);
     let timeout = Duration::from_secs(spec.install_timeout_seconds);
     let env = scratch.installer_env(folder);
     let step = |program: Vec<String>| -> Result<String, String> {
