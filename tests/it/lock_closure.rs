@@ -136,20 +136,17 @@ fn time_server_venv(dir: &Path) -> (PathBuf, PathBuf) {
         .status()
         .unwrap();
     assert!(made.success());
-    let site = fs::read_dir(venv.join("lib"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("site-packages");
-    let from = fs::read_dir(servers_dir().join(".venv/lib"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("site-packages");
+    // `lib/python3.X/site-packages`, the one Python version folder a venv has.
+    let site_packages = |env: &Path| {
+        let lib = fs::read_dir(env.join("lib"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        lib.path().join("site-packages")
+    };
+    let site = site_packages(&venv);
+    let from = site_packages(&servers_dir().join(".venv"));
     fs::remove_dir_all(&site).unwrap();
     copy_tree(&from, &site);
     let script = venv.join("bin/mcp-server-time");

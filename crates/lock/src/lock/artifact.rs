@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 
 use super::closure::{self, Entry, Parts};
 use super::package::{node_package_dir, python_dist_info};
+use crate::fs::on_path;
 
 /// What was hashed, and its digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,7 +159,7 @@ fn npm_closure(package: &Path, node: Option<&Path>) -> Option<Artifact> {
 fn python_environment(env: &Path, python: &Path) -> Option<Artifact> {
     let env = env.canonicalize().ok()?;
     let of = env.display().to_string();
-    Some(match closure::python(Some(&env), python) {
+    Some(match closure::python(&env, python) {
         Ok(parts) => hashed_parts("python-environment", of, &parts)?,
         Err(why) => not_pinned("python-environment", of, why),
     })
@@ -251,17 +252,6 @@ fn docker_digest(args: &[String]) -> Option<Artifact> {
         parts: BTreeMap::new(),
         not_pinned: None,
     })
-}
-
-/// A program as the system would find it: a path as given, else the first match on `PATH`.
-fn on_path(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        return Some(PathBuf::from(program));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
 }
 
 /// The artifact of a program or script file on its own.

@@ -96,48 +96,47 @@ pub(super) fn npm(package: &Path, node: Option<&Path>) -> Result<Parts, String> 
 }
 
 /// The closure of a Python environment `env` (a venv: `bin/`, `lib/python3.*/site-packages`,
-/// `pyvenv.cfg`), or of the interpreter `python` alone when there is none.
-pub(super) fn python(env: Option<&Path>, python: &Path) -> Result<Parts, String> {
+/// `pyvenv.cfg`) run by the interpreter `python`.
+pub(super) fn python(env: &Path, python: &Path) -> Result<Parts, String> {
     let mut budget = Budget::new();
     let mut parts = Parts::new();
     let mut site = BTreeMap::new();
     let mut interpreters = BTreeMap::new();
     let mut system_site = true;
-    if let Some(env) = env {
-        for packages in site_packages(env) {
-            site.extend(files_of(&packages, env, &mut budget)?);
-        }
-        let config = env.join("pyvenv.cfg");
-        if let Ok(text) = std::fs::read_to_string(&config) {
-            system_site = text.lines().any(|l| {
-                l.replace(' ', "")
-                    .eq_ignore_ascii_case("include-system-site-packages=true")
-            });
-            interpreters.insert("pyvenv.cfg".to_string(), Entry::File(config));
-        }
-        // The environment's own interpreters: links (their targets) or copies.
-        for entry in std::fs::read_dir(env.join("bin")).map_err(|e| e.to_string())? {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if !name.starts_with("python") {
-                continue;
-            }
-            let key = format!("bin/{name}");
-            match std::fs::read_link(&path) {
-                Ok(target) => {
-                    interpreters.insert(key, Entry::Link(target.to_string_lossy().into_owned()))
-                }
-                Err(_) => interpreters.insert(key, Entry::File(path.clone())),
-            };
-        }
+    for packages in site_packages(env) {
+        site.extend(files_of(&packages, env, &mut budget)?);
     }
-    interpreters.extend(interpreter(python, "python", &mut budget)?);
-    // A shared build keeps the interpreter itself in `PREFIX/lib/libpython3…so…`.
-    if let Some(lib) = python
+    let config = env.join("pyvenv.cfg");
+    if let Ok(text) = std::fs::read_to_string(&config) {
+        system_site = text.lines().any(|l| {
+            l.replace(' ', "")
+                .eq_ignore_ascii_case("include-system-site-packages=true")
+        });
+        interpreters.insert("pyvenv.cfg".to_string(), Entry::File(config));
+    }
+    // The environment's own interpreters: links (their targets) or copies.
+    for entry in std::fs::read_dir(env.join("bin")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if !name.starts_with("python") {
+            continue;
+        }
+        let key = format!("bin/{name}");
+        match std::fs::read_link(&path) {
+            Ok(target) => {
+                interpreters.insert(key, Entry::Link(target.to_string_lossy().into_owned()))
+            }
+            Err(_) => interpreters.insert(key, Entry::File(path.clone())),
+        };
+    }
+    // The interpreter's own file, once resolved: its prefix holds `libpython` and the stdlib.
+    let real = python
         .canonicalize()
-        .ok()
-        .and_then(|real| Some(real.parent()?.parent()?.join("lib")))
-    {
+        .map_err(|e| format!("{}: {e}", python.display()))?;
+    interpreters.extend(interpreter(&real, "python", &mut budget)?);
+    let prefix = real.parent().and_then(Path::parent);
+    // A shared build keeps the interpreter itself in `PREFIX/lib/libpython3…so…`.
+    if let Some(lib) = prefix.map(|p| p.join("lib")) {
         for entry in std::fs::read_dir(&lib).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let path = entry.path();
@@ -149,7 +148,7 @@ pub(super) fn python(env: Option<&Path>, python: &Path) -> Result<Parts, String>
     }
     // What the base interpreter runs at start-up, whichever environment it serves.
     let mut startup = BTreeMap::new();
-    if let Some(stdlib) = base_stdlib(python) {
+    if let Some(stdlib) = prefix.and_then(base_stdlib) {
         for hook in ["sitecustomize.py", "usercustomize.py"] {
             let path = stdlib.join(hook);
             if path.is_file() {
@@ -191,11 +190,9 @@ fn interpreter(
     Ok(BTreeMap::from([(name.to_string(), Entry::File(real))]))
 }
 
-/// The standard library folder of the interpreter `python` (`PREFIX/lib/python3.X`), where the
-/// base `sitecustomize.py` lives.
-fn base_stdlib(python: &Path) -> Option<PathBuf> {
-    let real = python.canonicalize().ok()?;
-    let prefix = real.parent()?.parent()?;
+/// The standard library folder under an interpreter's `prefix` (`PREFIX/lib/python3.X`),
+/// where the base `sitecustomize.py` lives.
+fn base_stdlib(prefix: &Path) -> Option<PathBuf> {
     let lib = std::fs::read_dir(prefix.join("lib")).ok()?;
     lib.flatten()
         .map(|e| e.path())

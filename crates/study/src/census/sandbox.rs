@@ -15,6 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::fs::on_path;
+
 /// The program a sandboxed run starts with: a capture whose recorded command begins with it
 /// was sandboxed.
 pub(crate) const PROGRAM: &str = "bwrap";
@@ -90,7 +92,7 @@ impl Sandbox {
     /// `scratch`, with `roots` (interpreter folders outside `/usr`) bound read-only; or why it
     /// does not work here.
     pub fn probe(scratch: &Path, roots: Vec<PathBuf>) -> Result<Sandbox, String> {
-        let find = |name: &str| which(name).ok_or_else(|| format!("{name} is not on PATH"));
+        let find = |name: &str| on_path(name).ok_or_else(|| format!("{name} is not on PATH"));
         let root = running_as_root();
         let sandbox = Sandbox {
             bwrap: find(PROGRAM)?,
@@ -284,19 +286,6 @@ fn release_uid() -> std::io::Result<u32> {
 fn running_as_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
-/// `name` as found on `PATH`, resolved to the file it names.
-pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// What a failed sandboxed run's reason adds when the server wanted the network.

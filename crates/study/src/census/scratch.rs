@@ -58,7 +58,7 @@ impl Tools {
         }
         if schemes.contains(&Scheme::Npm) {
             let found = |name: &str| {
-                sandbox::which(name)
+                crate::fs::on_path(name)
                     .and_then(|p| std::fs::canonicalize(p).ok())
                     .ok_or_else(|| format!("{name}, which npm releases need, is not on PATH"))
             };
