@@ -20,6 +20,8 @@ pub(crate) struct ToolDrift {
     /// Top-level parameters (pinned names) whose change could not be judged; `None` in the list
     /// stands for the input schema as a whole.
     pub unjudged: Vec<Option<String>>,
+    /// The live listing names the tool more than once (`tool-duplicated`).
+    pub duplicated: bool,
 }
 
 impl ToolDrift {
@@ -48,6 +50,7 @@ pub fn by_tool(findings: &[Finding]) -> HashMap<String, ToolDrift> {
         entry.messages.push(finding.message.clone());
         match finding.rule {
             "tool-renamed" => entry.renamed_to = new_name.map(String::from),
+            "tool-duplicated" => entry.duplicated = true,
             "parameter-renamed" => {
                 let names = (string(&finding.old), string(&finding.new));
                 let top = finding.old_pointer.as_deref().and_then(parameter);

@@ -2,7 +2,7 @@
 //! loops, a deadline per page), diffed against the pin with the gate's engine. Calls wait for
 //! it; a listing that fails leaves them refused, never admitted on the pin alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -228,22 +228,7 @@ impl Guard {
             self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
                 "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
         }
-        let mut drift = super::drift::by_tool(&outcome.findings);
-        // A pinned tool listed more than once, in any order or on any page: which copy a client
-        // keeps is not defined, so no copy can be admitted on.
-        let mut listed: HashMap<&str, usize> = HashMap::new();
-        for name in surface.tools().filter_map(|t| t.name_str()) {
-            *listed.entry(name).or_default() += 1;
-        }
-        let mut duplicated = HashSet::new();
-        for (name, times) in listed {
-            if times > 1 && self.contracts.contains_key(name) {
-                duplicated.insert(name.to_string());
-                drift.entry(name.to_string()).or_default().messages.push(format!(
-                    "the server lists `{name}` {times} times: which copy a client keeps is not defined, so calls to it are refused"
-                ));
-            }
-        }
+        let drift = super::drift::by_tool(&outcome.findings);
         let contracts = surface
             .tools()
             .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
@@ -255,7 +240,6 @@ impl Guard {
         self.live = LiveView::Listed(Live {
             contracts,
             drift,
-            duplicated,
             era,
         });
     }

@@ -31,7 +31,7 @@ mod repair_formats;
 mod repair_tests;
 pub mod study;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -119,8 +119,6 @@ struct Live {
     contracts: HashMap<String, Contract>,
     /// Pinned tool name → its breaking (or unjudged) drift.
     drift: HashMap<String, drift::ToolDrift>,
-    /// Pinned tools the listing named more than once (refused whichever copy is current).
-    duplicated: HashSet<String>,
     /// The protocol version the listing was asked in (`None`: the handshake's).
     era: Option<String>,
 }
@@ -368,7 +366,9 @@ impl Guard {
                     return Admission::refuse("contract-drift", drifted);
                 }
             }
-            if let (true, Some(drift)) = (refuse && live.duplicated.contains(pinned_name), drift) {
+            // A tool listed more than once, on any page: which copy a client keeps is not
+            // defined, so no copy is admitted on.
+            if let (true, Some(drift)) = (refuse, drift.filter(|d| d.duplicated)) {
                 return Admission::refuse("contract-drift", drift.messages.clone());
             }
             let Some(current) = live.contracts.get(tool) else {
