@@ -110,20 +110,15 @@ pub fn run(args: Args) -> Result<u8> {
         // a census that cannot confine what it runs runs nothing.
         let tools =
             scratch::Tools::find(&spec).map_err(|e| anyhow!("{}: {e}", args.spec.display()))?;
-        let probe_scratch = scratch::Scratch::create(tools.clone(), None)
-            .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
         let sandbox = match args.no_sandbox {
             true => None,
-            false => Some(
-                Sandbox::probe(probe_scratch.root(), tools.roots()).map_err(|why| {
-                    anyhow!(
-                        "the census sandbox does not work here: {why}; {}",
-                        sandbox::HOW_TO_INSTALL
-                    )
-                })?,
-            ),
+            false => Some(Sandbox::probe(tools.roots()).map_err(|why| {
+                anyhow!(
+                    "the census sandbox does not work here: {why}; {}",
+                    sandbox::HOW_TO_INSTALL
+                )
+            })?),
         };
-        drop(probe_scratch);
         super::consent::ask(
             &format!(
                 "about to install and run the releases {} names",

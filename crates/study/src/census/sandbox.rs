@@ -88,10 +88,10 @@ installed but refused, allow unprivileged user namespaces; or give --no-sandbox 
 release on this machine unconfined (each row then says `unsandboxed`)";
 
 impl Sandbox {
-    /// The sandbox, checked by running a step under its exact server policy in a folder of
-    /// `scratch`, with `roots` (interpreter folders outside `/usr`) bound read-only; or why it
+    /// The sandbox, checked by running a step under its exact server policy in a throwaway
+    /// folder, with `roots` (interpreter folders outside `/usr`) bound read-only; or why it
     /// does not work here.
-    pub fn probe(scratch: &Path, roots: Vec<PathBuf>) -> Result<Sandbox, String> {
+    pub fn probe(roots: Vec<PathBuf>) -> Result<Sandbox, String> {
         let find = |name: &str| on_path(name).ok_or_else(|| format!("{name} is not on PATH"));
         let root = running_as_root();
         let sandbox = Sandbox {
@@ -104,7 +104,11 @@ impl Sandbox {
             roots,
             limits: Limits::default(),
         };
-        let folder = scratch.join("probe");
+        let scratch = tempfile::Builder::new()
+            .prefix("driftlab-census-probe-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a folder to try it in: {e}"))?;
+        let folder = scratch.path().join("probe");
         let user = sandbox
             .prepare(&folder)
             .map_err(|e| format!("{}: {e}", folder.display()))?;
@@ -116,7 +120,6 @@ impl Sandbox {
             .stderr(Stdio::piped())
             .output()
             .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
-        let _ = std::fs::remove_dir_all(&folder);
         match output.status.success() {
             true => Ok(sandbox),
             false => Err(format!(
