@@ -27,6 +27,7 @@ mod guard_http;
 mod guard_http_bridge;
 mod guard_strict;
 mod guard_unchanged;
+mod held_out_cases;
 mod hostile_sizes;
 mod live_capture;
 mod live_servers;

@@ -273,13 +273,18 @@ fn a_relaxed_pattern_quantifier_is_a_loosening() {
     );
     assert_eq!(code, Some(1));
     assert_eq!(report["findings"][0]["rule"], "constraint-tightened");
-    // Any other pattern change is judged by a witness: a string the old pattern matches and
-    // the new one refuses ("z") proves a narrowing; without one the change stays unjudged.
+    // Any other pattern change is ordered by the strings each matches: a string the old
+    // pattern matches and the new one refuses ("z") proves a narrowing; with none, the pattern
+    // widened; a pattern not read exactly (`\b`) leaves the change unjudged.
     let (_, report) = diff_json(&tool(pattern("^[a-z]+$")), &tool(pattern("^[a-y]+$")));
     assert_eq!(report["findings"][0]["rule"], "constraint-tightened");
     assert_eq!(report["findings"][0]["witness"]["s"], "z", "{report}");
     assert_eq!(
         rules(pattern("^[a-y]+$"), pattern("^[a-z]+$")),
+        (Some(0), vec!["constraint-loosened".to_string()])
+    );
+    assert_eq!(
+        rules(pattern(r"^\b[a-y]+$"), pattern(r"^\b[a-z]+$")),
         (Some(1), vec!["schema-change-unjudged".to_string()])
     );
 }

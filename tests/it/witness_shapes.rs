@@ -96,20 +96,19 @@ fn g4_a_tightened_pattern_is_proven_by_a_string_of_the_old_pattern() {
     let f = proven(&old, &new);
     assert_eq!(f["rule"], "constraint-tightened");
     assert!(f["witness"]["r"].as_str().unwrap().starts_with('-'), "{f}");
-    // The same change read as an output: the mirror, a string the candidate's pattern allows
-    // and the approved one refuses, is searched for; here there is none (the new pattern
-    // matches less), so the change stays unjudged.
+    // The same change read as an output: every string the candidate's pattern matches, the
+    // approved one matches (it matches less), so no consumer is surprised.
     let output = |s: &Value| {
         json!({"tools": [{"name": "t", "inputSchema": {"type": "object"},
         "outputSchema": s}]})
     };
     let (_, report) = diff_json(&output(&old), &output(&new));
     let finding = &report["findings"][0];
-    assert_eq!(finding["rule"], "schema-change-unjudged", "{report:#}");
+    assert_eq!(finding["rule"], "output-compatible-change", "{report:#}");
     assert!(finding["message"]
         .as_str()
         .unwrap()
-        .contains("cannot be ordered"));
+        .contains("pattern narrowed"));
 }
 
 #[test]

@@ -11,6 +11,7 @@ pub mod fs;
 pub mod json_scan;
 pub mod jsonrpc;
 pub mod lookup;
+pub mod pattern_language;
 pub mod payload;
 pub mod pointer;
 pub mod rng;

@@ -120,8 +120,8 @@ pub enum ChangeKind {
     /// approved listing refuses them; the witness is such an answer. (`output-property-added-
     /// closed`)
     OutputPropertyAddedToClosed,
-    /// A schema change driftlab cannot judge soundly (unresolvable $ref, a pattern changed beyond
-    /// its repetition bounds, unknown keyword, ...). (`schema-change-unjudged`)
+    /// A schema change driftlab cannot judge soundly (unresolvable $ref, a changed pattern that
+    /// could not be compared, unknown keyword, ...). (`schema-change-unjudged`)
     SchemaChangeUnjudged,
     /// An object's listed parameters replaced by an open object.
     ParametersUndocumented,

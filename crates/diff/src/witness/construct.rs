@@ -1,7 +1,7 @@
 //! Witnesses built from the keyword that tightened, before any sampling: at a changed node,
 //! values the accepting side's node allows that sit just past the rejecting side's keyword (an
 //! unlisted key for a closed object, length max+1 for `maxLength`, bound±1 or ±ε for numbers,
-//! a string the old `pattern` matches for a new one, a value matching two `oneOf` branches).
+//! a string the old `pattern` matches and the new one refuses, a value matching two `oneOf` branches).
 //! They are only proposals: the validator keeps those the one side accepts and the other refuses.
 
 use serde_json::{json, Map, Value};
@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::leaves::number;
 use super::regex;
 use super::samples::{effective, types, Sampler, EXTRA_PROPERTY};
+use driftlab_contract::pattern_language::{order, Order};
 
 /// Lengths and counts past this are not built (a `maxLength` of 10^9 is proven otherwise or not).
 const MAX_BUILT_LENGTH: u64 = 1 << 20;
@@ -27,7 +28,10 @@ pub(super) fn values(
 ) -> Vec<Value> {
     let (f, t) = (effective(from_root, from), effective(to_root, to));
     let bases = accepting.samples(from, 0);
-    let mut out: Vec<Value> = bases.clone();
+    // First the shortest string the accepting side's pattern matches and the other's refuses:
+    // the most telling witness where patterns differ.
+    let mut out: Vec<Value> = pattern_difference(&f, &t).into_iter().collect();
+    out.extend(bases.iter().cloned());
     strings(&f, &t, &bases, &mut out);
     numbers(&f, &t, &mut out);
     arrays(accepting, &f, &t, &bases, &mut out);
@@ -38,6 +42,14 @@ pub(super) fn values(
 
 fn bound(map: &Map<String, Value>, key: &str) -> Option<u64> {
     map.get(key).and_then(Value::as_u64)
+}
+
+fn pattern_difference(f: &Map<String, Value>, t: &Map<String, Value>) -> Option<Value> {
+    let (a, b) = (f.get("pattern")?.as_str()?, t.get("pattern")?.as_str()?);
+    match order(a, b) {
+        Ok(Order::Outside(text)) => Some(Value::String(text)),
+        _ => None,
+    }
 }
 
 /// `maxLength`/`minLength` just crossed, and the old pattern's strings for a new pattern.

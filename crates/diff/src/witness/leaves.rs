@@ -27,6 +27,19 @@ pub(super) fn numbers(map: &Map<String, Value>, integer: bool, out: &mut Vec<Val
     if !integer {
         xs.push(0.5);
     }
+    // Values inside the node's own bounds first: an instance is built from each node's first
+    // sample, and one out of bounds (0 under `minimum: 1`) would make every instance built
+    // around it invalid, however many places are varied.
+    let fits = |x: &f64| {
+        bound("minimum").is_none_or(|m| *x >= m)
+            && bound("maximum").is_none_or(|m| *x <= m)
+            && bound("exclusiveMinimum").is_none_or(|m| *x > m)
+            && bound("exclusiveMaximum").is_none_or(|m| *x < m)
+            && bound("multipleOf")
+                .filter(|q| *q > 0.0)
+                .is_none_or(|q| (x / q).fract() == 0.0)
+    };
+    xs.sort_by_key(|x| !fits(x));
     let mut seen = Vec::new();
     for x in xs.into_iter().filter(|x| x.is_finite()) {
         let value = if integer {

@@ -159,7 +159,7 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("2026-11-30", "output-enum-value-added", Breaking, OutputEnumValueAdded, "an output may return a new enum value"),
     diff_rule!("2026-11-30", "output-constraint-loosened", Breaking, OutputConstraintLoosened, "an output constraint got looser: consumers may receive values they did not expect"),
     diff_rule!("2026-11-30", "output-compatible-change", Compatible, OutputCompatibleChange, "an output got narrower or richer (property added, type narrowed, enum value removed, constraint tightened)"),
-    diff_rule!("2026-11-30", "schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, a pattern changed beyond its repetition bounds, unknown keyword, ...)"),
+    diff_rule!("2026-11-30", "schema-change-unjudged", Unknown, SchemaChangeUnjudged, "a schema change driftlab cannot judge soundly (unresolvable $ref, a changed pattern that could not be compared, unknown keyword, ...)"),
     diff_rule!("2026-12-03", "parameters-undocumented", Warning, ParametersUndocumented, "an object's listed parameters were replaced by an open object: every call stays valid (a widening), but the parameters are no longer documented"),
     diff_rule!("2026-12-03", "unsafe-integer-bound", Info, UnsafeIntegerBound, "a minimum or maximum at or beyond ±(2^53−1) appeared (zod 4 adds one to every integer): no real call is limited, so it counts as no bound, but strict clients may trip on it"),
     diff_rule!("2026-12-03", "branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),

@@ -115,7 +115,7 @@ impl<'a> Walker<'_, 'a, '_> {
 
     /// The change kind for this schema's direction: `request` for an inputSchema, `response` for
     /// an outputSchema.
-    fn judged(&self, request: K, response: K) -> K {
+    pub(super) fn judged(&self, request: K, response: K) -> K {
         match self.direction {
             Direction::Request => request,
             Direction::Response => response,
@@ -287,6 +287,9 @@ impl<'a> Walker<'_, 'a, '_> {
                 {
                     let message = format!("{subject}: pattern repetition bounds narrowed");
                     self.tightened(at, keyword, raw, message);
+                }
+                (Some(Value::String(a)), Some(Value::String(b))) if keyword == "pattern" => {
+                    self.pattern_changed((a, b), at, raw)
                 }
                 _ => {
                     let why = format!("{subject}: {keyword} changed; the two cannot be ordered");

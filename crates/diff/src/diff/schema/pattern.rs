@@ -1,7 +1,64 @@
-//! Two regular expressions that differ only in the bounds of counted repetitions (`{m}`,
-//! `{m,}`, `{m,n}`): when every bound of one lies within the other's, the other matches every
-//! string the first matches (a sub-expression replaced by one matching more never matches
-//! less). Anything else about two patterns is not ordered here.
+//! A changed `pattern`, ordered by the strings each matches (`pattern_language`), and where
+//! that cannot be read, by the bounds of counted repetitions (`{m}`, `{m,}`, `{m,n}`): when two
+//! patterns differ only there and every bound of one lies within the other's, the other matches
+//! every string the first matches (a sub-expression replaced by one matching more never
+//! matches less).
+
+use driftlab_contract::pattern_language::{order, Order};
+use serde_json::Value;
+
+use super::{At, Walker};
+use crate::diff::ChangeKind as K;
+
+impl Walker<'_, '_, '_> {
+    /// A changed pattern, ordered by the strings each matches (`pattern_language`): the side
+    /// whose strings the other does not all match is where a witness lies.
+    pub(super) fn pattern_changed(
+        &mut self,
+        (old, new): (&str, &str),
+        at: &At,
+        raw: (Option<&Value>, Option<&Value>),
+    ) {
+        let subject = self.subject(at);
+        let ordered = order(old, new).and_then(|forward| Ok((forward, order(new, old)?)));
+        let (forward, backward) = match ordered {
+            Ok(both) => both,
+            Err(why) => {
+                let why = format!("{subject}: pattern changed; the two were not compared: {why}");
+                return self.unjudged(at.keyword("pattern"), raw.0, raw.1, why);
+            }
+        };
+        match (forward, backward) {
+            (Order::Within, Order::Within) => {
+                let kind = self.judged(K::ConstraintLoosened, K::OutputCompatibleChange);
+                let message = format!("{subject}: pattern rewritten; it matches the same strings");
+                self.push(kind, at.keyword("pattern"), raw.0, raw.1, message);
+            }
+            (Order::Within, Order::Outside(_)) => {
+                let message = format!(
+                    "{subject}: pattern widened: every string the approved one matches, the \
+                     candidate's matches too"
+                );
+                self.loosened(at, "pattern", raw, message);
+            }
+            (Order::Outside(_), Order::Within) => {
+                let message = format!(
+                    "{subject}: pattern narrowed: the candidate's matches only strings the \
+                     approved one matches, and not all of them"
+                );
+                self.tightened(at, "pattern", raw, message);
+            }
+            (Order::Outside(_), Order::Outside(_)) => {
+                // Each side matches a string the other refuses: a caller's old string may be
+                // refused, and an answer may carry a string consumers did not expect.
+                let kind = self.judged(K::ConstraintTightened, K::OutputConstraintLoosened);
+                let message =
+                    format!("{subject}: pattern changed; each matches a string the other refuses");
+                self.push(kind, at.keyword("pattern"), raw.0, raw.1, message);
+            }
+        }
+    }
+}
 
 /// One piece of a pattern: text kept as written, or a counted repetition's bounds.
 #[derive(Debug, PartialEq)]

@@ -1,0 +1,180 @@
+//! Issue 71's held-out releases, each reduced to the shape that went wrong, with every breaking
+//! witness re-judged by Python's `jsonschema` (the pinned servers' venv has it) as an outside
+//! auditor would: accepted by the approved schema with `format` asserted and as an annotation,
+//! refused by the candidate's.
+//!
+//! - `@azure-devops/mcp` 2.7.0 → 2.9.0, `pipelines_get_run` → `pipelines_run`: a required
+//!   `action` added beside numbers with `minimum: 1`. The smallest instance used to start from 0,
+//!   so no value the approved schema accepted was ever built and the finding stayed unknown.
+//! - `@cocal/google-calendar-mcp` 2.6.1 → 2.6.2, `attendees[].email`: a loosened pattern (and
+//!   `format: email` dropped) is compatible, not unknown.
+//! - `@cyanheads/git-mcp-server` 2.10.5 → 2.15.1, `git_clone`: a root closed beside a renamed
+//!   parameter is proven by an old call with an unlisted key.
+//!   (notion 2.0.0 → 2.2.1's overlapping `oneOf` is in witnesses.rs.)
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common;
+
+use common::diff_json;
+use serde_json::{json, Value};
+
+fn payload(name: &str, schema: &Value) -> Value {
+    json!({"tools": [{"name": name, "inputSchema": schema}]})
+}
+
+/// Every witness holds under Python's `jsonschema`; `None` (a skip) where the venv is missing.
+fn python_confirms(old: &Value, new: &Value, witnesses: &[&Value]) -> Option<()> {
+    let python = common::repo().join("servers/.venv/bin/python");
+    if !common::live::installed(&python) {
+        return None;
+    }
+    let script = r#"
+import json, sys
+from jsonschema import FormatChecker, validators
+old, new, witnesses = json.load(sys.stdin)
+def valid(schema, value, formats):
+    cls = validators.validator_for(schema)
+    return cls(schema, format_checker=FormatChecker() if formats else None).is_valid(value)
+for w in witnesses:
+    assert valid(old, w, True) and valid(old, w, False), ("old refuses", w)
+    assert not valid(new, w, True) and not valid(new, w, False), ("new accepts", w)
+print(len(witnesses))
+"#;
+    let input = serde_json::to_vec(&json!([old, new, witnesses])).unwrap();
+    let out = run_python(&python, script, &input);
+    assert_eq!(out.trim(), witnesses.len().to_string());
+    Some(())
+}
+
+fn run_python(python: &Path, script: &str, input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+fn findings(report: &Value) -> Vec<&Value> {
+    report["findings"].as_array().unwrap().iter().collect()
+}
+
+#[test]
+fn a_required_action_beside_bounded_numbers_is_proven_by_an_old_call() {
+    let old = json!({"type": "object", "properties": {
+            "project": {"type": "string"},
+            "pipelineId": {"type": "number", "minimum": 1},
+            "runId": {"type": "number", "minimum": 1}},
+        "required": ["project", "pipelineId", "runId"], "additionalProperties": false,
+        "$schema": "http://json-schema.org/draft-07/schema#"});
+    let mut new = old.clone();
+    new["properties"]["action"] = json!({"type": "string", "enum": ["get", "list"]});
+    new["required"] = json!(["action", "project", "pipelineId"]);
+    let (_, report) = diff_json(
+        &payload("pipelines_get_run", &old),
+        &payload("pipelines_run", &new),
+    );
+    let added: Vec<&Value> = findings(&report)
+        .into_iter()
+        .filter(|f| f["rule"] == "required-parameter-added")
+        .collect();
+    assert_eq!(added.len(), 1, "{report:#}");
+    assert_eq!(added[0]["severity"], "breaking", "{report:#}");
+    let witness = &added[0]["witness"];
+    assert!(witness.get("action").is_none(), "{witness}");
+    python_confirms(&old, &new, &[witness]);
+}
+
+#[test]
+fn a_loosened_email_pattern_is_compatible() {
+    let email = |pattern: &str, format: bool| {
+        let mut s = json!({"type": "string", "pattern": pattern});
+        if format {
+            s["format"] = json!("email");
+        }
+        json!({"type": "object", "properties": {"attendees": {"type": "array",
+            "items": {"type": "object", "properties": {"email": s}, "required": ["email"]}}}})
+    };
+    let old = email(
+        r"^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$",
+        true,
+    );
+    let new = email(r"^[^\s@]+@[^\s@]+\.[^\s@]+$", false);
+    let (_, report) = diff_json(
+        &payload("create-event", &old),
+        &payload("create-event", &new),
+    );
+    assert_eq!(
+        common::finding_rules(&report),
+        ["constraint-loosened", "constraint-loosened"],
+        "{report:#}"
+    );
+    assert!(report["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("pattern widened"));
+    // The way back narrows, with the shortest string the old pattern refuses as its witness.
+    let (_, back) = diff_json(
+        &payload("create-event", &new),
+        &payload("create-event", &old),
+    );
+    let narrowed = findings(&back)
+        .into_iter()
+        .find(|f| f["pointer"].as_str().unwrap().ends_with("/pattern"))
+        .unwrap();
+    assert_eq!(narrowed["severity"], "breaking", "{back:#}");
+    assert_eq!(
+        narrowed["witness"],
+        json!({"attendees": [{"email": "a@a.a"}]})
+    );
+    python_confirms(&new, &old, &[&narrowed["witness"]]);
+}
+
+#[test]
+fn a_root_closed_beside_a_renamed_parameter_is_proven_by_an_unlisted_key() {
+    let old = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "properties": {"url": {"type": "string", "format": "uri"},
+            "localPath": {"type": "string", "minLength": 1},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_u64}},
+        "required": ["url", "localPath"]});
+    let new = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "properties": {"url": {"type": "string", "format": "uri"},
+            "path": {"type": "string", "minLength": 1},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_u64}},
+        "required": ["url", "path"], "additionalProperties": false});
+    let (_, report) = diff_json(&payload("git_clone", &old), &payload("git_clone", &new));
+    let breaking: Vec<&Value> = findings(&report)
+        .into_iter()
+        .filter(|f| f["severity"] != "compatible" && f["severity"] != "info")
+        .collect();
+    let rules: Vec<&str> = breaking
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        ["parameter-renamed", "constraint-tightened"],
+        "{report:#}"
+    );
+    assert!(
+        breaking.iter().all(|f| f["severity"] == "breaking"),
+        "{report:#}"
+    );
+    let closed = &breaking[1]["witness"];
+    assert!(closed.as_object().unwrap().len() > 2, "{closed}");
+    let witnesses: Vec<&Value> = breaking.iter().map(|f| &f["witness"]).collect();
+    python_confirms(&old, &new, &witnesses);
+}
