@@ -137,9 +137,27 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         releases
             .iter()
             .find(|r| r[1] == version)
-            .map(|r| r[8].clone())
+            .map(|r| r[9].clone())
             .unwrap()
     };
+    // Each failure in its bucket, and the package the index lacks is not a release.
+    let buckets: Vec<(&str, &str)> = releases
+        .iter()
+        .filter(|r| r[2] != "captured")
+        .map(|r| (r[1].as_str(), r[8].as_str()))
+        .collect();
+    assert_eq!(
+        buckets,
+        [
+            ("1.3.0", "timeout"),
+            ("1.4.0", "missing-dependency"),
+            ("1.5.0", "exited-at-start"),
+            ("", "not-on-registry"),
+        ]
+    );
+    let summary = read_json(&out.join("summary.json"));
+    assert_eq!(summary["releases"], 7);
+    assert_eq!(summary["packages_not_on_registry"], 1);
     assert!(
         reason("1.3.0").contains("capture_timeout_seconds"),
         "{}",

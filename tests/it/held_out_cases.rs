@@ -6,10 +6,14 @@
 //! - `@azure-devops/mcp` 2.7.0 → 2.9.0, `pipelines_get_run` → `pipelines_run`: a required
 //!   `action` added beside numbers with `minimum: 1`. The smallest instance used to start from 0,
 //!   so no value the approved schema accepted was ever built and the finding stayed unknown.
+//!   In `repo_search_commits`, a string parameter that became an array of strings was a type
+//!   change and an `unknown` "items changed shape" beside it.
 //! - `@cocal/google-calendar-mcp` 2.6.1 → 2.6.2, `attendees[].email`: a loosened pattern (and
 //!   `format: email` dropped) is compatible, not unknown.
 //! - `@cyanheads/git-mcp-server` 2.10.5 → 2.15.1, `git_clone`: a root closed beside a renamed
 //!   parameter is proven by an old call with an unlisted key.
+//! - `@brave/brave-search-mcp-server` 2.0.82 → 2.1.3 (in the census): a draft-07 tuple
+//!   `items: [A, B]` rewritten as 2020-12's `prefixItems: [A, B]` was 18 `unknown` findings.
 //!   (notion 2.0.0 → 2.2.1's overlapping `oneOf` is in witnesses.rs.)
 
 use std::path::Path;
@@ -177,4 +181,80 @@ fn a_root_closed_beside_a_renamed_parameter_is_proven_by_an_unlisted_key() {
     assert!(closed.as_object().unwrap().len() > 2, "{closed}");
     let witnesses: Vec<&Value> = breaking.iter().map(|f| &f["witness"]).collect();
     python_confirms(&old, &new, &witnesses);
+}
+
+#[test]
+fn a_string_become_an_array_is_one_type_change_and_items_added_tighten() {
+    let schema = |repository: Value| {
+        json!({"type": "object", "properties": {"repository": repository},
+            "required": ["repository"]})
+    };
+    let old = schema(json!({"type": "string"}));
+    let new = schema(json!({"type": "array", "items": {"type": "string"}}));
+    let (_, report) = diff_json(
+        &payload("repo_search_commits", &old),
+        &payload("repo_search_commits", &new),
+    );
+    assert_eq!(
+        common::finding_rules(&report),
+        ["type-changed"],
+        "{report:#}"
+    );
+    assert_eq!(report["findings"][0]["severity"], "breaking");
+    // On a node that holds arrays, items constrained where they were not is a narrowing, proven
+    // by an old array; the way back loosens.
+    let old = schema(json!({"type": "array"}));
+    let (_, report) = diff_json(
+        &payload("repo_search_commits", &old),
+        &payload("repo_search_commits", &new),
+    );
+    assert_eq!(
+        common::finding_rules(&report),
+        ["constraint-tightened"],
+        "{report:#}"
+    );
+    let finding = &report["findings"][0];
+    assert_eq!(finding["severity"], "breaking", "{report:#}");
+    python_confirms(&old, &new, &[&finding["witness"]]);
+    let (_, back) = diff_json(
+        &payload("repo_search_commits", &new),
+        &payload("repo_search_commits", &old),
+    );
+    assert_eq!(
+        common::finding_rules(&back),
+        ["constraint-loosened"],
+        "{back:#}"
+    );
+}
+
+#[test]
+fn a_draft_07_tuple_and_2020_12_prefix_items_are_the_same_contract() {
+    let pair = json!([{"type": "number"}, {"type": "number"}]);
+    let old = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "properties": {"coordinates": {"type": "array", "items": pair}}});
+    let new = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"coordinates": {"type": "array", "prefixItems": pair}}});
+    let (_, report) = diff_json(&payload("place", &old), &payload("place", &new));
+    assert_eq!(
+        common::finding_rules(&report),
+        ["schema-dialect-changed"],
+        "{report:#}"
+    );
+    // Items past the tuple closed (draft-07's additionalItems: false) still narrow, proven by an
+    // old array with a third item.
+    let mut closed = old.clone();
+    closed["properties"]["coordinates"]["additionalItems"] = json!(false);
+    let (_, report) = diff_json(&payload("place", &old), &payload("place", &closed));
+    assert_eq!(
+        common::finding_rules(&report),
+        ["constraint-tightened"],
+        "{report:#}"
+    );
+    let finding = &report["findings"][0];
+    assert_eq!(finding["severity"], "breaking", "{report:#}");
+    assert_eq!(
+        finding["pointer"],
+        "/tools/0/inputSchema/properties/coordinates/additionalItems"
+    );
+    python_confirms(&old, &closed, &[&finding["witness"]]);
 }

@@ -145,6 +145,45 @@ fn arrays(
             out.push(Value::Array(vec![item.clone(); count as usize]));
         }
     }
+    // Items past the listed positions constrained where any was allowed: the positions filled
+    // as the accepting side allows, then one more item of each JSON type.
+    let (f_positions, f_rest) = item_schemas(f);
+    let (t_positions, t_rest) = item_schemas(t);
+    let open = |rest: Option<&Value>| rest.is_none_or(|i| i == &json!(true) || i == &json!({}));
+    if open(f_rest) && !open(t_rest) && t_positions.len() < 64 {
+        let filled: Vec<Value> = (0..t_positions.len())
+            .map(|i| {
+                let schema = f_positions.get(i).unwrap_or(&Value::Bool(true));
+                let first = accepting.samples(schema, 1).into_iter().next();
+                first.unwrap_or(json!("x"))
+            })
+            .collect();
+        let kinds = [
+            json!(null),
+            json!(true),
+            json!(0),
+            json!("x"),
+            json!([]),
+            json!({}),
+        ];
+        for item in kinds {
+            let mut array = filled.clone();
+            array.push(item);
+            out.push(Value::Array(array));
+        }
+    }
+}
+
+/// A node's listed item positions (`prefixItems`, or draft-07's `items: [...]`) and the schema of
+/// the items past them (`items`, or `additionalItems` after a tuple).
+fn item_schemas(node: &Map<String, Value>) -> (&[Value], Option<&Value>) {
+    match node.get("items") {
+        Some(Value::Array(tuple)) => (tuple, node.get("additionalItems")),
+        items => {
+            let prefix = node.get("prefixItems").and_then(Value::as_array);
+            (prefix.map_or(&[], Vec::as_slice), items)
+        }
+    }
 }
 
 /// The accepting side's objects with a key the rejecting side does not list (or one key past

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::break_kind::{break_kind, BreakKind};
 use super::spec::{CensusSpec, Package};
-use super::version::{Bump, Version};
+use super::version::{Bump, Numbering, Version};
 use crate::check::rules;
 use crate::check::RuleKind;
 use crate::check::{FailOn, Finding, Severity};
@@ -115,6 +116,12 @@ pub struct Pair {
     pub findings: Vec<Finding>,
     /// An earlier release (before `old`) whose whole contract `new` restores: a flap.
     pub reverts_to: Option<String>,
+    /// How the older release numbers itself (what its bump promised).
+    pub numbering: Numbering,
+    /// What a breaking pair breaks, its most sweeping finding's kind.
+    pub break_kind: Option<BreakKind>,
+    /// The protocol version each capture spoke (empty when unknown).
+    pub protocols: (String, String),
 }
 
 impl Pair {
@@ -124,6 +131,13 @@ impl Pair {
             .iter()
             .filter(|f| f.severity == Severity::Breaking && proven(f))
             .count()
+    }
+
+    /// Whether the two captures spoke different protocol versions: a change between them may
+    /// be the protocol's, not the server's.
+    pub(crate) fn mixed_protocol(&self) -> bool {
+        let (a, b) = &self.protocols;
+        !a.is_empty() && !b.is_empty() && a != b
     }
 
     /// Findings of `severity`.
@@ -350,8 +364,11 @@ fn pairs_of(
             bump: Bump::between(versions[i], versions[j]),
             skipped: j - i - 1,
             verdict: PairVerdict::of(&outcome.findings),
+            break_kind: break_kind(&outcome.findings, old),
             findings: outcome.findings,
             reverts_to,
+            numbering: versions[i].numbering(),
+            protocols: (releases[i].protocol.clone(), releases[j].protocol.clone()),
         });
     }
 }

@@ -4,7 +4,10 @@
 //! pair's version bump is set beside what it broke. Everything but the captures is derived from
 //! the captures alone, so `--offline` rewrites the same bytes.
 
+pub mod anchor;
+pub mod break_kind;
 pub mod derive;
+mod failures;
 mod figures;
 pub mod online;
 mod pep440;

@@ -59,15 +59,15 @@ fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, St
         return Ok(stdout);
     }
     let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-    // The first two lines that say something; npm's last line names its log file, which only
-    // this run had.
+    // The whole reason, every line that says something (up to 4 KiB, the end kept: that is
+    // where installers say why); npm's line naming its log file, which only this run had, and
+    // pip's warnings are left out.
     let said: Vec<&str> = stderr
         .lines()
         .map(str::trim)
         .filter(|l| {
             !l.is_empty() && !l.contains("complete log of this run") && !l.starts_with("WARNING:")
         })
-        .take(2)
         .collect();
     let said = match said.is_empty() {
         true => "no output on stderr".to_string(),
@@ -75,7 +75,7 @@ fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, St
     };
     Err(format!(
         "{program} exited with {status}: {}",
-        crate::text::shorten(&said, 300)
+        tail(&said, MAX_REASON)
     ))
 }
 
@@ -408,4 +408,19 @@ fn capture(
         &at,
         None,
     ))
+}
+
+/// A failure's reason is kept whole up to this many bytes.
+const MAX_REASON: usize = 4096;
+
+/// The last `max` bytes of `text` (on a character boundary), marked with `…` where cut.
+fn tail(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("…{}", &text[start..])
 }

@@ -49,6 +49,16 @@ impl Version {
         }
     }
 
+    /// How the release numbers itself: a major component that is a year (1990 or later) is
+    /// calendar versioning, which promises no SemVer; else SemVer, 0.x apart.
+    pub(crate) fn numbering(&self) -> Numbering {
+        match self.triple().0 {
+            0 => Numbering::SemverZero,
+            year if year >= 1990 => Numbering::Calendar,
+            _ => Numbering::Semver,
+        }
+    }
+
     /// A pre-release or development release.
     pub(crate) fn is_pre_release(&self) -> bool {
         match self {
@@ -75,6 +85,29 @@ impl Ord for Version {
 impl PartialOrd for Version {
     fn partial_cmp(&self, other: &Version) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+}
+
+/// How a release numbers itself, for what its bump promises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Numbering {
+    /// SemVer at 1.0 or later.
+    Semver,
+    /// SemVer below 1.0, where only a patch promises compatibility (Cargo's rule).
+    SemverZero,
+    /// A year as the major component (`2025.11.25`): no SemVer promise.
+    Calendar,
+}
+
+impl Numbering {
+    /// How the tables spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Numbering::Semver => "semver",
+            Numbering::SemverZero => "semver-0.x",
+            Numbering::Calendar => "calendar",
+        }
     }
 }
 
@@ -146,6 +179,16 @@ mod tests {
         let new = Version::parse(scheme, new).unwrap();
         assert!(old < new, "{old:?} < {new:?}");
         Bump::between(&old, &new)
+    }
+
+    #[test]
+    fn a_year_as_major_is_calendar_versioning_and_0_x_is_apart() {
+        let numbering = |scheme, text| Version::parse(scheme, text).unwrap().numbering();
+        assert_eq!(numbering(Scheme::Npm, "2025.11.25"), Numbering::Calendar);
+        assert_eq!(numbering(Scheme::Pypi, "2026.7.10"), Numbering::Calendar);
+        assert_eq!(numbering(Scheme::Npm, "0.6.2"), Numbering::SemverZero);
+        assert_eq!(numbering(Scheme::Pypi, "1.9.4"), Numbering::Semver);
+        assert_eq!(numbering(Scheme::Npm, "1989.1.0"), Numbering::Semver);
     }
 
     #[test]

@@ -8,7 +8,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::anchor::Anchor;
+use super::break_kind::BreakKind;
 use super::derive::{Census, Pair, PairVerdict, Record};
+use super::failures;
 use super::figures;
 use super::spec::CensusSpec;
 use super::version::Bump;
@@ -52,6 +55,8 @@ struct ReleaseRow<'a> {
     /// `yes` where the release's steps ran in the census sandbox, `unsandboxed` where they ran
     /// on the machine itself, empty where nothing of it ran.
     sandboxed: &'static str,
+    /// Why it gave no contract, as a bucket ([`failures::FailureKind`]).
+    failure: &'static str,
     reason: &'a str,
 }
 
@@ -70,6 +75,10 @@ struct PairRow<'a> {
     info: usize,
     breaking_proven: usize,
     reverts_to: &'a str,
+    numbering: &'a str,
+    break_kind: &'a str,
+    old_protocol: &'a str,
+    new_protocol: &'a str,
 }
 
 #[derive(Serialize)]
@@ -102,9 +111,13 @@ struct Summary<'a> {
     title: &'a str,
     rule_set: &'a str,
     packages: usize,
+    /// Packages the registry does not have: they are not counted as releases.
+    packages_not_on_registry: usize,
     releases: usize,
     releases_captured: usize,
     releases_failed: usize,
+    /// Releases without a contract, per bucket ([`failures::FailureKind`]).
+    releases_failed_by_why: BTreeMap<&'static str, usize>,
     /// Releases whose server ran, and how many of those ran in the sandbox.
     server_runs: usize,
     server_runs_sandboxed: usize,
@@ -113,14 +126,14 @@ struct Summary<'a> {
     releases_unsandboxed: usize,
     pairs: usize,
     pairs_breaking: usize,
-    /// Breaking pairs that came with a minor or patch bump.
-    pairs_breaking_minor_or_patch: usize,
     pairs_reverting: usize,
     breaking_findings: usize,
     breaking_findings_proven: usize,
     by_bump: BTreeMap<&'static str, BumpCounts>,
     /// Per rule: in how many pairs it fired.
     pairs_by_rule: BTreeMap<&'static str, usize>,
+    /// The pairs as cargo-semver-checks counts them: by what their version promised.
+    anchor: Anchor,
     headline: String,
 }
 
@@ -128,26 +141,10 @@ fn csv_bytes<T: Serialize>(rows: &[T]) -> Result<Vec<u8>, String> {
     crate::study::results::csv_bytes(rows).map_err(|e| e.to_string())
 }
 
-/// The pairs that break a caller, and how many of them came with a minor or patch bump.
-fn breaking_pairs(census: &Census) -> (usize, usize) {
-    let breaking = census
-        .pairs
-        .iter()
-        .filter(|p| p.verdict == PairVerdict::Breaking);
-    let quiet = breaking
-        .clone()
-        .filter(|p| matches!(p.bump, Bump::Minor | Bump::Patch))
-        .count();
-    (breaking.count(), quiet)
-}
-
-/// The sentence the report, the summary and the README lead with.
+/// The census's headline: the pairs whose version promised compatibility first
+/// ([`Anchor::headline`]).
 pub fn headline(census: &Census) -> String {
-    let (breaking, quiet) = breaking_pairs(census);
-    format!(
-        "{breaking} of {} release pairs break at least one caller; {quiet} of them came with a minor or patch version.",
-        census.pairs.len(),
-    )
+    Anchor::of(census).headline()
 }
 
 /// Every derived file, rendered (the manifest last, over these and the captures).
@@ -175,7 +172,9 @@ pub fn render(
                 }
             };
             let contract = surface.and_then(|s| s.contract());
+            let failure = failures::failure_of(r).map_or("", failures::FailureKind::as_str);
             ReleaseRow {
+                failure,
                 package: &r.package,
                 version: &r.version,
                 status,
@@ -209,6 +208,10 @@ pub fn render(
             info: p.count(Severity::Info),
             breaking_proven: p.breaking_proven(),
             reverts_to: p.reverts_to.as_deref().unwrap_or(""),
+            numbering: p.numbering.as_str(),
+            break_kind: p.break_kind.map_or("", BreakKind::as_str),
+            old_protocol: &p.protocols.0,
+            new_protocol: &p.protocols.1,
         })
         .collect();
     let findings: Vec<FindingRow> = census
@@ -270,12 +273,13 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
             *pairs_by_rule.entry(rule).or_default() += 1;
         }
     }
-    let (pairs_breaking, pairs_breaking_minor_or_patch) = breaking_pairs(census);
-    let failed = census
-        .releases
-        .iter()
+    let anchor = Anchor::of(census);
+    let listed = census.releases.iter().filter(|r| failures::on_registry(r));
+    let failed = listed
+        .clone()
         .filter(|r| matches!(r.record, Record::Failed(_)))
         .count();
+    let releases = listed.count();
     let mut packages: Vec<&str> = census.releases.iter().map(|r| r.package.as_str()).collect();
     packages.dedup();
     Summary {
@@ -283,9 +287,11 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         title,
         rule_set: &census.rule_set,
         packages: packages.len(),
-        releases: census.releases.len(),
-        releases_captured: census.releases.len() - failed,
+        packages_not_on_registry: census.releases.len() - releases,
+        releases,
+        releases_captured: releases - failed,
         releases_failed: failed,
+        releases_failed_by_why: failures::counts(census),
         server_runs: census.releases.iter().filter(|r| r.server_ran).count(),
         server_runs_sandboxed: census
             .releases
@@ -298,8 +304,11 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
             .filter(|r| r.sandboxed == Some(false))
             .count(),
         pairs: census.pairs.len(),
-        pairs_breaking,
-        pairs_breaking_minor_or_patch,
+        pairs_breaking: census
+            .pairs
+            .iter()
+            .filter(|p| p.verdict == PairVerdict::Breaking)
+            .count(),
         pairs_reverting: census
             .pairs
             .iter()
@@ -313,7 +322,8 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         breaking_findings_proven: census.pairs.iter().map(Pair::breaking_proven).sum(),
         by_bump,
         pairs_by_rule,
-        headline: headline(census),
+        headline: anchor.headline(),
+        anchor,
     }
 }
 
@@ -327,7 +337,7 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     let _ = writeln!(md, "**Result.** {}", summary.headline);
     let _ = writeln!(
         md,
-        "{} of the {} breaking findings carry a witness (a value the new release rejects) or name what was removed or renamed. {} of {} releases gave no contract (see `releases.csv`); {} pair(s) restore an earlier release's whole contract (a revert).\n",
+        "{} of the {} breaking findings carry a witness (a value the new release rejects) or name what was removed or renamed. {} of {} releases gave no contract (why: below, and `failure` in `releases.csv`); {} pair(s) restore an earlier release's whole contract (a revert).\n",
         summary.breaking_findings_proven,
         summary.breaking_findings,
         summary.releases_failed,
@@ -343,6 +353,17 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
             0 => "every install and server ran in the sandbox".to_string(),
             n => format!("{n} release(s) were installed and run **unsandboxed**, on the machine itself with the network (`--no-sandbox`, or captured before the census had its sandbox), with dummy credentials and loopback addresses from the spec"),
         }
+    );
+    let _ = writeln!(
+        md,
+        "## Against cargo-semver-checks\n\ncargo-semver-checks' study of crates.io counts the releases whose version promised compatibility. Here they are the pairs whose bump is minor or patch by Cargo's rule (a 0.x minor is major, so only a 0.x patch promises); calendar-versioned packages (a year as the major component) promise no SemVer and are counted apart. A breaking pair is counted by its most sweeping finding: a tool, or a parameter every call carries, removed or renamed, or a new one every call must carry (every caller of the tool breaks); values narrowed (the calls that send them break); an output changed; another part (prompts, resources, capabilities).\n\n{}\n{} pair(s) were captured under two protocol versions (`old_protocol` and `new_protocol` in `pairs.csv`): a change between them may be the protocol's.\n",
+        summary.anchor.table(),
+        summary.anchor.pairs_mixed_protocol
+    );
+    let _ = writeln!(
+        md,
+        "## Releases without a contract\n\n{}",
+        failures::table(census)
     );
     let _ = writeln!(
         md,

@@ -2,8 +2,8 @@
 //! direction data flows: an input schema as a request (narrowing what is accepted breaks callers),
 //! an output schema as a response (widening what may come back breaks consumers).
 //!
-//! Walks `properties`, `items`, `prefixItems`, `additionalProperties`, `anyOf`/`oneOf`/`allOf`
-//! (pairing branches), shared `$defs`/`definitions`, and follows local `$ref`s that differ
+//! Walks `properties`, `items`, `prefixItems`, `additionalItems`, `additionalProperties`,
+//! `anyOf`/`oneOf`/`allOf` (pairing branches), shared `$defs`/`definitions`, and follows local `$ref`s that differ
 //! (cycle-safe). Depth and work are bounded. What cannot be judged soundly is reported as
 //! `schema-change-unjudged` with its pointer — never passed silently.
 //!
@@ -12,6 +12,7 @@
 //! `nested.rs`, and union and intersection branches in `branches.rs`.
 
 mod branches;
+mod items;
 mod keywords;
 mod masking;
 mod nested;
@@ -58,6 +59,7 @@ const HANDLED: &[&str] = &[
     "required",
     "items",
     "prefixItems",
+    "additionalItems",
     "additionalProperties",
     "anyOf",
     "oneOf",
@@ -108,10 +110,7 @@ struct At {
 
 impl At {
     fn child(&self, keyword: &str, key: Option<&str>, path: String) -> At {
-        let (mut old, mut new) = (
-            pointer::push(&self.old, keyword),
-            pointer::push(&self.new, keyword),
-        );
+        let (mut old, mut new) = self.keyword(keyword);
         if let Some(key) = key {
             old = pointer::push(&old, key);
             new = pointer::push(&new, key);
@@ -119,19 +118,23 @@ impl At {
         At { old, new, path }
     }
 
-    fn index(&self, keyword: &str, old_i: usize, new_i: usize, path: String) -> At {
+    /// Position `i` of a list each side writes under its own keyword (`items` in draft-07's
+    /// tuple form, `prefixItems` in 2020-12).
+    fn index(&self, (old, new): (&str, &str), i: usize, path: String) -> At {
         At {
-            old: pointer::push_index(&pointer::push(&self.old, keyword), old_i),
-            new: pointer::push_index(&pointer::push(&self.new, keyword), new_i),
+            old: pointer::push_index(&pointer::push(&self.old, old), i),
+            new: pointer::push_index(&pointer::push(&self.new, new), i),
             path,
         }
     }
 
+    /// A keyword each side writes under its own name.
+    fn keywords(&self, (old, new): (&str, &str)) -> (String, String) {
+        (pointer::push(&self.old, old), pointer::push(&self.new, new))
+    }
+
     fn keyword(&self, keyword: &str) -> (String, String) {
-        (
-            pointer::push(&self.old, keyword),
-            pointer::push(&self.new, keyword),
-        )
+        self.keywords((keyword, keyword))
     }
 }
 

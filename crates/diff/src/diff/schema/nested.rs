@@ -1,5 +1,5 @@
-//! The schemas inside a schema: `properties` (with renames and requiredness),
-//! `additionalProperties`, `items` and `prefixItems`.
+//! The schemas inside a schema: `properties` (with renames and requiredness) and
+//! `additionalProperties` (`items` and `prefixItems`: items.rs).
 
 use serde_json::{Map, Value};
 
@@ -265,68 +265,6 @@ impl<'a> Walker<'_, 'a, '_> {
             n.field("required"),
             message,
         );
-    }
-
-    pub(super) fn items(
-        &mut self,
-        o: &'a Map<String, Value>,
-        n: &'a Map<String, Value>,
-        at: &At,
-        depth: usize,
-    ) {
-        let path = || format!("{}[]", at.path);
-        match (o.field("items"), n.field("items")) {
-            // Equal objects fall through to the arms below, which find nothing either.
-            (Some(a), Some(b)) if a.is_object() && b.is_object() && !unchanged(a, b) => {
-                let child = at.child("items", None, path());
-                self.walk(a, b, &child, depth + 1);
-            }
-            (Some(Value::Array(a)), Some(Value::Array(b))) => {
-                self.tuple("items", a, b, at, &path(), depth)
-            }
-            (a, b) if a != b => {
-                let why = format!("{}: items changed shape", self.subject(at));
-                self.unjudged(at.keyword("items"), a, b, why);
-            }
-            _ => {}
-        }
-        match (o.field("prefixItems"), n.field("prefixItems")) {
-            (Some(Value::Array(a)), Some(Value::Array(b))) => {
-                self.tuple("prefixItems", a, b, at, &path(), depth)
-            }
-            (a, b) if a != b => {
-                let why = format!("{}: prefixItems changed", self.subject(at));
-                self.unjudged(at.keyword("prefixItems"), a, b, why);
-            }
-            _ => {}
-        }
-    }
-
-    fn tuple(
-        &mut self,
-        keyword: &str,
-        a: &'a [Value],
-        b: &'a [Value],
-        at: &At,
-        path: &str,
-        depth: usize,
-    ) {
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            if unchanged(x, y) {
-                continue;
-            }
-            let child = at.index(keyword, i, i, format!("{path}{i}"));
-            self.walk(x, y, &child, depth + 1);
-        }
-        if a.len() != b.len() {
-            let why = format!(
-                "{}: {keyword} has {} positions, now {}",
-                self.subject(at),
-                a.len(),
-                b.len()
-            );
-            self.unjudged(at.keyword(keyword), None, None, why);
-        }
     }
 }
 
