@@ -34,6 +34,7 @@ mod live_servers;
 mod lock;
 mod lock_closure;
 mod lock_discover;
+mod pattern_orders;
 mod protocol_era;
 mod proxy_flow;
 mod public_surface;
