@@ -43,7 +43,7 @@ pub(crate) fn rows(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn spec(dir: &Path, registry: Option<&str>, packages: &str) -> PathBuf {
+pub(crate) fn spec(dir: &Path, registry: Option<&str>, packages: &str) -> PathBuf {
     let path = dir.join("census.toml");
     let registry = registry
         .map(|r| format!("npm_registry = \"{r}\"\n"))
@@ -80,6 +80,13 @@ const HEADLINE: &str = "2 of 3 release pairs whose SemVer version promised compa
 /// `census SPEC --yes --out OUT` against a registry serving the fixture's releases: its headline
 /// (the rename and its revert break under a minor and a patch bump), and releases.csv's rows.
 pub(crate) fn census_online(spec: &Path, out: &Path) -> Vec<Vec<String>> {
+    let (headline, releases) = census_run(spec, out);
+    assert_eq!(headline, HEADLINE);
+    releases
+}
+
+/// `census SPEC --yes --out OUT`: its headline and releases.csv's rows.
+pub(crate) fn census_run(spec: &Path, out: &Path) -> (String, Vec<Vec<String>>) {
     let output = run(&[
         "census",
         spec.to_str().unwrap(),
@@ -88,8 +95,10 @@ pub(crate) fn census_online(spec: &Path, out: &Path) -> Vec<Vec<String>> {
         out.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(stdout(&output).trim(), HEADLINE);
-    rows(&out.join("releases.csv"))
+    (
+        stdout(&output).trim().to_string(),
+        rows(&out.join("releases.csv")),
+    )
 }
 
 /// Whether the census sandbox works here (a census refuses to run without it); a skip says so
@@ -187,8 +196,8 @@ fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
     let releases = rows(&out.join("releases.csv"));
     let failed = releases.iter().find(|r| r[1] == "1.1.5").unwrap();
     assert_eq!(failed[2], "install-failed");
-    assert_eq!(failed[8], "missing-dependency", "{failed:?}");
-    assert!(failed[9].contains("ETARGET"), "{failed:?}");
+    assert_eq!(failed[9], "missing-dependency", "{failed:?}");
+    assert!(failed[10].contains("ETARGET"), "{failed:?}");
     let findings = fs::read_to_string(out.join("findings.csv")).unwrap();
     // The break is proven: a call 1.1.0 rejects, built from what 1.0.0 accepted.
     assert!(
@@ -301,18 +310,18 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
 }
 
 /// A Verdaccio on a free 127.0.0.1 port, killed when dropped.
-struct Registry {
+pub(crate) struct Registry {
     _process: Running,
-    url: String,
+    pub(crate) url: String,
     token: String,
 }
 
-fn verdaccio() -> Option<PathBuf> {
+pub(crate) fn verdaccio() -> Option<PathBuf> {
     let path = repo().join("tools/registries/node_modules/.bin/verdaccio");
     installed_or_skip(path, "Verdaccio")
 }
 
-fn start_registry(bin: &Path, dir: &Path) -> Registry {
+pub(crate) fn start_registry(bin: &Path, dir: &Path) -> Registry {
     let port = free_port();
     fs::write(
         dir.join("config.yaml"),
@@ -362,21 +371,47 @@ fn start_registry(bin: &Path, dir: &Path) -> Registry {
 
 /// Publishes one release of the fixture server: its tools, or a server that exits at start.
 fn publish(registry: &Registry, work: &Path, release: &str, contract: serde_json::Value) {
-    let dir = work.join(format!("pkg-{release}"));
-    fs::create_dir_all(&dir).unwrap();
-    fs::copy(
-        repo().join("tests/fixtures/census/server.js"),
-        dir.join("server.js"),
-    )
-    .unwrap();
+    publish_fixture(registry, work, release, contract, json!({}));
+}
+
+/// Publishes one release of the fixture server with these `dependencies`.
+pub(crate) fn publish_fixture(
+    registry: &Registry,
+    work: &Path,
+    release: &str,
+    contract: serde_json::Value,
+    dependencies: serde_json::Value,
+) {
     let mut contract = contract;
     contract["version"] = json!(release);
-    fs::write(dir.join("tools.json"), contract.to_string()).unwrap();
-    fs::write(
-        dir.join("package.json"),
-        json!({ "name": "driftlab-census-fixture", "version": release, "bin": { "census-fixture": "server.js" } }).to_string(),
-    )
-    .unwrap();
+    let server = fs::read_to_string(repo().join("tests/fixtures/census/server.js")).unwrap();
+    let package = json!({ "name": "driftlab-census-fixture", "version": release,
+        "bin": { "census-fixture": "server.js" }, "dependencies": dependencies });
+    publish_package(
+        registry,
+        work,
+        &package,
+        &[("server.js", server), ("tools.json", contract.to_string())],
+    );
+}
+
+/// Publishes a package of these files (`package.json` from `package`) to `registry`.
+pub(crate) fn publish_package(
+    registry: &Registry,
+    work: &Path,
+    package: &serde_json::Value,
+    files: &[(&str, String)],
+) {
+    let (name, release) = (
+        package["name"].as_str().unwrap(),
+        package["version"].as_str().unwrap(),
+    );
+    let dir = work.join(format!("pkg-{name}-{release}"));
+    fs::create_dir_all(&dir).unwrap();
+    for (file, text) in files {
+        fs::write(dir.join(file), text).unwrap();
+    }
+    fs::write(dir.join("package.json"), package.to_string()).unwrap();
     let host = registry.url.trim_start_matches("http:");
     let npmrc = work.join("npmrc");
     fs::write(&npmrc, format!("{host}:_authToken={}\n", registry.token)).unwrap();
@@ -389,7 +424,7 @@ fn publish(registry: &Registry, work: &Path, release: &str, contract: serde_json
         .unwrap();
     assert!(
         output.status.success(),
-        "npm publish {release}: {}",
+        "npm publish {name} {release}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
 }

@@ -72,6 +72,11 @@ fn run_python(python: &Path, script: &str, input: &[u8]) -> String {
     text
 }
 
+/// The report of `old` → `new` as one tool `name`.
+fn diff(name: &str, old: &Value, new: &Value) -> Value {
+    diff_json(&payload(name, old), &payload(name, new)).1
+}
+
 fn findings(report: &Value) -> Vec<&Value> {
     report["findings"].as_array().unwrap().iter().collect()
 }
@@ -117,10 +122,7 @@ fn a_loosened_email_pattern_is_compatible() {
         true,
     );
     let new = email(r"^[^\s@]+@[^\s@]+\.[^\s@]+$", false);
-    let (_, report) = diff_json(
-        &payload("create-event", &old),
-        &payload("create-event", &new),
-    );
+    let report = diff("create-event", &old, &new);
     assert_eq!(
         common::finding_rules(&report),
         ["constraint-loosened", "constraint-loosened"],
@@ -131,10 +133,7 @@ fn a_loosened_email_pattern_is_compatible() {
         .unwrap()
         .contains("pattern widened"));
     // The way back narrows, with the shortest string the old pattern refuses as its witness.
-    let (_, back) = diff_json(
-        &payload("create-event", &new),
-        &payload("create-event", &old),
-    );
+    let back = diff("create-event", &new, &old);
     let narrowed = findings(&back)
         .into_iter()
         .find(|f| f["pointer"].as_str().unwrap().ends_with("/pattern"))
@@ -159,7 +158,7 @@ fn a_root_closed_beside_a_renamed_parameter_is_proven_by_an_unlisted_key() {
             "path": {"type": "string", "minLength": 1},
             "depth": {"type": "integer", "minimum": 1, "maximum": 9007199254740991_u64}},
         "required": ["url", "path"], "additionalProperties": false});
-    let (_, report) = diff_json(&payload("git_clone", &old), &payload("git_clone", &new));
+    let report = diff("git_clone", &old, &new);
     let breaking: Vec<&Value> = findings(&report)
         .into_iter()
         .filter(|f| f["severity"] != "compatible" && f["severity"] != "info")
@@ -191,10 +190,7 @@ fn a_string_become_an_array_is_one_type_change_and_items_added_tighten() {
     };
     let old = schema(json!({"type": "string"}));
     let new = schema(json!({"type": "array", "items": {"type": "string"}}));
-    let (_, report) = diff_json(
-        &payload("repo_search_commits", &old),
-        &payload("repo_search_commits", &new),
-    );
+    let report = diff("repo_search_commits", &old, &new);
     assert_eq!(
         common::finding_rules(&report),
         ["type-changed"],
@@ -204,10 +200,7 @@ fn a_string_become_an_array_is_one_type_change_and_items_added_tighten() {
     // On a node that holds arrays, items constrained where they were not is a narrowing, proven
     // by an old array; the way back loosens.
     let old = schema(json!({"type": "array"}));
-    let (_, report) = diff_json(
-        &payload("repo_search_commits", &old),
-        &payload("repo_search_commits", &new),
-    );
+    let report = diff("repo_search_commits", &old, &new);
     assert_eq!(
         common::finding_rules(&report),
         ["constraint-tightened"],
@@ -216,10 +209,7 @@ fn a_string_become_an_array_is_one_type_change_and_items_added_tighten() {
     let finding = &report["findings"][0];
     assert_eq!(finding["severity"], "breaking", "{report:#}");
     python_confirms(&old, &new, &[&finding["witness"]]);
-    let (_, back) = diff_json(
-        &payload("repo_search_commits", &new),
-        &payload("repo_search_commits", &old),
-    );
+    let back = diff("repo_search_commits", &new, &old);
     assert_eq!(
         common::finding_rules(&back),
         ["constraint-loosened"],
@@ -234,7 +224,7 @@ fn a_draft_07_tuple_and_2020_12_prefix_items_are_the_same_contract() {
         "properties": {"coordinates": {"type": "array", "items": pair}}});
     let new = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
         "properties": {"coordinates": {"type": "array", "prefixItems": pair}}});
-    let (_, report) = diff_json(&payload("place", &old), &payload("place", &new));
+    let report = diff("place", &old, &new);
     assert_eq!(
         common::finding_rules(&report),
         ["schema-dialect-changed"],
@@ -244,7 +234,7 @@ fn a_draft_07_tuple_and_2020_12_prefix_items_are_the_same_contract() {
     // old array with a third item.
     let mut closed = old.clone();
     closed["properties"]["coordinates"]["additionalItems"] = json!(false);
-    let (_, report) = diff_json(&payload("place", &old), &payload("place", &closed));
+    let report = diff("place", &old, &closed);
     assert_eq!(
         common::finding_rules(&report),
         ["constraint-tightened"],

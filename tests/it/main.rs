@@ -8,6 +8,7 @@ mod architecture;
 mod big_schemas;
 mod bounds;
 mod census;
+mod census_as_published;
 mod census_hostile;
 mod census_pypi;
 mod ci_surfaces;

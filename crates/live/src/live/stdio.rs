@@ -151,14 +151,19 @@ impl StdioTransport {
     }
 
     /// The last non-empty lines of the server's stderr (three at most), as "; its stderr
-    /// ends: A / B / C", or " with nothing on stderr".
+    /// ends: A / B / C", or " with nothing on stderr". A stack trace's frames (`at …`) and
+    /// Node's closing version line are passed over: the error itself is above them.
     fn stderr_summary(&self) -> String {
         let log = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         let text = String::from_utf8_lossy(&log.tail);
+        let said = |l: &&str| {
+            let l = l.trim();
+            !l.is_empty() && !l.starts_with("at ") && !l.starts_with("Node.js v")
+        };
         let mut last: Vec<String> = text
             .lines()
             .rev()
-            .filter(|l| !l.trim().is_empty())
+            .filter(said)
             .take(3)
             .map(|l| excerpt(l.trim().as_bytes(), 200))
             .collect();

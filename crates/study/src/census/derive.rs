@@ -31,6 +31,15 @@ pub struct Failure {
     pub sandboxed: bool,
 }
 
+/// How a release was installed (`VERSION.install.json`, written before its record): with its
+/// dependencies as of `as_of`, its publish time. A release without one was installed with its
+/// dependencies as of the day it ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Install {
+    /// The time passed to the installer (npm `--before`).
+    pub as_of: String,
+}
+
 /// A release's record in `captures/`: its capture, or why there is none.
 pub enum Record {
     /// Its contract.
@@ -53,6 +62,9 @@ pub struct Release {
     pub sandboxed: Option<bool>,
     /// Whether its server was started.
     pub server_ran: bool,
+    /// Its dependencies were installed as of this time (its publish time); empty: as of the
+    /// day it ran.
+    pub installed_as_of: String,
 }
 
 /// What a pair's findings add up to, most severe first.
@@ -177,6 +189,11 @@ pub(crate) fn capture_name(version: &str) -> String {
     format!("{version}.json")
 }
 
+/// The file name of how a release was installed ([`Install`]).
+pub(crate) fn install_name(version: &str) -> String {
+    format!("{version}.install.json")
+}
+
 /// The file name of a release's failure record.
 pub(crate) fn failure_name(version: &str) -> String {
     format!("{version}.failed.json")
@@ -191,7 +208,7 @@ pub(crate) fn recorded_versions(captures: &Path, package: &Package) -> Vec<Strin
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name == VERSIONS_FAILED {
+            if name == VERSIONS_FAILED || name.ends_with(".install.json") {
                 return None;
             }
             let version = name
@@ -241,6 +258,7 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
                 protocol: String::new(),
                 sandboxed: None,
                 server_ran: false,
+                installed_as_of: String::new(),
             });
             continue;
         }
@@ -264,6 +282,14 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
 fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Release, String> {
     let folder = captures.join(package.folder());
     let failed = folder.join(failure_name(version));
+    let install = folder.join(install_name(version));
+    let installed_as_of = match install.is_file() {
+        true => {
+            let install: Install = crate::fs::read_json(&install).map_err(|e| e.to_string())?;
+            install.as_of
+        }
+        false => String::new(),
+    };
     let release = |record, protocol, sandboxed, server_ran| Release {
         package: package.key(),
         version: version.to_string(),
@@ -271,6 +297,7 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         protocol,
         sandboxed,
         server_ran,
+        installed_as_of: installed_as_of.clone(),
     };
     if failed.is_file() {
         let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;

@@ -20,7 +20,7 @@ pub mod write;
 
 use std::path::Path;
 
-use derive::{capture_name, failure_name, Census, Failure};
+use derive::{capture_name, failure_name, install_name, Census, Failure, Install};
 use spec::CensusSpec;
 
 use derive::VERSIONS_FAILED;
@@ -65,14 +65,27 @@ pub fn fetch(
             }
         };
         let chosen = package_spec.choose(package.scheme, &versions);
+        // Without publish times a release is installed as of today, and its row says so.
+        let published = online::published_times(spec, &package, scratch).unwrap_or_else(|why| {
+            progress(&format!("{}: no publish times: {why}", package.key()));
+            Default::default()
+        });
         for (_, version) in &chosen.releases {
             if folder.join(capture_name(version)).is_file()
                 || folder.join(failure_name(version)).is_file()
             {
                 continue;
             }
+            let as_of = published.get(version.as_str()).map(String::as_str);
+            // Written first: a record without it was installed as of the day it ran.
+            if let Some(as_of) = as_of {
+                let install = Install {
+                    as_of: as_of.to_string(),
+                };
+                write(&install_name(version), &json_line(&install)?)?;
+            }
             let started = std::time::Instant::now();
-            match online::capture_release(spec, package_spec, &package, version, scratch) {
+            match online::capture_release(spec, package_spec, &package, (version, as_of), scratch) {
                 Ok(bytes) => {
                     write(&capture_name(version), &bytes)?;
                     progress(&format!(

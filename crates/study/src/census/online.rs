@@ -5,6 +5,7 @@
 //! names), and the release's folder is removed after it. Every failure is a [`Failure`] row,
 //! never a crash.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -164,16 +165,56 @@ fn sanitize(text: &str) -> String {
 /// Installs release `version` and captures its contract: the capture file's bytes, or why not.
 /// What is recorded names no path of this machine: the scratch folder is `$SCRATCH`, an
 /// install folder `.`, and `PATH` is `$PATH`.
+/// When each npm release was published (`npm view NAME time`), by version; empty for PyPI,
+/// whose index tells pip no upload time.
+pub(crate) fn published_times(
+    spec: &CensusSpec,
+    package: &Package,
+    scratch: &Scratch,
+) -> Result<BTreeMap<String, String>, String> {
+    if package.scheme != Scheme::Npm {
+        return Ok(BTreeMap::new());
+    }
+    let log = scratch
+        .root()
+        .join(format!("times-{}", sanitize(&package.key())));
+    let mut command = scratch.lister("npm");
+    command.args([
+        "view",
+        &package.name,
+        "time",
+        "--json",
+        "--registry",
+        registry(spec),
+    ]);
+    let text = run(
+        command,
+        Duration::from_secs(spec.install_timeout_seconds),
+        &log,
+    )?;
+    let times: BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|e| format!("npm view {} time: not a map of times: {e}", package.name))?;
+    Ok(times
+        .into_iter()
+        .filter(|(version, _)| version != "created" && version != "modified")
+        .filter_map(|(version, time)| Some((version, time.as_str()?.to_string())))
+        .collect())
+}
+
+/// Installs and captures one release; `as_of` (its publish time) installs its dependencies as
+/// they were then (npm `--before`).
 pub(crate) fn capture_release(
     spec: &CensusSpec,
     package_spec: &PackageSpec,
     package: &Package,
-    version: &str,
+    (version, as_of): (&str, Option<&str>),
     scratch: &Scratch,
 ) -> Result<Vec<u8>, Failure> {
-    capture_release_in(spec, package_spec, package, version, scratch).map_err(|f| Failure {
-        reason: scratch.scrub(&f.reason),
-        ..f
+    capture_release_in(spec, package_spec, package, (version, as_of), scratch).map_err(|f| {
+        Failure {
+            reason: scratch.scrub(&f.reason),
+            ..f
+        }
     })
 }
 
@@ -190,7 +231,7 @@ fn capture_release_in(
     spec: &CensusSpec,
     package_spec: &PackageSpec,
     package: &Package,
-    version: &str,
+    version: (&str, Option<&str>),
     scratch: &Scratch,
 ) -> Result<Vec<u8>, Failure> {
     let install = |reason: String| install_failure(reason, scratch);
@@ -207,7 +248,7 @@ fn install_and_capture(
     spec: &CensusSpec,
     package_spec: &PackageSpec,
     package: &Package,
-    version: &str,
+    (version, as_of): (&str, Option<&str>),
     scratch: &Scratch,
     folder: &ReleaseFolder,
 ) -> Result<Vec<u8>, Failure> {
@@ -244,6 +285,9 @@ fn install_and_capture(
             words.push(folder.seen(""));
             words.push(format!("{}@{version}", package.name));
             words.extend(["--registry".to_string(), registry(spec).to_string()]);
+            if let Some(as_of) = as_of {
+                words.extend(["--before".to_string(), as_of.to_string()]);
+            }
             step(words).map_err(install)?;
             let bin =
                 npm_bin(&folder.host, package, package_spec.bin.as_deref()).map_err(install)?;

@@ -55,6 +55,9 @@ struct ReleaseRow<'a> {
     /// `yes` where the release's steps ran in the census sandbox, `unsandboxed` where they ran
     /// on the machine itself, empty where nothing of it ran.
     sandboxed: &'static str,
+    /// Its dependencies were installed as of this time (its publish time; npm `--before`);
+    /// empty: as of the day it ran.
+    installed_as_of: &'a str,
     /// Why it gave no contract, as a bucket ([`failures::FailureKind`]).
     failure: &'static str,
     reason: &'a str,
@@ -118,6 +121,8 @@ struct Summary<'a> {
     releases_failed: usize,
     /// Releases without a contract, per bucket ([`failures::FailureKind`]).
     releases_failed_by_why: BTreeMap<&'static str, usize>,
+    /// Releases installed with their dependencies as of their publish time (npm `--before`).
+    releases_installed_as_published: usize,
     /// Releases whose server ran, and how many of those ran in the sandbox.
     server_runs: usize,
     server_runs_sandboxed: usize,
@@ -175,6 +180,7 @@ pub fn render(
             let failure = failures::failure_of(r).map_or("", failures::FailureKind::as_str);
             ReleaseRow {
                 failure,
+                installed_as_of: &r.installed_as_of,
                 package: &r.package,
                 version: &r.version,
                 status,
@@ -292,6 +298,11 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         releases_captured: releases - failed,
         releases_failed: failed,
         releases_failed_by_why: failures::counts(census),
+        releases_installed_as_published: census
+            .releases
+            .iter()
+            .filter(|r| !r.installed_as_of.is_empty())
+            .count(),
         server_runs: census.releases.iter().filter(|r| r.server_ran).count(),
         server_runs_sandboxed: census
             .releases
@@ -362,7 +373,9 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     );
     let _ = writeln!(
         md,
-        "## Releases without a contract\n\n{}",
+        "## Releases without a contract\n\n{} of the {} releases were installed with their dependencies as they were when the release was published (npm `--before`; `installed_as_of` in `releases.csv`), the rest as of the day they were installed (PyPI's index tells pip no upload time; releases captured before the census did this).\n\n{}",
+        summary.releases_installed_as_published,
+        summary.releases,
         failures::table(census)
     );
     let _ = writeln!(

@@ -37,17 +37,29 @@ fn command_not_found_is_named() {
     assert_eq!(e.to_string(), "command not found: driftlab-no-such-command");
 }
 
+/// What waiting for `initialize` from a server that runs `script` and exits says.
+fn exit_message(script: &str) -> String {
+    let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
+    let mut t = StdioTransport::spawn(&argv, 100, None).unwrap();
+    t.recv(Duration::from_secs(10), "initialize")
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn a_server_that_exits_is_reported_with_its_status_and_stderr() {
-    let argv: Vec<String> = ["sh", "-c", "echo 'boom: no config' >&2; exit 3"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut t = StdioTransport::spawn(&argv, 100, None).unwrap();
-    let e = t.recv(Duration::from_secs(10), "initialize").unwrap_err();
     assert_eq!(
-        e.to_string(),
+        exit_message("echo 'boom: no config' >&2; exit 3"),
         "the server exited (exit code 3); its stderr ends: boom: no config; it had not answered initialize"
+    );
+}
+
+#[test]
+fn a_crash_is_reported_by_its_error_not_its_stack_frames() {
+    let node_crash = "printf '/x/index.js:1\\nthrow err;\\n^\\n\\nError: dep is broken\\n    at Object.<anonymous> (/x/index.js:1:7)\\n    at Module._compile (node:internal/modules/cjs/loader:1521:14)\\n\\nNode.js v20.20.2\\n' >&2; exit 1";
+    assert_eq!(
+        exit_message(node_crash),
+        "the server exited (exit code 1); its stderr ends: throw err; / ^ / Error: dep is broken; it had not answered initialize"
     );
 }
 
