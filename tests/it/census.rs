@@ -196,8 +196,8 @@ fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
     let releases = rows(&out.join("releases.csv"));
     let failed = releases.iter().find(|r| r[1] == "1.1.5").unwrap();
     assert_eq!(failed[2], "install-failed");
-    assert_eq!(failed[9], "missing-dependency", "{failed:?}");
-    assert!(failed[10].contains("ETARGET"), "{failed:?}");
+    assert_eq!(failed[10], "missing-dependency", "{failed:?}");
+    assert!(failed[11].contains("ETARGET"), "{failed:?}");
     let findings = fs::read_to_string(out.join("findings.csv")).unwrap();
     // The break is proven: a call 1.1.0 rejects, built from what 1.0.0 accepted.
     assert!(
@@ -366,6 +366,30 @@ pub(crate) fn start_registry(bin: &Path, dir: &Path) -> Registry {
         _process: Running(child),
         url,
         token,
+    }
+}
+
+impl Registry {
+    /// `npm deprecate SPEC MESSAGE` as the publishing user.
+    pub(crate) fn deprecate(&self, release: &str, message: &str, work: &Path) {
+        let output = Command::new("npm")
+            .args([
+                "deprecate",
+                release,
+                message,
+                "--registry",
+                &self.url,
+                "--userconfig",
+            ])
+            .arg(work.join("npmrc"))
+            .env("npm_config_cache", work.join("npm-cache"))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "npm deprecate {release}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 }
 

@@ -1,6 +1,7 @@
 //! A release is installed with its dependencies as they were when it was published (npm
 //! `--before` its publish time), against the Verdaccio the test starts: a dependency whose later
-//! release breaks at load breaks only the fixture releases published after it.
+//! release breaks at load breaks only the fixture releases published after it. And a release its
+//! registry deprecated is marked, and its pairs are left out of the headline.
 
 use std::fs;
 
@@ -61,7 +62,7 @@ fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
         ]
     );
     assert!(
-        releases[1][10].contains("driftlab-census-dep 1.1.0 is broken"),
+        releases[1][11].contains("driftlab-census-dep 1.1.0 is broken"),
         "{:?}",
         releases[1]
     );
@@ -84,4 +85,43 @@ fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
     assert_eq!(summary["releases_installed_as_published"], 2);
     assert_eq!(summary["pairs"], 0);
     assert!(rows(&out.join("pairs.csv")).is_empty());
+}
+
+#[test]
+fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
+    let Some(bin) = verdaccio() else { return };
+    if !sandbox_works() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let registry = start_registry(&bin, dir.path());
+    for release in ["1.0.0", "1.1.0"] {
+        let tools = super::census::tools(release);
+        publish_fixture(
+            &registry,
+            dir.path(),
+            release,
+            json!({ "tools": tools }),
+            json!({}),
+        );
+    }
+    registry.deprecate("driftlab-census-fixture@1.1.0", "use 1.0.0", dir.path());
+    let spec = spec(
+        dir.path(),
+        Some(&registry.url),
+        "[[package]]\nsource = \"npm:driftlab-census-fixture\"\n",
+    );
+    let out = dir.path().join("out");
+    let (headline, releases) = census_run(&spec, &out);
+    let deprecated: Vec<&str> = releases.iter().map(|r| r[9].as_str()).collect();
+    assert_eq!(deprecated, ["", "use 1.0.0"]);
+    // The pair breaks (a parameter renamed under a minor bump), but its new release is
+    // deprecated: it is counted apart, not among the pairs whose version promised.
+    let pairs = rows(&out.join("pairs.csv"));
+    assert_eq!(pairs[0][4], "breaking");
+    assert!(
+        headline.starts_with("0 of 0 release pairs whose SemVer version promised")
+            && headline.ends_with(", 1 of 1 pairs with a release its registry deprecated."),
+        "{headline}"
+    );
 }

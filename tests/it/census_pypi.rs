@@ -137,14 +137,14 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         releases
             .iter()
             .find(|r| r[1] == version)
-            .map(|r| r[10].clone())
+            .map(|r| r[11].clone())
             .unwrap()
     };
     // Each failure in its bucket, and the package the index lacks is not a release.
     let buckets: Vec<(&str, &str)> = releases
         .iter()
         .filter(|r| r[2] != "captured")
-        .map(|r| (r[1].as_str(), r[9].as_str()))
+        .map(|r| (r[1].as_str(), r[10].as_str()))
         .collect();
     assert_eq!(
         buckets,

@@ -31,13 +31,17 @@ pub struct Failure {
     pub sandboxed: bool,
 }
 
-/// How a release was installed (`VERSION.install.json`, written before its record): with its
-/// dependencies as of `as_of`, its publish time. A release without one was installed with its
-/// dependencies as of the day it ran.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// How a release was installed and what its registry said of it (`VERSION.install.json`,
+/// written before its record). A release without one was installed with its dependencies as of
+/// the day it ran, and its registry was not asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Install {
-    /// The time passed to the installer (npm `--before`).
+    /// The time passed to the installer (npm `--before`): its publish time. Empty: today.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub as_of: String,
+    /// The registry's deprecation message for the release (npm), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<String>,
 }
 
 /// A release's record in `captures/`: its capture, or why there is none.
@@ -65,6 +69,8 @@ pub struct Release {
     /// Its dependencies were installed as of this time (its publish time); empty: as of the
     /// day it ran.
     pub installed_as_of: String,
+    /// The registry's deprecation message, if it had one when the release was captured.
+    pub deprecated: Option<String>,
 }
 
 /// What a pair's findings add up to, most severe first.
@@ -134,6 +140,8 @@ pub struct Pair {
     pub break_kind: Option<BreakKind>,
     /// The protocol version each capture spoke (empty when unknown).
     pub protocols: (String, String),
+    /// Either release was deprecated by its registry: left out of the headline.
+    pub deprecated: bool,
 }
 
 impl Pair {
@@ -259,6 +267,7 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
                 sandboxed: None,
                 server_ran: false,
                 installed_as_of: String::new(),
+                deprecated: None,
             });
             continue;
         }
@@ -283,12 +292,9 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
     let folder = captures.join(package.folder());
     let failed = folder.join(failure_name(version));
     let install = folder.join(install_name(version));
-    let installed_as_of = match install.is_file() {
-        true => {
-            let install: Install = crate::fs::read_json(&install).map_err(|e| e.to_string())?;
-            install.as_of
-        }
-        false => String::new(),
+    let install: Install = match install.is_file() {
+        true => crate::fs::read_json(&install).map_err(|e| e.to_string())?,
+        false => Install::default(),
     };
     let release = |record, protocol, sandboxed, server_ran| Release {
         package: package.key(),
@@ -297,7 +303,8 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         protocol,
         sandboxed,
         server_ran,
-        installed_as_of: installed_as_of.clone(),
+        installed_as_of: install.as_of.clone(),
+        deprecated: install.deprecated.clone(),
     };
     if failed.is_file() {
         let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
@@ -396,6 +403,7 @@ fn pairs_of(
             reverts_to,
             numbering: versions[i].numbering(),
             protocols: (releases[i].protocol.clone(), releases[j].protocol.clone()),
+            deprecated: releases[i].deprecated.is_some() || releases[j].deprecated.is_some(),
         });
     }
 }

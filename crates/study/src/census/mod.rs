@@ -11,6 +11,7 @@ mod failures;
 mod figures;
 pub mod online;
 mod pep440;
+mod registry_facts;
 pub mod sandbox;
 pub mod scratch;
 pub mod shard;
@@ -66,10 +67,11 @@ pub fn fetch(
         };
         let chosen = package_spec.choose(package.scheme, &versions);
         // Without publish times a release is installed as of today, and its row says so.
-        let published = online::published_times(spec, &package, scratch).unwrap_or_else(|why| {
-            progress(&format!("{}: no publish times: {why}", package.key()));
-            Default::default()
-        });
+        let published =
+            registry_facts::published_times(spec, &package, scratch).unwrap_or_else(|why| {
+                progress(&format!("{}: no publish times: {why}", package.key()));
+                Default::default()
+            });
         for (_, version) in &chosen.releases {
             if folder.join(capture_name(version)).is_file()
                 || folder.join(failure_name(version)).is_file()
@@ -77,11 +79,12 @@ pub fn fetch(
                 continue;
             }
             let as_of = published.get(version.as_str()).map(String::as_str);
+            let install = Install {
+                as_of: as_of.unwrap_or_default().to_string(),
+                deprecated: registry_facts::deprecation(spec, &package, version, scratch),
+            };
             // Written first: a record without it was installed as of the day it ran.
-            if let Some(as_of) = as_of {
-                let install = Install {
-                    as_of: as_of.to_string(),
-                };
+            if install != Install::default() {
                 write(&install_name(version), &json_line(&install)?)?;
             }
             let started = std::time::Instant::now();

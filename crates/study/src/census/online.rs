@@ -5,7 +5,6 @@
 //! names), and the release's folder is removed after it. Every failure is a [`Failure`] row,
 //! never a crash.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,7 +27,7 @@ const MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// Runs `command` to its end or `timeout`, its output kept in `log` (stdout then stderr).
 /// Returns stdout, or why it failed in one line.
-fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, String> {
+pub(super) fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, String> {
     let out_path = log.with_extension("out");
     let err_path = log.with_extension("err");
     let open = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
@@ -80,7 +79,7 @@ fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, St
     ))
 }
 
-fn registry(spec: &CensusSpec) -> &str {
+pub(super) fn registry(spec: &CensusSpec) -> &str {
     spec.npm_registry.as_deref().unwrap_or(NPM_REGISTRY)
 }
 
@@ -150,7 +149,7 @@ pub(crate) fn available_versions(
 }
 
 /// Folder-safe text.
-fn sanitize(text: &str) -> String {
+pub(super) fn sanitize(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
@@ -165,42 +164,6 @@ fn sanitize(text: &str) -> String {
 /// Installs release `version` and captures its contract: the capture file's bytes, or why not.
 /// What is recorded names no path of this machine: the scratch folder is `$SCRATCH`, an
 /// install folder `.`, and `PATH` is `$PATH`.
-/// When each npm release was published (`npm view NAME time`), by version; empty for PyPI,
-/// whose index tells pip no upload time.
-pub(crate) fn published_times(
-    spec: &CensusSpec,
-    package: &Package,
-    scratch: &Scratch,
-) -> Result<BTreeMap<String, String>, String> {
-    if package.scheme != Scheme::Npm {
-        return Ok(BTreeMap::new());
-    }
-    let log = scratch
-        .root()
-        .join(format!("times-{}", sanitize(&package.key())));
-    let mut command = scratch.lister("npm");
-    command.args([
-        "view",
-        &package.name,
-        "time",
-        "--json",
-        "--registry",
-        registry(spec),
-    ]);
-    let text = run(
-        command,
-        Duration::from_secs(spec.install_timeout_seconds),
-        &log,
-    )?;
-    let times: BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
-        .map_err(|e| format!("npm view {} time: not a map of times: {e}", package.name))?;
-    Ok(times
-        .into_iter()
-        .filter(|(version, _)| version != "created" && version != "modified")
-        .filter_map(|(version, time)| Some((version, time.as_str()?.to_string())))
-        .collect())
-}
-
 /// Installs and captures one release; `as_of` (its publish time) installs its dependencies as
 /// they were then (npm `--before`).
 pub(crate) fn capture_release(

@@ -58,6 +58,8 @@ struct ReleaseRow<'a> {
     /// Its dependencies were installed as of this time (its publish time; npm `--before`);
     /// empty: as of the day it ran.
     installed_as_of: &'a str,
+    /// The registry's deprecation message, if any.
+    deprecated: &'a str,
     /// Why it gave no contract, as a bucket ([`failures::FailureKind`]).
     failure: &'static str,
     reason: &'a str,
@@ -181,6 +183,7 @@ pub fn render(
             ReleaseRow {
                 failure,
                 installed_as_of: &r.installed_as_of,
+                deprecated: r.deprecated.as_deref().unwrap_or_default(),
                 package: &r.package,
                 version: &r.version,
                 status,

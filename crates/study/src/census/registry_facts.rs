@@ -1,0 +1,83 @@
+//! What a registry says of each npm release beyond its version: when it was published (so it
+//! can be installed as published) and whether it is deprecated. Asked on the host, as the
+//! version list is (no package code runs), with npm's own configuration.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::online::{registry, run, sanitize};
+use super::scratch::Scratch;
+use super::spec::{CensusSpec, Package};
+use super::version::Scheme;
+
+/// When each npm release was published (`npm view NAME time`), by version; empty for PyPI,
+/// whose index tells pip no upload time.
+pub(crate) fn published_times(
+    spec: &CensusSpec,
+    package: &Package,
+    scratch: &Scratch,
+) -> Result<BTreeMap<String, String>, String> {
+    if package.scheme != Scheme::Npm {
+        return Ok(BTreeMap::new());
+    }
+    let log = scratch
+        .root()
+        .join(format!("times-{}", sanitize(&package.key())));
+    let mut command = scratch.lister("npm");
+    command.args([
+        "view",
+        &package.name,
+        "time",
+        "--json",
+        "--registry",
+        registry(spec),
+    ]);
+    let text = run(
+        command,
+        Duration::from_secs(spec.install_timeout_seconds),
+        &log,
+    )?;
+    let times: BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
+        .map_err(|e| format!("npm view {} time: not a map of times: {e}", package.name))?;
+    Ok(times
+        .into_iter()
+        .filter(|(version, _)| version != "created" && version != "modified")
+        .filter_map(|(version, time)| Some((version, time.as_str()?.to_string())))
+        .collect())
+}
+
+/// The registry's deprecation message for one npm release (`npm view NAME@VERSION
+/// deprecated`), or `None`: not deprecated, not npm, or the registry did not say.
+pub(crate) fn deprecation(
+    spec: &CensusSpec,
+    package: &Package,
+    version: &str,
+    scratch: &Scratch,
+) -> Option<String> {
+    if package.scheme != Scheme::Npm {
+        return None;
+    }
+    let log = scratch
+        .root()
+        .join(format!("deprecated-{}", sanitize(&package.key())));
+    let mut command = scratch.lister("npm");
+    let release = format!("{}@{version}", package.name);
+    command.args([
+        "view",
+        &release,
+        "deprecated",
+        "--json",
+        "--registry",
+        registry(spec),
+    ]);
+    let text = run(
+        command,
+        Duration::from_secs(spec.install_timeout_seconds),
+        &log,
+    )
+    .ok()?;
+    match serde_json::from_str(&text) {
+        Ok(serde_json::Value::String(message)) if !message.is_empty() => Some(message),
+        _ => None,
+    }
+}
