@@ -249,7 +249,8 @@ fn install_and_capture(
             words.push(format!("{}@{version}", package.name));
             words.extend(["--registry".to_string(), registry(spec).to_string()]);
             if let Some(as_of) = as_of {
-                words.extend(["--before".to_string(), as_of.to_string()]);
+                // One word: the value can never be read as a flag of its own.
+                words.push(format!("--before={as_of}"));
             }
             step(words).map_err(install)?;
             let bin =

@@ -43,7 +43,19 @@ pub(crate) fn published_times(
         .into_iter()
         .filter(|(version, _)| version != "created" && version != "modified")
         .filter_map(|(version, time)| Some((version, time.as_str()?.to_string())))
+        .filter(|(_, time)| is_timestamp(time))
         .collect())
+}
+
+/// Whether the registry's `time` is a timestamp and nothing else: it becomes npm's `--before`
+/// value, and a value npm could read as a flag (`--ignore-scripts=false`) must never get there.
+fn is_timestamp(time: &str) -> bool {
+    time.len() <= 40
+        && time.starts_with(|c: char| c.is_ascii_digit())
+        && time.contains('T')
+        && time
+            .chars()
+            .all(|c| c.is_ascii_digit() || "-:T.Z+".contains(c))
 }
 
 /// The registry's deprecation message for one npm release (`npm view NAME@VERSION
@@ -79,5 +91,23 @@ pub(crate) fn deprecation(
     match serde_json::from_str(&text) {
         Ok(serde_json::Value::String(message)) if !message.is_empty() => Some(message),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_timestamp_is_taken_as_a_publish_time() {
+        assert!(super::is_timestamp("2026-12-06T17:55:44.535Z"));
+        assert!(super::is_timestamp("2025-05-08T02:03:10.165000+00:00"));
+        for bad in [
+            "--ignore-scripts=false",
+            "2026-12-06 --foo",
+            "",
+            "yesterday",
+            "T",
+        ] {
+            assert!(!super::is_timestamp(bad), "{bad}");
+        }
     }
 }
