@@ -27,7 +27,7 @@ const MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// Runs `command` to its end or `timeout`, its output kept in `log` (stdout then stderr).
 /// Returns stdout, or why it failed in one line.
-pub(super) fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, String> {
+fn run(mut command: Command, timeout: Duration, log: &Path) -> Result<String, String> {
     let out_path = log.with_extension("out");
     let err_path = log.with_extension("err");
     let open = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
@@ -79,12 +79,33 @@ pub(super) fn run(mut command: Command, timeout: Duration, log: &Path) -> Result
     ))
 }
 
-pub(super) fn registry(spec: &CensusSpec) -> &str {
+fn registry(spec: &CensusSpec) -> &str {
     spec.npm_registry.as_deref().unwrap_or(NPM_REGISTRY)
 }
 
 fn index(spec: &CensusSpec) -> &str {
     spec.pypi_index.as_deref().unwrap_or(PYPI_INDEX)
+}
+
+/// `npm view WHAT FIELD --json` on the host (no package code runs), with npm's own
+/// configuration: the registry's answer, as text.
+pub(super) fn npm_view(
+    spec: &CensusSpec,
+    scratch: &Scratch,
+    package: &Package,
+    what: &str,
+    field: &str,
+) -> Result<String, String> {
+    let log = scratch
+        .root()
+        .join(format!("{field}-{}", sanitize(&package.key())));
+    let mut command = scratch.lister("npm");
+    command.args(["view", what, field, "--json", "--registry", registry(spec)]);
+    run(
+        command,
+        Duration::from_secs(spec.install_timeout_seconds),
+        &log,
+    )
 }
 
 /// Every version the registry lists for `package`.
@@ -99,16 +120,7 @@ pub(crate) fn available_versions(
     let timeout = Duration::from_secs(spec.install_timeout_seconds);
     match package.scheme {
         Scheme::Npm => {
-            let mut command = scratch.lister("npm");
-            command.args([
-                "view",
-                &package.name,
-                "versions",
-                "--json",
-                "--registry",
-                registry(spec),
-            ]);
-            let text = run(command, timeout, &log)?;
+            let text = npm_view(spec, scratch, package, &package.name, "versions")?;
             match serde_json::from_str::<serde_json::Value>(&text) {
                 Ok(serde_json::Value::Array(list)) => Ok(list
                     .iter()
@@ -149,7 +161,7 @@ pub(crate) fn available_versions(
 }
 
 /// Folder-safe text.
-pub(super) fn sanitize(text: &str) -> String {
+fn sanitize(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {

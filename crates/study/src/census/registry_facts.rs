@@ -3,9 +3,8 @@
 //! version list is (no package code runs), with npm's own configuration.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use super::online::{registry, run, sanitize};
+use super::online::npm_view;
 use super::scratch::Scratch;
 use super::spec::{CensusSpec, Package};
 use super::version::Scheme;
@@ -20,23 +19,7 @@ pub(crate) fn published_times(
     if package.scheme != Scheme::Npm {
         return Ok(BTreeMap::new());
     }
-    let log = scratch
-        .root()
-        .join(format!("times-{}", sanitize(&package.key())));
-    let mut command = scratch.lister("npm");
-    command.args([
-        "view",
-        &package.name,
-        "time",
-        "--json",
-        "--registry",
-        registry(spec),
-    ]);
-    let text = run(
-        command,
-        Duration::from_secs(spec.install_timeout_seconds),
-        &log,
-    )?;
+    let text = npm_view(spec, scratch, package, &package.name, "time")?;
     let times: BTreeMap<String, serde_json::Value> = serde_json::from_str(&text)
         .map_err(|e| format!("npm view {} time: not a map of times: {e}", package.name))?;
     Ok(times
@@ -69,25 +52,8 @@ pub(crate) fn deprecation(
     if package.scheme != Scheme::Npm {
         return None;
     }
-    let log = scratch
-        .root()
-        .join(format!("deprecated-{}", sanitize(&package.key())));
-    let mut command = scratch.lister("npm");
     let release = format!("{}@{version}", package.name);
-    command.args([
-        "view",
-        &release,
-        "deprecated",
-        "--json",
-        "--registry",
-        registry(spec),
-    ]);
-    let text = run(
-        command,
-        Duration::from_secs(spec.install_timeout_seconds),
-        &log,
-    )
-    .ok()?;
+    let text = npm_view(spec, scratch, package, &release, "deprecated").ok()?;
     match serde_json::from_str(&text) {
         Ok(serde_json::Value::String(message)) if !message.is_empty() => Some(message),
         _ => None,
