@@ -32,7 +32,17 @@ pub enum Order {
 
 /// How `first`'s strings lie in `second`'s, or why that is not known.
 pub fn order(first: &str, second: &str) -> Result<Order, &'static str> {
+    search(&Language::of(first)?, &Language::of(second)?)
+}
+
+/// How `first`'s strings lie in `second`'s and the other way round, each pattern compiled once.
+pub fn orders(first: &str, second: &str) -> Result<(Order, Order), &'static str> {
     let (a, b) = (Language::of(first)?, Language::of(second)?);
+    Ok((search(&a, &b)?, search(&b, &a)?))
+}
+
+/// The product of `a` and `b`, searched breadth first for a string `a` accepts and `b` does not.
+fn search(a: &Language, b: &Language) -> Result<Order, &'static str> {
     let mut seen = HashSet::from([(a.start, b.start)]);
     // Breadth first, each pair with the pair it was reached from and the byte between.
     let mut reached: Vec<(StateID, StateID, usize, u8)> = vec![(a.start, b.start, 0, 0)];

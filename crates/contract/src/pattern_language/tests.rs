@@ -1,4 +1,4 @@
-use super::{order, Order};
+use super::{order, orders, Order};
 
 fn within(a: &str, b: &str) -> bool {
     order(a, b) == Ok(Order::Within)
@@ -18,6 +18,10 @@ fn a_loosened_email_pattern_is_within_and_the_reverse_has_the_shortest_witness()
     let new = r"^[^\s@]+@[^\s@]+\.[^\s@]+$";
     assert!(within(old, new));
     assert_eq!(outside(new, old), "a@a.a");
+    assert_eq!(
+        orders(old, new),
+        Ok((Order::Within, Order::Outside("a@a.a".into())))
+    );
 }
 
 #[test]

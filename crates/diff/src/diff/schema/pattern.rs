@@ -4,7 +4,7 @@
 //! every string the first matches (a sub-expression replaced by one matching more never
 //! matches less).
 
-use driftlab_contract::pattern_language::{order, Order};
+use driftlab_contract::pattern_language::{orders, Order};
 use serde_json::Value;
 
 use super::{At, Walker};
@@ -20,8 +20,7 @@ impl Walker<'_, '_, '_> {
         raw: (Option<&Value>, Option<&Value>),
     ) {
         let subject = self.subject(at);
-        let ordered = order(old, new).and_then(|forward| Ok((forward, order(new, old)?)));
-        let (forward, backward) = match ordered {
+        let (forward, backward) = match orders(old, new) {
             Ok(both) => both,
             Err(why) => {
                 let why = format!("{subject}: pattern changed; the two were not compared: {why}");
