@@ -316,12 +316,12 @@ pub(crate) struct Registry {
     token: String,
 }
 
-pub(crate) fn verdaccio() -> Option<PathBuf> {
+fn verdaccio() -> Option<PathBuf> {
     let path = repo().join("tools/registries/node_modules/.bin/verdaccio");
     installed_or_skip(path, "Verdaccio")
 }
 
-pub(crate) fn start_registry(bin: &Path, dir: &Path) -> Registry {
+fn start_registry(bin: &Path, dir: &Path) -> Registry {
     let port = free_port();
     fs::write(
         dir.join("config.yaml"),
@@ -372,25 +372,42 @@ pub(crate) fn start_registry(bin: &Path, dir: &Path) -> Registry {
 impl Registry {
     /// `npm deprecate SPEC MESSAGE` as the publishing user.
     pub(crate) fn deprecate(&self, release: &str, message: &str, work: &Path) {
+        self.npm(work, work, &["deprecate", release, message]);
+    }
+
+    /// Runs `npm ARGS` in `dir` as the publishing user (its token in `work/npmrc`, its cache in
+    /// `work/npm-cache`), and expects it to succeed.
+    fn npm(&self, work: &Path, dir: &Path, args: &[&str]) {
+        let host = self.url.trim_start_matches("http:");
+        let npmrc = work.join("npmrc");
+        fs::write(&npmrc, format!("{host}:_authToken={}\n", self.token)).unwrap();
         let output = Command::new("npm")
-            .args([
-                "deprecate",
-                release,
-                message,
-                "--registry",
-                &self.url,
-                "--userconfig",
-            ])
-            .arg(work.join("npmrc"))
+            .args(args)
+            .args(["--registry", &self.url, "--userconfig"])
+            .arg(&npmrc)
+            .current_dir(dir)
             .env("npm_config_cache", work.join("npm-cache"))
             .output()
             .unwrap();
         assert!(
             output.status.success(),
-            "npm deprecate {release}: {}",
+            "npm {}: {}",
+            args.join(" "),
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+/// A Verdaccio started for one test in a folder of its own, where the census sandbox works
+/// (`None`, a skip or a failure as [`verdaccio`] and [`sandbox_works`] say, where not).
+pub(crate) fn local_registry() -> Option<(tempfile::TempDir, Registry)> {
+    let bin = verdaccio()?;
+    if !sandbox_works() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let registry = start_registry(&bin, dir.path());
+    Some((dir, registry))
 }
 
 /// Publishes one release of the fixture server: its tools, or a server that exits at start.
@@ -436,31 +453,14 @@ pub(crate) fn publish_package(
         fs::write(dir.join(file), text).unwrap();
     }
     fs::write(dir.join("package.json"), package.to_string()).unwrap();
-    let host = registry.url.trim_start_matches("http:");
-    let npmrc = work.join("npmrc");
-    fs::write(&npmrc, format!("{host}:_authToken={}\n", registry.token)).unwrap();
-    let output = Command::new("npm")
-        .args(["publish", "--registry", &registry.url, "--userconfig"])
-        .arg(&npmrc)
-        .current_dir(&dir)
-        .env("npm_config_cache", work.join("npm-cache"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "npm publish {name} {release}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    registry.npm(work, &dir, &["publish"]);
 }
 
 #[test]
 fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failure() {
-    let Some(bin) = verdaccio() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    if !sandbox_works() {
+    let Some((dir, registry)) = local_registry() else {
         return;
-    }
-    let registry = start_registry(&bin, dir.path());
+    };
     for release in ["1.0.0", "1.1.0", "1.1.1", "1.2.0"] {
         publish(
             &registry,

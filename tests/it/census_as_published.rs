@@ -8,8 +8,7 @@ use std::fs;
 use serde_json::json;
 
 use super::census::{
-    census_run, publish_fixture, publish_package, rows, sandbox_works, spec, start_registry,
-    statuses, verdaccio,
+    census_run, local_registry, publish_fixture, publish_package, rows, spec, statuses,
 };
 
 /// Publishes the dependency: 1.0.0 loads, any later release throws at load.
@@ -24,12 +23,9 @@ fn publish_dependency(registry: &super::census::Registry, work: &std::path::Path
 
 #[test]
 fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
-    let Some(bin) = verdaccio() else { return };
-    if !sandbox_works() {
+    let Some((dir, registry)) = local_registry() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let registry = start_registry(&bin, dir.path());
+    };
     let tools = json!([{ "name": "ping", "inputSchema": { "type": "object" } }]);
     let contract = json!({ "tools": tools, "requires": "driftlab-census-dep" });
     let dependencies = json!({ "driftlab-census-dep": "^1.0.0" });
@@ -89,12 +85,9 @@ fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
 
 #[test]
 fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
-    let Some(bin) = verdaccio() else { return };
-    if !sandbox_works() {
+    let Some((dir, registry)) = local_registry() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let registry = start_registry(&bin, dir.path());
+    };
     for release in ["1.0.0", "1.1.0"] {
         let tools = super::census::tools(release);
         publish_fixture(

@@ -77,6 +77,14 @@ fn diff(name: &str, old: &Value, new: &Value) -> Value {
     diff_json(&payload(name, old), &payload(name, new)).1
 }
 
+/// The report's one finding, checked to be of `rule` and breaking.
+fn sole_breaking<'r>(report: &'r Value, rule: &str) -> &'r Value {
+    assert_eq!(common::finding_rules(report), [rule], "{report:#}");
+    let finding = &report["findings"][0];
+    assert_eq!(finding["severity"], "breaking", "{report:#}");
+    finding
+}
+
 fn findings(report: &Value) -> Vec<&Value> {
     report["findings"].as_array().unwrap().iter().collect()
 }
@@ -201,13 +209,7 @@ fn a_string_become_an_array_is_one_type_change_and_items_added_tighten() {
     // by an old array; the way back loosens.
     let old = schema(json!({"type": "array"}));
     let report = diff("repo_search_commits", &old, &new);
-    assert_eq!(
-        common::finding_rules(&report),
-        ["constraint-tightened"],
-        "{report:#}"
-    );
-    let finding = &report["findings"][0];
-    assert_eq!(finding["severity"], "breaking", "{report:#}");
+    let finding = sole_breaking(&report, "constraint-tightened");
     python_confirms(&old, &new, &[&finding["witness"]]);
     let back = diff("repo_search_commits", &new, &old);
     assert_eq!(
@@ -235,13 +237,7 @@ fn a_draft_07_tuple_and_2020_12_prefix_items_are_the_same_contract() {
     let mut closed = old.clone();
     closed["properties"]["coordinates"]["additionalItems"] = json!(false);
     let report = diff("place", &old, &closed);
-    assert_eq!(
-        common::finding_rules(&report),
-        ["constraint-tightened"],
-        "{report:#}"
-    );
-    let finding = &report["findings"][0];
-    assert_eq!(finding["severity"], "breaking", "{report:#}");
+    let finding = sole_breaking(&report, "constraint-tightened");
     assert_eq!(
         finding["pointer"],
         "/tools/0/inputSchema/properties/coordinates/additionalItems"
