@@ -196,8 +196,8 @@ fn offline_a_census_pairs_releases_by_version_and_rederives_the_same_bytes() {
     let releases = rows(&out.join("releases.csv"));
     let failed = releases.iter().find(|r| r[1] == "1.1.5").unwrap();
     assert_eq!(failed[2], "install-failed");
-    assert_eq!(failed[10], "missing-dependency", "{failed:?}");
-    assert!(failed[11].contains("ETARGET"), "{failed:?}");
+    assert_eq!(failed[11], "missing-dependency", "{failed:?}");
+    assert!(failed[12].contains("ETARGET"), "{failed:?}");
     let findings = fs::read_to_string(out.join("findings.csv")).unwrap();
     // The break is proven: a call 1.1.0 rejects, built from what 1.0.0 accepted.
     assert!(
@@ -254,8 +254,12 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
             "not a package name",
         ),
         (
-            "[[package]]\nsource = \"pypi:x\"\n",
-            "give one of `script` and `module`",
+            "[[package]]\nsource = \"pypi:x\"\nscript = \"x\"\nmodule = \"x\"\n",
+            "give `script` or `module`, not both",
+        ),
+        (
+            "released_since = \"12 months ago\"\n[[package]]\nsource = \"npm:x\"\n",
+            "released_since \"12 months ago\": a date, YYYY-MM-DD",
         ),
         (
             "[[package]]\nsource = \"npm:x\"\nversions = [\"1.0.0\"]\nlast = 2\n",
@@ -436,6 +440,20 @@ pub(crate) fn publish_fixture(
     );
 }
 
+/// A release's whole capture from a census folder: its own file with its contract's listings
+/// (`captures/contracts/<digest>.json`) in place of the digest, read here without driftlab.
+pub(crate) fn capture_of(out: &Path, package: &str, release: &str) -> serde_json::Value {
+    let mut capture = read_json(&out.join(format!("captures/{package}/{release}.json")));
+    let digest = capture["contract"].as_str().unwrap().to_string();
+    let contract = read_json(&out.join(format!("captures/contracts/{digest}.json")));
+    let object = capture.as_object_mut().unwrap();
+    object.remove("contract");
+    for (key, value) in contract.as_object().unwrap() {
+        object.insert(key.clone(), value.clone());
+    }
+    capture
+}
+
 /// Publishes a package of these files (`package.json` from `package`) to `registry`.
 pub(crate) fn publish_package(
     registry: &Registry,
@@ -494,6 +512,23 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
     let pairs = rows(&out.join("pairs.csv"));
     assert_eq!(pairs[1][12], "1.0.0", "1.1.1 reverts to 1.0.0");
     assert_eq!(pairs[2][4], "compatible");
+    // Stored once per distinct contract: the revert names 1.0.0's, and 4 captures keep 3.
+    let named = |release: &str| {
+        let own = read_json(&out.join(format!(
+            "captures/npm/driftlab-census-fixture/{release}.json"
+        )));
+        own["contract"].as_str().unwrap().to_string()
+    };
+    assert_eq!(named("1.1.1"), named("1.0.0"));
+    assert_ne!(named("1.1.0"), named("1.0.0"));
+    assert_eq!(
+        fs::read_dir(out.join("captures/contracts"))
+            .unwrap()
+            .count(),
+        3
+    );
+    let whole = capture_of(&out, "npm/driftlab-census-fixture", "1.1.1");
+    assert_eq!(whole["toolsList"]["tools"].as_array().unwrap().len(), 2);
 
     // Offline from the captures: the same bytes. Online again: nothing captured twice.
     let captures =

@@ -1,7 +1,8 @@
 //! A release is installed with its dependencies as they were when it was published (npm
 //! `--before` its publish time), against the Verdaccio the test starts: a dependency whose later
 //! release breaks at load breaks only the fixture releases published after it. And a release its
-//! registry deprecated is marked, and its pairs are left out of the headline.
+//! registry deprecated is marked, and its pairs are left out of the headline; `released_since`
+//! keeps only the releases published from a date on.
 
 use std::fs;
 
@@ -58,7 +59,7 @@ fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
         ]
     );
     assert!(
-        releases[1][11].contains("driftlab-census-dep 1.1.0 is broken"),
+        releases[1][12].contains("driftlab-census-dep 1.1.0 is broken"),
         "{:?}",
         releases[1]
     );
@@ -114,7 +115,38 @@ fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
     assert_eq!(pairs[0][4], "breaking");
     assert!(
         headline.starts_with("0 of 0 release pairs whose SemVer version promised")
-            && headline.ends_with(", 1 of 1 pairs with a release its registry deprecated."),
+            && headline
+                .ends_with(", 1 of 1 pairs with a release its registry deprecated or yanked."),
         "{headline}"
     );
+}
+
+#[test]
+fn released_since_keeps_only_the_releases_published_from_that_date_on() {
+    let Some((dir, registry)) = local_registry() else {
+        return;
+    };
+    for release in ["1.0.0", "1.1.0"] {
+        let tools = super::census::tools(release);
+        publish_fixture(
+            &registry,
+            dir.path(),
+            release,
+            json!({ "tools": tools }),
+            json!({}),
+        );
+    }
+    // Both were published today: a date long past keeps both, one far ahead keeps none.
+    for (since, expected) in [("2000-01-01", 2), ("2999-01-01", 0)] {
+        let spec = spec(
+            dir.path(),
+            Some(&registry.url),
+            &format!(
+                "released_since = \"{since}\"\n[[package]]\nsource = \"npm:driftlab-census-fixture\"\n"
+            ),
+        );
+        let out = dir.path().join(format!("out-{since}"));
+        let (_, releases) = census_run(&spec, &out);
+        assert_eq!(releases.len(), expected, "since {since}: {releases:?}");
+    }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::census::{rows, sandbox_works, statuses, tools};
+use super::census::{capture_of, rows, sandbox_works, statuses, tools};
 use super::census_pypi::{pypiserver, start_index, wheel};
 use crate::common::*;
 
@@ -141,9 +141,7 @@ fn hostile_releases_reach_nothing_and_the_census_completes_the_others() {
     assert!(releases.iter().all(|r| r[7] == "yes"), "{releases:?}");
     // What each attack got, in its own words (the tool descriptions it listed).
     let said = |release: &str, tool: &str| -> String {
-        let capture = read_json(&out.join(format!(
-            "captures/pypi/driftlab-census-fixture/{release}.json"
-        )));
+        let capture = capture_of(&out, "pypi/driftlab-census-fixture", release);
         let tools = capture["toolsList"]["tools"].as_array().unwrap().clone();
         let tool = tools.iter().find(|t| t["name"] == tool).unwrap();
         tool["description"].as_str().unwrap().to_string()

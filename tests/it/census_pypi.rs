@@ -112,7 +112,7 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         &spec,
         format!(
             "id = \"census-pypi-fixture\"\ncapture_timeout_seconds = 3\npypi_index = \"{}\"\n\n\
-             [[package]]\nsource = \"pypi:driftlab-census-fixture\"\nscript = \"census-fixture\"\n\n\
+             [[package]]\nsource = \"pypi:driftlab-census-fixture\"\n\n\
              [[package]]\nsource = \"pypi:driftlab-no-such-package\"\nscript = \"nothing\"\n",
             index.url
         ),
@@ -137,14 +137,14 @@ fn online_against_a_local_pypi_index_finds_the_break_the_revert_and_each_failure
         releases
             .iter()
             .find(|r| r[1] == version)
-            .map(|r| r[11].clone())
+            .map(|r| r[12].clone())
             .unwrap()
     };
     // Each failure in its bucket, and the package the index lacks is not a release.
     let buckets: Vec<(&str, &str)> = releases
         .iter()
         .filter(|r| r[2] != "captured")
-        .map(|r| (r[1].as_str(), r[10].as_str()))
+        .map(|r| (r[1].as_str(), r[11].as_str()))
         .collect();
     assert_eq!(
         buckets,

@@ -59,12 +59,26 @@ pub fn read_surface_beside(
     approved: Option<&Surface>,
 ) -> Result<Surface, InputError> {
     let (bytes, name) = read_bytes(arg, limits)?;
+    read_document(bytes, &name, limits, approved)
+}
+
+/// [`read_surface`] of a document already read, named `name` in every message.
+pub fn surface_of_bytes(bytes: Vec<u8>, name: &str, limits: Limits) -> Result<Surface, InputError> {
+    read_document(bytes, name, limits, None)
+}
+
+fn read_document(
+    bytes: Vec<u8>,
+    name: &str,
+    limits: Limits,
+    approved: Option<&Surface>,
+) -> Result<Surface, InputError> {
     // Read before the tools take the bytes; an unreadable document is reported by the tools
     // reader, whose messages name the line and column.
-    let contract = super::contract::read(&bytes, &name, limits);
+    let contract = super::contract::read(&bytes, name, limits);
     let surface = match approved {
-        Some(approved) => super::read_candidate(bytes, &name, limits, approved)?,
-        None => super::read_owned(bytes, &name, limits)?,
+        Some(approved) => super::read_candidate(bytes, name, limits, approved)?,
+        None => super::read_owned(bytes, name, limits)?,
     };
     Ok(surface.with_contract(contract?))
 }

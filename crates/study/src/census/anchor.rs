@@ -45,8 +45,8 @@ pub struct Anchor {
     pub calendar_minor_or_patch: Row,
     /// Pairs whose bump promised nothing: major, or a pre-release on either side.
     pub major_or_pre_release: Row,
-    /// Pairs with a release its registry deprecated: left out of the rows above.
-    pub deprecated: Row,
+    /// Pairs with a release its registry deprecated or yanked: left out of the rows above.
+    pub withdrawn: Row,
     /// Pairs whose two captures spoke different protocol versions.
     pub pairs_mixed_protocol: usize,
 }
@@ -58,7 +58,7 @@ impl Anchor {
         for pair in &census.pairs {
             let promised = matches!(pair.bump, Bump::Minor | Bump::Patch);
             let row = match (promised, pair.numbering) {
-                _ if pair.deprecated => &mut anchor.deprecated,
+                _ if pair.withdrawn => &mut anchor.withdrawn,
                 (false, _) => &mut anchor.major_or_pre_release,
                 (true, Numbering::Calendar) => &mut anchor.calendar_minor_or_patch,
                 (true, Numbering::SemverZero) => &mut anchor.semver_zero_patch,
@@ -87,15 +87,15 @@ impl Anchor {
         }
         let count = |kind: BreakKind| kinds.get(kind.as_str()).copied().unwrap_or(0);
         let calendar = &self.calendar_minor_or_patch;
-        let deprecated = match self.deprecated.pairs {
+        let withdrawn = match self.withdrawn.pairs {
             0 => String::new(),
             n => format!(
-                ", {} of {n} pairs with a release its registry deprecated",
-                self.deprecated.breaking
+                ", {} of {n} pairs with a release its registry deprecated or yanked",
+                self.withdrawn.breaking
             ),
         };
         format!(
-            "{breaking} of {pairs} release pairs whose SemVer version promised compatibility (a minor or patch bump; a patch for 0.x) break at least one caller: {} remove or rename a tool or a parameter every call carries, {} narrow values some calls send, {} change an output, {} another part of the contract. Apart: {} of {} minor or patch pairs of calendar-versioned packages, {} of {} pairs whose bump promised nothing (major or pre-release){deprecated}.",
+            "{breaking} of {pairs} release pairs whose SemVer version promised compatibility (a minor or patch bump; a patch for 0.x) break at least one caller: {} remove or rename a tool or a parameter every call carries, {} narrow values some calls send, {} change an output, {} another part of the contract. Apart: {} of {} minor or patch pairs of calendar-versioned packages, {} of {} pairs whose bump promised nothing (major or pre-release){withdrawn}.",
             count(BreakKind::Removed),
             count(BreakKind::Narrowed),
             count(BreakKind::Output),
@@ -120,7 +120,10 @@ impl Anchor {
                 &self.calendar_minor_or_patch,
             ),
             ("major or pre-release", &self.major_or_pre_release),
-            ("a release deprecated by its registry", &self.deprecated),
+            (
+                "a release its registry deprecated or yanked",
+                &self.withdrawn,
+            ),
         ];
         for (label, row) in rows {
             let n = |k: BreakKind| row.by_kind.get(k.as_str()).copied().unwrap_or(0);

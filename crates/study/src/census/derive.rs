@@ -14,7 +14,7 @@ use super::version::{Bump, Numbering, Version};
 use crate::check::rules;
 use crate::check::RuleKind;
 use crate::check::{FailOn, Finding, Severity};
-use crate::payload::input::read_surface;
+use crate::payload::input::surface_of_bytes;
 use crate::payload::Limits;
 use crate::surface::Surface;
 use crate::verdict::{evaluate, ResolvedPolicy};
@@ -42,6 +42,9 @@ pub struct Install {
     /// The registry's deprecation message for the release (npm), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecated: Option<String>,
+    /// The reason a PyPI release's every file was yanked (may be empty), if they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yanked: Option<String>,
 }
 
 /// A release's record in `captures/`: its capture, or why there is none.
@@ -71,6 +74,8 @@ pub struct Release {
     pub installed_as_of: String,
     /// The registry's deprecation message, if it had one when the release was captured.
     pub deprecated: Option<String>,
+    /// Why the registry yanked it, if it had when the release was captured.
+    pub yanked: Option<String>,
 }
 
 /// What a pair's findings add up to, most severe first.
@@ -140,8 +145,9 @@ pub struct Pair {
     pub break_kind: Option<BreakKind>,
     /// The protocol version each capture spoke (empty when unknown).
     pub protocols: (String, String),
-    /// Either release was deprecated by its registry: left out of the headline.
-    pub deprecated: bool,
+    /// Either release was withdrawn by its registry (deprecated or yanked): left out of the
+    /// headline.
+    pub withdrawn: bool,
 }
 
 impl Pair {
@@ -268,6 +274,7 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
                 server_ran: false,
                 installed_as_of: String::new(),
                 deprecated: None,
+                yanked: None,
             });
             continue;
         }
@@ -305,6 +312,7 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         server_ran,
         installed_as_of: install.as_of.clone(),
         deprecated: install.deprecated.clone(),
+        yanked: install.yanked.clone(),
     };
     if failed.is_file() {
         let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
@@ -320,8 +328,11 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
     let limits = Limits {
         max_bytes: usize::MAX,
     };
-    let surface = read_surface(&path.to_string_lossy(), limits).map_err(|e| e.to_string())?;
-    let file: serde_json::Value = crate::fs::read_json(&path).map_err(|e| e.to_string())?;
+    let whole = super::store::read_capture(captures, &path)?;
+    let file: serde_json::Value =
+        serde_json::from_slice(&whole).map_err(|e| format!("{}: {e}", path.display()))?;
+    let surface =
+        surface_of_bytes(whole, &path.to_string_lossy(), limits).map_err(|e| e.to_string())?;
     let protocol = file
         .get("protocolVersion")
         .and_then(|v| v.as_str())
@@ -403,7 +414,9 @@ fn pairs_of(
             reverts_to,
             numbering: versions[i].numbering(),
             protocols: (releases[i].protocol.clone(), releases[j].protocol.clone()),
-            deprecated: releases[i].deprecated.is_some() || releases[j].deprecated.is_some(),
+            withdrawn: [&releases[i], &releases[j]]
+                .iter()
+                .any(|r| r.deprecated.is_some() || r.yanked.is_some()),
         });
     }
 }

@@ -7,6 +7,7 @@
 pub mod anchor;
 pub mod break_kind;
 pub mod derive;
+mod entry;
 mod failures;
 mod figures;
 pub mod online;
@@ -16,6 +17,7 @@ pub mod sandbox;
 pub mod scratch;
 pub mod shard;
 pub mod spec;
+mod store;
 pub mod version;
 pub mod write;
 
@@ -23,6 +25,7 @@ use std::path::Path;
 
 use derive::{capture_name, failure_name, install_name, Census, Failure, Install};
 use spec::CensusSpec;
+use version::Scheme;
 
 use derive::VERSIONS_FAILED;
 
@@ -65,23 +68,40 @@ pub fn fetch(
                 continue;
             }
         };
-        let chosen = package_spec.choose(package.scheme, &versions);
         // Without publish times a release is installed as of today, and its row says so.
-        let published =
-            registry_facts::published_times(spec, &package, scratch).unwrap_or_else(|why| {
-                progress(&format!("{}: no publish times: {why}", package.key()));
-                Default::default()
-            });
+        let facts = registry_facts::facts(spec, &package, scratch).unwrap_or_else(|why| {
+            progress(&format!("{}: no publish times: {why}", package.key()));
+            Default::default()
+        });
+        let versions = match &spec.released_since {
+            Some(since) => {
+                let (kept, undated) = registry_facts::released_since(&versions, &facts, since);
+                if undated > 0 {
+                    progress(&format!(
+                        "{}: {undated} releases left out: the registry gave no publish time",
+                        package.key()
+                    ));
+                }
+                kept
+            }
+            None => versions,
+        };
+        let chosen = package_spec.choose(package.scheme, &versions);
         for (_, version) in &chosen.releases {
             if folder.join(capture_name(version)).is_file()
                 || folder.join(failure_name(version)).is_file()
             {
                 continue;
             }
-            let as_of = published.get(version.as_str()).map(String::as_str);
+            // pip takes no date to resolve by (see LIMITS.md): only npm installs as published.
+            let as_of = match package.scheme {
+                Scheme::Npm => facts.published.get(version.as_str()).map(String::as_str),
+                Scheme::Pypi => None,
+            };
             let install = Install {
                 as_of: as_of.unwrap_or_default().to_string(),
                 deprecated: registry_facts::deprecation(spec, &package, version, scratch),
+                yanked: facts.yanked.get(version.as_str()).cloned(),
             };
             // Written first: a record without it was installed as of the day it ran.
             if install != Install::default() {
@@ -90,7 +110,7 @@ pub fn fetch(
             let started = std::time::Instant::now();
             match online::capture_release(spec, package_spec, &package, (version, as_of), scratch) {
                 Ok(bytes) => {
-                    write(&capture_name(version), &bytes)?;
+                    store::write_capture(captures, &folder.join(capture_name(version)), &bytes)?;
                     progress(&format!(
                         "{} {version}: captured in {:.1} s",
                         package.key(),
@@ -128,7 +148,12 @@ pub fn derive_and_write(
         .rule_set
         .clone()
         .unwrap_or_else(|| crate::check::rules::sets::latest().to_string());
-    let census = derive::derive(spec, &dir.join(write::CAPTURES), &rule_set)?;
+    let captures = dir.join(write::CAPTURES);
+    // Whole captures (as a census before content-addressed storage wrote them) are split first.
+    for package in &spec.packages {
+        store::pack(&captures, &captures.join(package.package()?.folder()))?;
+    }
+    let census = derive::derive(spec, &captures, &rule_set)?;
     let captures = write::read_captures(dir, spec)?;
     let files = write::render(&census, &spec.id, &spec.title, command, &captures, extra)?;
     let names = crate::fs::write_files_atomic(dir, files)

@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::derive::Failure;
+use super::entry::{npm_bin, pypi_script};
 use super::sandbox::{self, Step};
 use super::scratch::{ReleaseFolder, Scratch};
 use super::spec::{CensusSpec, Package, PackageSpec};
@@ -83,7 +84,7 @@ fn registry(spec: &CensusSpec) -> &str {
     spec.npm_registry.as_deref().unwrap_or(NPM_REGISTRY)
 }
 
-fn index(spec: &CensusSpec) -> &str {
+pub(super) fn index(spec: &CensusSpec) -> &str {
     spec.pypi_index.as_deref().unwrap_or(PYPI_INDEX)
 }
 
@@ -308,7 +309,11 @@ fn install_and_capture(
             match (&package_spec.script, &package_spec.module) {
                 (Some(script), _) => vec![format!("{venv}/bin/{script}")],
                 (None, Some(module)) => vec![python, "-m".into(), module.clone()],
-                (None, None) => return Err(install("no `script` or `module` to start".into())),
+                (None, None) => {
+                    let script =
+                        pypi_script(&folder.host.join("venv"), package).map_err(install)?;
+                    vec![format!("{venv}/bin/{script}")]
+                }
             }
         }
     };
@@ -317,36 +322,6 @@ fn install_and_capture(
 
 fn path_word(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-/// The bin of an installed npm package, relative to the folder it was installed in (a bin is a
-/// script, run with node).
-fn npm_bin(folder: &Path, package: &Package, wanted: Option<&str>) -> Result<String, String> {
-    let relative = Path::new("node_modules").join(&package.name);
-    let dir = folder.join(&relative);
-    let manifest: serde_json::Value =
-        crate::fs::read_json(&dir.join("package.json")).map_err(|e| e.to_string())?;
-    let short = package.name.rsplit('/').next().unwrap_or(&package.name);
-    let path = match manifest.get("bin") {
-        Some(serde_json::Value::String(path)) => path.clone(),
-        Some(serde_json::Value::Object(bins)) => {
-            let pick = match wanted {
-                Some(name) => bins.get(name),
-                None if bins.len() == 1 => bins.values().next(),
-                None => bins.get(short),
-            };
-            pick.and_then(|v| v.as_str())
-                .map(String::from)
-                .ok_or_else(|| {
-                    format!(
-                        "bins {:?}: say which with `bin`",
-                        bins.keys().collect::<Vec<_>>()
-                    )
-                })?
-        }
-        _ => return Err(format!("{} has no bin to run", package.name)),
-    };
-    Ok(relative.join(path).to_string_lossy().into_owned())
 }
 
 /// Starts `program` as the release's server step (nothing of driftlab's environment but

@@ -41,7 +41,9 @@ pub struct Limits {
     pub processes: u64,
     /// The largest file a step may write.
     pub file_bytes: u64,
-    /// Address space per process.
+    /// Writable private memory per process (`RLIMIT_DATA`): a memory hog stops here, while
+    /// address space only reserved is not counted. An address-space limit (`RLIMIT_AS`) would
+    /// refuse every WebAssembly instance, for which V8 reserves 10 GiB.
     pub memory_bytes: u64,
     /// The size of each tmpfs (`HOME`, `/tmp`): a disk fill stops here.
     pub tmpfs_bytes: u64,
@@ -161,7 +163,7 @@ impl Sandbox {
         add(&[
             &format!("--nproc={}", limits.processes),
             &format!("--fsize={}", limits.file_bytes),
-            &format!("--as={}", limits.memory_bytes),
+            &format!("--data={}", limits.memory_bytes),
             "--core=0",
             "--",
         ]);

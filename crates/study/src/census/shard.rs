@@ -137,6 +137,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<(Census, Vec
                 continue;
             }
             copy_records(&from, &captures.join(&folder))?;
+            super::store::copy_contracts(&dir.join(CAPTURES), &from, &captures)?;
         }
     }
     super::derive_and_write(&spec, out, &first.command, Vec::new())

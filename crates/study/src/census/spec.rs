@@ -32,6 +32,11 @@ pub struct CensusSpec {
     /// every rule of this build, and a rule added later changes the census's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_set: Option<String>,
+    /// Only releases the registry published on or after this date (`YYYY-MM-DD`): "every
+    /// release of the last 12 months" as a fixed date, so the census reruns the same. A release
+    /// with no publish time is then left out. `last` still caps each package.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released_since: Option<String>,
     /// The packages, as `[[package]]` tables.
     #[serde(rename = "package", default)]
     pub packages: Vec<PackageSpec>,
@@ -63,7 +68,8 @@ pub struct PackageSpec {
     /// npm: the bin to run (default: the package's only bin, or the one named like it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bin: Option<String>,
-    /// PyPI: the console script to run…
+    /// PyPI: the console script to run (default: the package's only console script, or the
+    /// one named like it)…
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
     /// …or the module to run as `python -m MODULE`.
@@ -222,6 +228,14 @@ impl CensusSpec {
                 ));
             }
         }
+        if let Some(since) = &spec.released_since {
+            let digits = |r: std::ops::Range<usize>| since[r].bytes().all(|b| b.is_ascii_digit());
+            let dashes =
+                since.as_bytes().get(4) == Some(&b'-') && since.as_bytes().get(7) == Some(&b'-');
+            if since.len() != 10 || !dashes || !digits(0..4) || !digits(5..7) || !digits(8..10) {
+                return Err(format!("released_since {since:?}: a date, YYYY-MM-DD"));
+            }
+        }
         if spec.packages.is_empty() {
             return Err("no [[package]]: a census needs at least one".into());
         }
@@ -244,8 +258,8 @@ impl CensusSpec {
                         p.key()
                     ))
                 }
-                Scheme::Pypi if package.script.is_some() == package.module.is_some() => {
-                    return Err(format!("{}: give one of `script` and `module`", p.key()))
+                Scheme::Pypi if package.script.is_some() && package.module.is_some() => {
+                    return Err(format!("{}: give `script` or `module`, not both", p.key()))
                 }
                 _ => {}
             }

@@ -60,6 +60,8 @@ struct ReleaseRow<'a> {
     installed_as_of: &'a str,
     /// The registry's deprecation message, if any.
     deprecated: &'a str,
+    /// Why PyPI yanked it (`yes` where no reason was given), if it did.
+    yanked: &'a str,
     /// Why it gave no contract, as a bucket ([`failures::FailureKind`]).
     failure: &'static str,
     reason: &'a str,
@@ -184,6 +186,10 @@ pub fn render(
                 failure,
                 installed_as_of: &r.installed_as_of,
                 deprecated: r.deprecated.as_deref().unwrap_or_default(),
+                yanked: match r.yanked.as_deref() {
+                    Some("") => "yes",
+                    other => other.unwrap_or_default(),
+                },
                 package: &r.package,
                 version: &r.version,
                 status,
@@ -439,8 +445,8 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     md
 }
 
-/// Every capture file of `spec`'s packages under `dir/captures`, as (relative name, bytes),
-/// sorted by name (another package's folder there is not the census's: a shard's folder may
+/// Every capture file of `spec`'s packages under `dir/captures` and each contract they name,
+/// as (relative name, bytes), sorted by name (another package's folder there is not the census's: a shard's folder may
 /// hold the whole census's captures).
 pub(crate) fn read_captures(
     dir: &Path,
@@ -448,8 +454,10 @@ pub(crate) fn read_captures(
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
+    let captures = dir.join(CAPTURES);
+    let mut contracts = std::collections::BTreeSet::new();
     for package in &spec.packages {
-        stack.push(dir.join(CAPTURES).join(package.package()?.folder()));
+        stack.push(captures.join(package.package()?.folder()));
     }
     while let Some(folder) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
@@ -461,9 +469,22 @@ pub(crate) fn read_captures(
                 stack.push(path);
             } else if let Ok(relative) = path.strip_prefix(dir) {
                 let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                out.push((relative.to_string_lossy().replace('\\', "/"), bytes));
+                let name = relative.to_string_lossy().replace('\\', "/");
+                // A capture's contract is the census's too (once, however many name it).
+                if name.ends_with(".json") && !name.ends_with(".install.json") {
+                    if let Ok(Some(contract)) = super::store::contract_of(&captures, &bytes, &name)
+                    {
+                        contracts.insert(contract);
+                    }
+                }
+                out.push((name, bytes));
             }
         }
+    }
+    for path in contracts {
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let relative = path.strip_prefix(dir).unwrap_or(&path);
+        out.push((relative.to_string_lossy().replace('\\', "/"), bytes));
     }
     out.sort();
     Ok(out)
