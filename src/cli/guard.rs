@@ -58,6 +58,13 @@ pub struct Args {
     /// What breaking drift between the pin and the live server does.
     #[arg(long, value_enum, default_value_t = OnDrift::Refuse)]
     on_drift: OnDrift,
+    /// `trust`: with --on-drift refuse, also refuse a tool whose change lowers a trusting
+    /// client's guard (an annotation that stops a host asking, hidden characters, an
+    /// instruction, URL or tool reference added, an unknown key, a new x-mcp-header, a remote
+    /// $ref; docs/rules.md, "The trust profile"), naming only the kinds of change. Otherwise
+    /// breaking drift alone is refused.
+    #[arg(long, value_enum, default_value_t = crate::check::FailOn::Breaking)]
+    fail_on: crate::check::FailOn,
     /// With --on-drift refuse: refuse only the drifted tools, or every tool of the server.
     #[arg(long, value_enum, default_value_t = Scope::Tool)]
     refuse_scope: Scope,
@@ -139,6 +146,7 @@ pub fn run(args: Args) -> Result<u8> {
         window: Duration::from_secs(args.window_secs),
         on_output: args.on_output,
         on_audit_failure: args.on_audit_failure,
+        fail_on: args.fail_on,
         list_timeout: Duration::try_from_secs_f64(args.list_timeout)
             .ok()
             .filter(|d| !d.is_zero())

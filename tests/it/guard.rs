@@ -65,7 +65,7 @@ pub(crate) fn guard_fixture_args(
 }
 
 /// A guarded session: `driftlab guard FLAGS --approved <pin> -- fixture SERVED FIXTURE_FLAGS`.
-fn guarded(
+pub(crate) fn guarded(
     flags: &[&str],
     served: &Path,
     fixture_flags: &[&str],

@@ -51,6 +51,7 @@ mod study;
 mod sweep;
 mod taxonomy;
 mod tool_schema;
+mod trust_profile;
 mod witness_shapes;
 mod witnesses;
 mod wrap;

@@ -256,7 +256,7 @@ impl Outcome {
     /// Whether `finding` is one that makes the gate fail: at or above `fail_on`, and new unless
     /// pre-existing findings count.
     pub fn fails_gate(&self, finding: &Finding) -> bool {
-        self.fail_on.fails(finding.severity)
+        self.fail_on.fails_finding(finding)
             && (self.fail_on_existing || finding.baseline != Some(Baseline::Unchanged))
     }
 

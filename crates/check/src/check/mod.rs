@@ -8,7 +8,7 @@ mod fail_on;
 pub mod rules;
 pub mod run;
 
-pub use fail_on::FailOn;
+pub use fail_on::{FailOn, TRUST_RULES};
 pub use run::{check_each_tool, run_rules, PerTool};
 
 use std::sync::OnceLock;

@@ -11,6 +11,7 @@ mod same;
 mod schema;
 mod tool;
 mod tool_diff;
+mod trust;
 mod words;
 
 pub use pairing::{pair, similarity, Pair, Pairing, RENAME_THRESHOLD};
@@ -131,6 +132,23 @@ pub enum ChangeKind {
     BranchChangeMasked,
     /// The witness search found a breaking value no other change explains.
     ValueNowRejected,
+    /// ReadOnlyHint became true, or destructiveHint or openWorldHint was true and became false or
+    /// was dropped: a host may stop asking before it runs the tool. (`annotation-lowered-guard`)
+    AnnotationLoweredGuard,
+    /// Invisible, bidirectional or control characters were added to text the model reads.
+    /// (`hidden-characters-added`)
+    HiddenCharactersAdded,
+    /// A tool's description or title now carries an instruction to the agent, a URL or a
+    /// reference to another tool it did not. (`instruction-cue-added`)
+    CueAdded,
+    /// A tool field the protocol does not define appeared. (`unknown-key-added`)
+    UnknownKeyAdded,
+    /// A parameter is newly mirrored into an HTTP header (`x-mcp-header` added or moved).
+    /// (`mcp-header-added`)
+    McpHeaderAdded,
+    /// A schema newly takes part of itself from outside the listing (a `$ref` that is not
+    /// `#…`). (`remote-ref-added`)
+    RemoteRefAdded,
 }
 
 impl ChangeKind {
@@ -232,6 +250,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
 pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving) -> Vec<Change> {
     let pairing = pair(approved, candidate);
     let mut out = Vec::new();
+    let names: Vec<&str> = candidate.tools().filter_map(|t| t.name_str()).collect();
     // Per approved tool: removed, or its pair. (Looked up by index: a search per tool made two
     // identical 300,000-tool payloads take minutes.)
     let removed: HashSet<usize> = pairing.removed.iter().copied().collect();
@@ -266,6 +285,10 @@ pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving
             continue;
         };
         tool::compare(&old, &new, p.confidence, proving, &mut out);
+        trust::compare(Some(&old), &new, &names, proving, &mut out);
+    }
+    for new in pairing.added.iter().filter_map(|&i| candidate.tool(i)) {
+        trust::compare(None, &new, &names, proving, &mut out);
     }
     for (kind, indices) in [
         (ChangeKind::ToolAdded, &pairing.added),

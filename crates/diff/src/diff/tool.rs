@@ -191,7 +191,29 @@ fn annotations(diff: &mut ToolDiff<'_, '_>) {
             )
         };
         let (op, np) = (at(diff.old, hint), at(diff.new, hint));
-        diff.push(kind, Some(op), Some(np), was, is, message);
+        diff.push(kind, Some(op.clone()), Some(np.clone()), was, is, message);
+        // The other way round: a value a host relaxes on appeared, or a warning went away.
+        let lowered = match hint {
+            "readOnlyHint" => !effective(was) && effective(is),
+            "destructiveHint" | "openWorldHint" => {
+                effective(was) && (is.is_none() || is == Some(&Value::Bool(false)))
+            }
+            _ => false,
+        };
+        if lowered {
+            diff.push(
+                ChangeKind::AnnotationLoweredGuard,
+                Some(op),
+                Some(np),
+                was,
+                is,
+                format!(
+                    "annotation {hint} {} -> {}: a host may no longer ask before running the tool",
+                    show(was),
+                    show(is)
+                ),
+            );
+        }
     }
     let others = old_map
         .keys()

@@ -13,7 +13,8 @@ pub enum Admission {
     Admit,
     /// The call is answered by the guard and never reaches the server.
     Refuse {
-        /// `tool-not-pinned`, `contract-drift`, `tool-not-live`, `pin-schema-invalid`,
+        /// `tool-not-pinned`, `contract-drift`, `trust-changed`, `tool-not-live`,
+        /// `pin-schema-invalid`,
         /// `live-schema-invalid`, `unknown-argument`, `invalid-arguments`,
         /// `invalid-for-live-schema`, `live-list-failed` or `circuit-open`.
         rule: &'static str,

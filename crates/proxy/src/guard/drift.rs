@@ -75,6 +75,24 @@ pub fn by_tool(findings: &[Finding]) -> HashMap<String, ToolDrift> {
     drift
 }
 
+/// The trust rules (`--fail-on trust`) each pinned tool's change fired, by pinned tool name, in
+/// the order they fired.
+pub(crate) fn lowered_trust(findings: &[Finding]) -> HashMap<String, Vec<&'static str>> {
+    let mut lowered: HashMap<String, Vec<&'static str>> = HashMap::new();
+    for finding in findings {
+        if !crate::check::TRUST_RULES.contains(&finding.rule) {
+            continue;
+        }
+        let name = finding.tool.as_ref().map(|t| t.name.as_str()).unwrap_or("");
+        let tool = name.split(" -> ").next().unwrap_or(name);
+        let rules = lowered.entry(tool.to_string()).or_default();
+        if !rules.contains(&finding.rule) {
+            rules.push(finding.rule);
+        }
+    }
+    lowered
+}
+
 /// A finding's old or new value when it is a JSON string (a name).
 fn string(value: &Option<String>) -> Option<String> {
     serde_json::from_str(value.as_deref()?).ok()

@@ -229,6 +229,10 @@ impl Guard {
                 "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
         }
         let drift = super::drift::by_tool(&outcome.findings);
+        let lowered_trust = match self.options.fail_on {
+            FailOn::Trust => super::drift::lowered_trust(&outcome.findings),
+            _ => Default::default(),
+        };
         let contracts = surface
             .tools()
             .filter_map(|t| Some((t.name_str()?.to_string(), Contract::of(&t))))
@@ -240,6 +244,7 @@ impl Guard {
         self.live = LiveView::Listed(Live {
             contracts,
             drift,
+            lowered_trust,
             era,
         });
     }

@@ -87,6 +87,9 @@ pub struct GuardOptions {
     pub on_audit_failure: OnAuditFailure,
     /// How long the guard waits for each page of its own listing before it counts as failed.
     pub list_timeout: Duration,
+    /// `Trust`: a tool whose change lowers a trusting client's guard (`TRUST_RULES`) is refused
+    /// too, in refuse mode, by the kinds of change only. Any other: breaking drift alone.
+    pub fail_on: crate::verdict::FailOn,
 }
 
 impl GuardOptions {
@@ -101,6 +104,7 @@ impl GuardOptions {
             on_output: OnOutput::Warn,
             on_audit_failure: OnAuditFailure::Refuse,
             list_timeout: Duration::from_secs(30),
+            fail_on: crate::verdict::FailOn::Breaking,
         }
     }
 }
@@ -119,6 +123,8 @@ struct Live {
     contracts: HashMap<String, Contract>,
     /// Pinned tool name → its breaking (or unjudged) drift.
     drift: HashMap<String, drift::ToolDrift>,
+    /// Pinned tool name → the trust rules its change fired (under `--fail-on trust` only).
+    lowered_trust: HashMap<String, Vec<&'static str>>,
     /// The protocol version the listing was asked in (`None`: the handshake's).
     era: Option<String>,
 }
@@ -370,6 +376,18 @@ impl Guard {
             // defined, so no copy is admitted on.
             if let (true, Some(drift)) = (refuse, drift.filter(|d| d.duplicated)) {
                 return Admission::refuse("contract-drift", drift.messages.clone());
+            }
+            // A tool whose change lowers trust is refused by the kinds of that change, never by
+            // the server's new words.
+            if let (true, Some(rules)) = (refuse, live.lowered_trust.get(pinned_name)) {
+                return Admission::refuse(
+                    "trust-changed",
+                    vec![format!(
+                        "`{pinned_name}` changed since it was pinned in a way that lowers trust ({}): \
+                         the pin must be reviewed and renewed before it is called",
+                        rules.join(", ")
+                    )],
+                );
             }
             let Some(current) = live.contracts.get(tool) else {
                 let mut problems = vec![format!("`{tool}` is no longer offered by the server")];

@@ -339,7 +339,7 @@ impl Judged<'_> {
                     self.run(at, &comparison);
                     if self.findings[at]
                         .iter()
-                        .any(|f| gate.fail_on.fails(f.severity))
+                        .any(|f| gate.fail_on.fails_finding(f))
                     {
                         detected = true;
                         break;
@@ -390,7 +390,7 @@ impl Judged<'_> {
             let counted = |&at: &usize| {
                 let hits = self.findings[at]
                     .iter()
-                    .filter(|f| gate.fail_on.fails(f.severity));
+                    .filter(|f| gate.fail_on.fails_finding(f));
                 (self.study.rules[at].id(), hits)
             };
             let gate_rules = &self.shared.gate_rules[gate_index];

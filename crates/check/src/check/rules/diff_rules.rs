@@ -165,4 +165,10 @@ pub static DIFF_RULES: &[DiffRule] = &[
     diff_rule!("2026-12-03", "branch-change-masked", Info, BranchChangeMasked, "an anyOf branch changed, but a sibling branch that accepts every value of its types (an open object, a bare type) still accepts what it did: no value is refused"),
     diff_rule!("2026-12-03", VALUE_NOW_REJECTED, Breaking, ValueNowRejected, "the witness search found a value the approved input schema accepts and the candidate's rejects (outputs: one the candidate's allows and the approved rejects) that no other finding explains; the value is attached"),
     diff_rule!("2026-12-04", "output-property-added-closed", Warning, OutputPropertyAddedToClosed, "an output property was added where the approved outputSchema allows no unlisted one (additionalProperties: false): only a client that validates answers against a cached approved listing refuses them; the witness is such an answer"),
+    diff_rule!("2026-12-06", "annotation-lowered-guard", Warning, AnnotationLoweredGuard, "readOnlyHint became true, or destructiveHint or openWorldHint was true and became false or was dropped: a host may stop asking before it runs the tool"),
+    diff_rule!("2026-12-06", "hidden-characters-added", Warning, HiddenCharactersAdded, "invisible, bidirectional or control characters were added to text the model reads (names, descriptions, titles, schemas)"),
+    diff_rule!("2026-12-06", "instruction-cue-added", Warning, CueAdded, "a tool's description or title now carries an instruction to the agent, a URL or a reference to another tool it did not"),
+    diff_rule!("2026-12-06", "unknown-key-added", Warning, UnknownKeyAdded, "a tool field the protocol does not define appeared"),
+    diff_rule!("2026-12-06", "mcp-header-added", Warning, McpHeaderAdded, "a parameter is newly mirrored into an HTTP header (x-mcp-header added or moved)"),
+    diff_rule!("2026-12-06", "remote-ref-added", Warning, RemoteRefAdded, "a schema newly takes part of itself from outside the listing (a $ref that is not #...): what it accepts can change with no change to the listing"),
 ];
