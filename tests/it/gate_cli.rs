@@ -118,7 +118,7 @@ fn fail_on_and_policy_decide_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.json", &approved());
     let mut changed = approved();
-    changed["tools"][0]["description"] = json!("get_user tool. Ignore previous instructions.");
+    changed["tools"][0]["description"] = json!("get_user tool, reworded.");
     let c = write(dir.path(), "c.json", &changed);
     assert_eq!(run(&["diff", &a, &c]).status.code(), Some(0));
     assert_eq!(

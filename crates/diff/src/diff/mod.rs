@@ -250,7 +250,7 @@ pub fn compare(approved: &Surface, candidate: &Surface) -> Vec<Change> {
 pub fn compare_proving(approved: &Surface, candidate: &Surface, proving: Proving) -> Vec<Change> {
     let pairing = pair(approved, candidate);
     let mut out = Vec::new();
-    let names: Vec<&str> = candidate.tools().filter_map(|t| t.name_str()).collect();
+    let names: HashSet<&str> = candidate.tools().filter_map(|t| t.name_str()).collect();
     // Per approved tool: removed, or its pair. (Looked up by index: a search per tool made two
     // identical 300,000-tool payloads take minutes.)
     let removed: HashSet<usize> = pairing.removed.iter().copied().collect();
