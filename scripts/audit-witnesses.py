@@ -21,6 +21,13 @@ from jsonschema import FormatChecker, validators
 def tools_of(path):
     with open(path) as f:
         capture = json.load(f)
+    if "contract" in capture:
+        # A census stores each distinct contract once, under captures/contracts/DIGEST.json.
+        captures = os.path.dirname(path)
+        while os.path.basename(captures) != "captures":
+            captures = os.path.dirname(captures)
+        with open(os.path.join(captures, "contracts", capture["contract"] + ".json")) as f:
+            capture = json.load(f)
     listing = capture["toolsList"] if "toolsList" in capture else capture
     return {tool["name"]: tool for tool in listing["tools"]}
 

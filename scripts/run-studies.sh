@@ -25,3 +25,5 @@ scripts/scan-pinned-servers.sh
 # The census rederives from its kept captures (no network); recapturing is
 # `driftlab census research/2026-12-05-mcp-census/census.toml --yes` (19 min, needs the registries).
 ./target/release/driftlab census research/2026-12-05-mcp-census/census.toml --offline
+# The field census too (recapturing: docs/census.md, "The field census").
+./target/release/driftlab census research/2026-12-06-mcp-field-census/census.toml --offline

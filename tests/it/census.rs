@@ -545,7 +545,21 @@ fn online_against_a_local_npm_registry_finds_the_break_the_revert_and_each_failu
 
 #[test]
 fn the_committed_census_rederives_byte_for_byte_from_its_captures() {
-    let study = "mcp-census-2026-12-05";
+    for (study, spec) in [
+        (
+            "mcp-census-2026-12-05",
+            "research/2026-12-05-mcp-census/census.toml",
+        ),
+        (
+            "mcp-field-census-2026-12-06",
+            "research/2026-12-06-mcp-field-census/census.toml",
+        ),
+    ] {
+        rederives(study, spec);
+    }
+}
+
+fn rederives(study: &str, spec: &str) {
     let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
     let fresh = dir.path().join(study);
@@ -555,7 +569,7 @@ fn the_committed_census_rederives_byte_for_byte_from_its_captures() {
         &repo(),
         &[
             "census",
-            "research/2026-12-05-mcp-census/census.toml",
+            spec,
             "--offline",
             "--out",
             fresh.to_str().unwrap(),
