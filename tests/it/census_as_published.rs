@@ -84,11 +84,9 @@ fn each_release_gets_its_dependencies_as_they_were_when_it_was_published() {
     assert!(rows(&out.join("pairs.csv")).is_empty());
 }
 
-#[test]
-fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
-    let Some((dir, registry)) = local_registry() else {
-        return;
-    };
+/// A local registry holding fixture releases 1.0.0 and 1.1.0 (a parameter renamed between them).
+fn two_releases() -> Option<(tempfile::TempDir, super::census::Registry)> {
+    let (dir, registry) = local_registry()?;
     for release in ["1.0.0", "1.1.0"] {
         let tools = super::census::tools(release);
         publish_fixture(
@@ -99,6 +97,14 @@ fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
             json!({}),
         );
     }
+    Some((dir, registry))
+}
+
+#[test]
+fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
+    let Some((dir, registry)) = two_releases() else {
+        return;
+    };
     registry.deprecate("driftlab-census-fixture@1.1.0", "use 1.0.0", dir.path());
     let spec = spec(
         dir.path(),
@@ -123,19 +129,9 @@ fn a_deprecated_release_is_marked_and_left_out_of_the_headline() {
 
 #[test]
 fn released_since_keeps_only_the_releases_published_from_that_date_on() {
-    let Some((dir, registry)) = local_registry() else {
+    let Some((dir, registry)) = two_releases() else {
         return;
     };
-    for release in ["1.0.0", "1.1.0"] {
-        let tools = super::census::tools(release);
-        publish_fixture(
-            &registry,
-            dir.path(),
-            release,
-            json!({ "tools": tools }),
-            json!({}),
-        );
-    }
     // Both were published today: a date long past keeps both, one far ahead keeps none.
     for (since, expected) in [("2000-01-01", 2), ("2999-01-01", 0)] {
         let spec = spec(

@@ -419,12 +419,29 @@ mod tests {
             dangerous,
             "absent means true"
         );
+        // The other way round lowers a host's guard: reported beside the change.
+        let lowered = vec![
+            ChangeKind::AnnotationChanged,
+            ChangeKind::AnnotationLoweredGuard,
+        ];
         assert_eq!(
             kinds(
                 json!({"openWorldHint": true}),
                 json!({"openWorldHint": false})
             ),
-            changed
+            lowered
+        );
+        assert_eq!(
+            kinds(
+                json!({"readOnlyHint": false}),
+                json!({"readOnlyHint": true})
+            ),
+            lowered
+        );
+        assert_eq!(
+            kinds(json!({"destructiveHint": true}), json!({})),
+            lowered,
+            "an explicit warning dropped"
         );
         assert_eq!(kinds(json!({"readOnlyHint": true}), json!({})), dangerous);
         assert_eq!(
