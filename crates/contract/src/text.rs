@@ -9,11 +9,15 @@
 
 use std::borrow::Cow;
 
-/// Characters shown as escapes: every control character, and the bidi embedding, override and
-/// isolate controls.
+/// Characters shown as escapes: every control character, and the bidi controls.
 fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+    c.is_control() || is_bidi_control(c)
+}
+
+/// The bidi embedding, override, isolate and mark characters: they reorder what a reader sees
+/// (trojan source).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 
 /// An argv as a shell would need it written to mean the same (each word quoted when it has

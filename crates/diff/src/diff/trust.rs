@@ -56,14 +56,14 @@ const INSTRUCTIONS: &[&str] = &[
 /// zero-width characters, invisible operators, tag characters, other format and control
 /// characters (line breaks and tabs aside).
 fn is_hidden(c: char) -> bool {
-    matches!(c,
-        '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{061C}' | '\u{00AD}' | '\u{180E}' | '\u{FEFF}'
-        | '\u{E0000}'..='\u{E007F}'
-    ) || (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    crate::text::is_bidi_control(c)
+        || matches!(c,
+            '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{061C}' | '\u{00AD}' | '\u{180E}' | '\u{FEFF}'
+            | '\u{E0000}'..='\u{E007F}'
+        )
+        || (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
 }
 
 /// Every string in `value`, keys included.

@@ -30,6 +30,12 @@ const LISTINGS: [&str; 4] = [
 
 type Document = IndexMap<String, Box<RawValue>>;
 
+/// Whether a file of a package's folder is a release's capture, not its install or failure
+/// record (`versions.failed.json` is a failure record too).
+pub(crate) fn is_capture(name: &str) -> bool {
+    name.ends_with(".json") && !name.ends_with(".install.json") && !name.ends_with(".failed.json")
+}
+
 fn parse(bytes: &[u8], name: &str) -> Result<Document, String> {
     serde_json::from_slice(bytes).map_err(|e| format!("{name}: not a capture: {e}"))
 }
@@ -92,27 +98,30 @@ fn split(capture: &[u8], name: &str) -> Result<Option<Split>, String> {
 /// Writes a release's capture as `path` plus its contract under `captures/contracts/` (once:
 /// an existing contract file of that digest holds the same bytes).
 pub(crate) fn write_capture(captures: &Path, path: &Path, capture: &[u8]) -> Result<(), String> {
-    let name = path.display().to_string();
-    let write = |path: &Path, bytes: &[u8]| {
-        crate::fs::write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    match split(capture, &name)? {
+    match split(capture, &path.display().to_string())? {
         None => write(path, capture),
-        Some(Split {
-            own,
-            digest,
-            contract,
-        }) => {
-            let contract_file = contract_path(captures, &digest)?;
-            if !contract_file.is_file() {
-                let folder = captures.join(CONTRACTS);
-                std::fs::create_dir_all(&folder)
-                    .map_err(|e| format!("{}: {e}", folder.display()))?;
-                write(&contract_file, &contract)?;
-            }
-            write(path, &own)
-        }
+        Some(parts) => write_split(captures, path, parts),
     }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    crate::fs::write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write_split(captures: &Path, path: &Path, parts: Split) -> Result<(), String> {
+    let contract_file = contract_path(captures, &parts.digest)?;
+    write_contract(captures, &contract_file, &parts.contract)?;
+    write(path, &parts.own)
+}
+
+/// Writes a contract file unless it is there (its name is its bytes' digest: same bytes).
+fn write_contract(captures: &Path, file: &Path, bytes: &[u8]) -> Result<(), String> {
+    if file.is_file() {
+        return Ok(());
+    }
+    let folder = captures.join(CONTRACTS);
+    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    write(file, bytes)
 }
 
 /// The contract a release's file names, if it names one (its path under the census folder's
@@ -122,7 +131,14 @@ pub(crate) fn contract_of(
     release: &[u8],
     name: &str,
 ) -> Result<Option<PathBuf>, String> {
-    let document = parse(release, name)?;
+    named_contract(captures, &parse(release, name)?, name)
+}
+
+fn named_contract(
+    captures: &Path,
+    document: &Document,
+    name: &str,
+) -> Result<Option<PathBuf>, String> {
     match document.get(CONTRACT_KEY) {
         None => Ok(None),
         Some(raw) => {
@@ -138,7 +154,8 @@ pub(crate) fn contract_of(
 pub(crate) fn read_capture(captures: &Path, path: &Path) -> Result<Vec<u8>, String> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
-    let Some(contract_file) = contract_of(captures, &bytes, &name)? else {
+    let document = parse(&bytes, &name)?;
+    let Some(contract_file) = named_contract(captures, &document, &name)? else {
         return Ok(bytes);
     };
     let contract_bytes = std::fs::read(&contract_file)
@@ -155,7 +172,7 @@ pub(crate) fn read_capture(captures: &Path, path: &Path) -> Result<Vec<u8>, Stri
     }
     let contract = parse(&contract_bytes, &contract_file.display().to_string())?;
     let mut whole = Document::new();
-    for (key, value) in parse(&bytes, &name)? {
+    for (key, value) in document {
         if key == CONTRACT_KEY {
             whole.extend(contract.iter().map(|(k, v)| (k.clone(), v.clone())));
         } else {
@@ -175,17 +192,12 @@ pub(crate) fn pack(captures: &Path, folder: &Path) -> Result<usize, String> {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     paths.sort();
     for path in paths {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        // `versions.failed.json` is a failure record too.
-        let is_capture = name.ends_with(".json")
-            && !name.ends_with(".install.json")
-            && !name.ends_with(".failed.json");
-        if !is_capture {
+        if !is_capture(&path.file_name().unwrap_or_default().to_string_lossy()) {
             continue;
         }
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if split(&bytes, &path.display().to_string())?.is_some() {
-            write_capture(captures, &path, &bytes)?;
+        if let Some(parts) = split(&bytes, &path.display().to_string())? {
+            write_split(captures, &path, parts)?;
             packed += 1;
         }
     }
@@ -200,7 +212,7 @@ pub(crate) fn copy_contracts(from: &Path, folder: &Path, to: &Path) -> Result<()
     };
     for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
         let name = path.display().to_string();
-        if !name.ends_with(".json") || name.ends_with(".install.json") {
+        if !is_capture(&name) {
             continue;
         }
         let bytes = std::fs::read(&path).map_err(|e| format!("{name}: {e}"))?;
@@ -211,10 +223,7 @@ pub(crate) fn copy_contracts(from: &Path, folder: &Path, to: &Path) -> Result<()
         if !target.is_file() {
             let contract =
                 std::fs::read(&source).map_err(|e| format!("{}: {e}", source.display()))?;
-            std::fs::create_dir_all(to.join(CONTRACTS))
-                .map_err(|e| format!("{}: {e}", to.display()))?;
-            crate::fs::write_atomic(&target, &contract)
-                .map_err(|e| format!("{}: {e}", target.display()))?;
+            write_contract(to, &target, &contract)?;
         }
     }
     Ok(())

@@ -471,7 +471,7 @@ pub(crate) fn read_captures(
                 let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let name = relative.to_string_lossy().replace('\\', "/");
                 // A capture's contract is the census's too (once, however many name it).
-                if name.ends_with(".json") && !name.ends_with(".install.json") {
+                if super::store::is_capture(&name) {
                     if let Ok(Some(contract)) = super::store::contract_of(&captures, &bytes, &name)
                     {
                         contracts.insert(contract);
