@@ -264,6 +264,8 @@ fn guard_admission(c: &mut Criterion) {
         on_audit_failure: OnAuditFailure::Refuse,
         list_timeout: std::time::Duration::from_secs(30),
         fail_on: driftlab::check::FailOn::Breaking,
+        server_words: driftlab::guard::ServerWords::Kinds,
+        translate_renames: false,
     };
     let mut guard = Guard::new(pinned, options, None);
     let valid = serde_json::json!({"path": "/tmp/notes.txt", "head": 10});

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
+use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope, ServerWords};
 use crate::payload::input::read_surface;
 use crate::payload::{Limits, DEFAULT_MAX_BYTES};
 use crate::proxy;
@@ -21,8 +21,10 @@ use crate::proxy;
 /// offers, use only known argument names (even where the schema allows others: that is how a
 /// renamed parameter is silently dropped), and be valid for the pinned and the live inputSchema;
 /// otherwise the client gets an `isError: true` result with a correction the model can act on
-/// ("parameter \"query\" was likely renamed to \"search_query\"") and the server never sees the
-/// call. More than --max-retries refusals for a tool within --window-secs open its circuit.
+/// and the server never sees the call. A refusal names only what was approved (pinned names and
+/// values): what the live server changed is said by kind (`"query": parameter-renamed (…)`),
+/// never in the server's words, unless --quote-server-words. More than --max-retries refusals
+/// for a tool within --window-secs open its circuit.
 /// Answers are checked against the pinned outputSchema.
 ///
 /// With --url the client still speaks stdio to the guard, and the guard speaks Streamable HTTP
@@ -77,6 +79,19 @@ pub struct Args {
     /// What an answer that breaks the pinned outputSchema becomes.
     #[arg(long, value_enum, default_value_t = OnOutput::Warn)]
     on_output: OnOutput,
+    /// Let refusals quote what the live server says (its new names, values, messages), each
+    /// quote stripped of control, bidirectional and invisible characters and capped at 200
+    /// characters. Without it a refusal says what changed by kind only: a refusal is the one
+    /// place a pinned server's unapproved words would reach the model.
+    #[arg(long)]
+    quote_server_words: bool,
+    /// `renames`: a call in the approved form to a tool or a parameter the server renamed is
+    /// sent in the server's new names, where the rename is proven (the live input schema is the
+    /// pinned one with those names changed, nothing else), and recorded in the audit log
+    /// (`translate`); the agent, which sees only the pinned tools, gets its answer as if nothing
+    /// moved. Any other drift is decided as without it.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    translate: Option<Translate>,
     /// Write every decision as a JSON line here.
     #[arg(long, value_name = "FILE")]
     audit: Option<PathBuf>,
@@ -113,6 +128,13 @@ pub struct Args {
     command: Vec<String>,
 }
 
+/// What `--translate` sends in the server's new form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Translate {
+    /// Proven renames of a tool or of its parameters.
+    Renames,
+}
+
 pub fn run(args: Args) -> Result<u8> {
     if let Some(action) = args.action {
         return super::guard_install::run(action);
@@ -147,6 +169,11 @@ pub fn run(args: Args) -> Result<u8> {
         on_output: args.on_output,
         on_audit_failure: args.on_audit_failure,
         fail_on: args.fail_on,
+        server_words: match args.quote_server_words {
+            true => ServerWords::Quoted,
+            false => ServerWords::Kinds,
+        },
+        translate_renames: args.translate == Some(Translate::Renames),
         list_timeout: Duration::try_from_secs_f64(args.list_timeout)
             .ok()
             .filter(|d| !d.is_zero())

@@ -156,21 +156,13 @@ fn the_client_sees_the_pinned_list_and_drift_refuses_the_tool_with_a_correction(
         pinned["toolsList"]["tools"],
         "the pinned list, not the server's"
     );
-    // Refuse mode refuses the call the drift touches, and says what to send instead.
+    // Refuse mode refuses the call the drift touches, and says what changed by kind: the new
+    // name is the server's word, which no refusal carries by default.
     let (rule, problems) = refusal(&out, 3);
     assert_eq!(rule, "unknown-argument");
-    assert_eq!(
-        problems,
-        [
-            "`timezone` is no longer a parameter on the server",
-            "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
-            "send \"renamed_timezone\" instead of \"timezone\""
-        ]
-    );
-    assert!(answer(&out, 3)["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("send \"renamed_timezone\" instead of \"timezone\""));
+    assert_eq!(problems, RENAMED_BY_KIND);
+    let text = answer(&out, 3)["result"]["content"][0]["text"].clone();
+    assert!(!text.to_string().contains("renamed_timezone"), "{text}");
     assert_eq!(
         answer(&out, 4)["result"]["content"][0]["text"],
         "ok",
@@ -184,7 +176,36 @@ fn the_client_sees_the_pinned_list_and_drift_refuses_the_tool_with_a_correction(
         .iter()
         .any(|e| e["event"] == "refuse" && e["id"] == 3 && e["rule"] == "unknown-argument"));
     assert!(events.iter().any(|e| e["event"] == "admit" && e["id"] == 4));
+    // The changed tool was then used: the change and the call (its argument names) recorded.
+    let used: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "changed-then-used")
+        .collect();
+    assert_eq!(used.len(), 1, "only the changed tool's call: {used:?}");
+    assert_eq!(used[0]["id"], 3);
+    assert_eq!(used[0]["tool"], "get_current_time");
+    assert_eq!(used[0]["decision"], "refuse");
+    assert_eq!(used[0]["arguments"], serde_json::json!(["timezone"]));
+    assert_eq!(used[0]["changes"][0]["rule"], "parameter-renamed");
+
+    // Asked for, a refusal quotes the server's new name.
+    let out = guarded(&["--quote-server-words"], &renamed, &[], &lines, &audit);
+    assert_eq!(refusal(&out, 3).1, RENAMED_QUOTED);
 }
+
+/// The refusal of a call that sends a renamed parameter, by kind (the default).
+pub(crate) const RENAMED_BY_KIND: [&str; 3] = [
+    "`timezone` is no longer a parameter on the server",
+    "\"timezone\": parameter-renamed (a removed and an added parameter have the same shape: a likely rename)",
+    "the server renamed \"timezone\" to a name the pin does not have",
+];
+
+/// The same refusal with --quote-server-words.
+pub(crate) const RENAMED_QUOTED: [&str; 3] = [
+    "`timezone` is no longer a parameter on the server",
+    "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
+    "send \"renamed_timezone\" instead of \"timezone\"",
+];
 
 #[test]
 fn admission_rules_in_warn_mode() {
@@ -214,14 +235,7 @@ fn admission_rules_in_warn_mode() {
         rule, "unknown-argument",
         "the silent-drop case: valid for the pin, unknown to the server"
     );
-    assert_eq!(
-        problems,
-        [
-            "`timezone` is no longer a parameter on the server",
-            "parameter \"timezone\" was likely renamed to \"renamed_timezone\"",
-            "send \"renamed_timezone\" instead of \"timezone\""
-        ]
-    );
+    assert_eq!(problems, RENAMED_BY_KIND);
     assert_eq!(refusal(&out, 4).0, "tool-not-pinned");
     assert_eq!(
         refusal(&out, 5),
@@ -236,11 +250,16 @@ fn admission_rules_in_warn_mode() {
         problems.iter().any(|p| p.contains("target_timezone")),
         "{problems:?}"
     );
+    let events = audit_events(&audit);
     assert!(
-        audit_events(&audit)
-            .iter()
-            .any(|e| e["event"] == "pin-diff"),
+        events.iter().any(|e| e["event"] == "pin-diff"),
         "drift is logged in warn mode"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "changed-then-used" && e["id"] == 3),
+        "and so is the use of the changed tool: {events:?}"
     );
 
     let removed = drifted(dir.path(), "tool-removed");
@@ -391,7 +410,7 @@ fn list_changed_makes_the_guard_look_again() {
         problems,
         [
             format!("`{gone}` is no longer offered by the server"),
-            format!("tool \"{gone}\" was removed")
+            "tool-removed (a tool is gone (and no added tool looks like it renamed))".to_string()
         ]
     );
     let events = audit_events(&audit);
@@ -756,6 +775,19 @@ fn a_ref_chain_too_deep_to_follow_is_refused_never_a_crash() {
     let out = guarded(&[], &chain, &[], &[INIT, INITIALIZED, LIST, &valid], &audit);
     let (kind, problems) = refusal(&out, 3);
     assert_eq!(kind, "live-schema-invalid", "{out:?}");
+    assert_eq!(
+        problems,
+        ["the server's schema for this tool does not compile"]
+    );
+    let quoting = ["--quote-server-words"];
+    let out = guarded(
+        &quoting,
+        &chain,
+        &[],
+        &[INIT, INITIALIZED, LIST, &valid],
+        &audit,
+    );
+    let (_, problems) = refusal(&out, 3);
     assert!(
         problems
             .iter()

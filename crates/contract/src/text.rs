@@ -16,8 +16,22 @@ fn hidden(c: char) -> bool {
 
 /// The bidi embedding, override, isolate and mark characters: they reorder what a reader sees
 /// (trojan source).
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// Characters a reader does not see but a model reads: bidirectional controls (trojan source),
+/// zero-width characters, invisible operators, tag characters, other format and control
+/// characters (line breaks and tabs aside).
+pub fn is_invisible(c: char) -> bool {
+    is_bidi_control(c)
+        || matches!(c,
+            '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{061C}' | '\u{00AD}' | '\u{180E}' | '\u{FEFF}'
+            | '\u{E0000}'..='\u{E007F}'
+        )
+        || (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
 }
 
 /// An argv as a shell would need it written to mean the same (each word quoted when it has

@@ -52,20 +52,6 @@ const INSTRUCTIONS: &[&str] = &[
     "id_rsa",
 ];
 
-/// Characters a reader does not see but a model reads: bidirectional controls (trojan source),
-/// zero-width characters, invisible operators, tag characters, other format and control
-/// characters (line breaks and tabs aside).
-fn is_hidden(c: char) -> bool {
-    crate::text::is_bidi_control(c)
-        || matches!(c,
-            '\u{200B}'..='\u{200D}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{061C}' | '\u{00AD}' | '\u{180E}' | '\u{FEFF}'
-            | '\u{E0000}'..='\u{E007F}'
-        )
-        || (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-}
-
 /// Every string in `value`, keys included.
 fn strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {
@@ -92,7 +78,7 @@ fn hidden_count(tool: Option<&Tool<'_>>) -> usize {
     }
     texts
         .iter()
-        .map(|t| t.chars().filter(|&c| is_hidden(c)).count())
+        .map(|t| t.chars().filter(|&c| crate::text::is_invisible(c)).count())
         .sum()
 }
 
@@ -374,10 +360,10 @@ mod tests {
             '\u{0007}',
             '\u{FEFF}',
         ] {
-            assert!(is_hidden(c), "{c:?}");
+            assert!(crate::text::is_invisible(c), "{c:?}");
         }
         for c in ['\n', '\t', 'é', '\u{0301}', ' '] {
-            assert!(!is_hidden(c), "{c:?}");
+            assert!(!crate::text::is_invisible(c), "{c:?}");
         }
     }
 

@@ -4,6 +4,7 @@ use serde_json::Value;
 
 use super::drift::ToolDrift;
 use super::fixes;
+use super::words::{self, ServerWords};
 use crate::contract::Contract;
 
 /// The guard's decision on one call.
@@ -30,21 +31,27 @@ impl Admission {
     }
 }
 
-/// The first rule the call breaks, as a refusal; `None` admits it. The drift's messages about
-/// the tool are quoted where they name a parameter the call uses, and every refusal ends with
-/// what to send instead ([`fixes`]), read off the schema the call failed.
+/// The first rule the call breaks, as a refusal; `None` admits it. The drift's changes at a
+/// parameter the call uses are said, and every refusal ends with what to send instead
+/// ([`fixes`]), read off the schema the call failed; what the live server says is said as
+/// `words` allows.
 pub fn check(
     pinned: &Contract,
     live: Option<&Contract>,
     arguments: &Value,
     drift: Option<&ToolDrift>,
+    words: ServerWords,
 ) -> Option<Admission> {
-    let hints: &[String] = drift.map(|d| d.messages.as_slice()).unwrap_or_default();
+    let hints: Vec<String> = drift.map(|d| d.said(words)).unwrap_or_default();
     if let Some(why) = &pinned.broken {
         return Some(Admission::refuse("pin-schema-invalid", vec![why.clone()]));
     }
     if let Some(why) = live.and_then(|l| l.broken.as_ref()) {
-        return Some(Admission::refuse("live-schema-invalid", vec![why.clone()]));
+        let said = match words {
+            ServerWords::Kinds => "the server's schema for this tool does not compile".into(),
+            ServerWords::Quoted => words::quoted(why),
+        };
+        return Some(Admission::refuse("live-schema-invalid", vec![said]));
     }
     let Some(args) = arguments.as_object() else {
         return Some(Admission::refuse(
@@ -52,14 +59,8 @@ pub fn check(
             vec!["`arguments` must be an object".into()],
         ));
     };
-    let about = |name: &str| -> Vec<String> {
-        let quoted = format!("\"{name}\"");
-        hints
-            .iter()
-            .filter(|h| h.contains(&quoted))
-            .cloned()
-            .collect()
-    };
+    let about =
+        |name: &str| -> Vec<String> { drift.map(|d| d.about(name, words)).unwrap_or_default() };
     // A tool the server changed in a breaking way is held to its live contract: its refusals
     // say what to send to the live server, so a call that does that is admitted.
     let drifted = live.is_some() && drift.is_some();
@@ -84,38 +85,61 @@ pub fn check(
         }
     }
     let fixes_for = |contract: &Contract, drift: Option<&ToolDrift>| {
+        let said = fixes::Said {
+            words,
+            pinned: pinned.schema.as_ref(),
+            params: pinned.params.as_ref(),
+        };
         contract
             .schema
             .as_ref()
-            .map(|schema| fixes::for_call(schema, pinned.params.as_ref(), args, drift))
+            .map(|schema| fixes::for_call(schema, &said, args, drift))
             .unwrap_or_default()
     };
     if !problems.is_empty() {
         problems.extend(fixes_for(live.unwrap_or(pinned), drift));
         return Some(Admission::refuse("unknown-argument", problems));
     }
-    let errors = |contract: &Contract| -> Vec<String> {
+    // The pin's errors quote only the pin and the call (`None`: as the validator says them);
+    // the live schema's quote the server, so by kind they name only the keyword and where in
+    // the call.
+    let errors = |contract: &Contract, words: Option<ServerWords>| -> Vec<String> {
         contract.input.as_ref().map_or_else(Vec::new, |v| {
             v.iter_errors(arguments)
                 .take(5)
                 .map(|e| {
                     let at = e.instance_path().as_str().to_string();
+                    let what = match words {
+                        None => e.to_string(),
+                        Some(ServerWords::Quoted) => words::quoted(&e.to_string()),
+                        Some(ServerWords::Kinds) => {
+                            let keyword = e.schema_path().as_str().rsplit('/').next();
+                            format!(
+                                "the server's schema refuses it ({})",
+                                words::keyword(keyword.unwrap_or(""))
+                            )
+                        }
+                    };
                     if at.is_empty() {
-                        e.to_string()
+                        what
                     } else {
-                        format!("{e} (at `{}`)", at.trim_start_matches('/'))
+                        format!("{what} (at `{}`)", at.trim_start_matches('/'))
                     }
                 })
                 .collect()
         })
     };
-    let mut pinned_errors = if drifted { Vec::new() } else { errors(pinned) };
+    let mut pinned_errors = if drifted {
+        Vec::new()
+    } else {
+        errors(pinned, None)
+    };
     if !pinned_errors.is_empty() {
         pinned_errors.extend(fixes_for(pinned, None));
         return Some(Admission::refuse("invalid-arguments", pinned_errors));
     }
     if let Some(live) = live {
-        let mut live_errors = errors(live);
+        let mut live_errors = errors(live, Some(words));
         if !live_errors.is_empty() {
             for name in args.keys() {
                 live_errors.extend(about(name));
@@ -172,11 +196,16 @@ mod tests {
         arguments: &Value,
         hints: &[String],
     ) -> Option<Admission> {
+        let changes = hints.iter().map(|h| super::super::drift::Change {
+            message: h.clone(),
+            kind: h.clone(),
+            param: None,
+        });
         let drift = ToolDrift {
-            messages: hints.to_vec(),
+            changes: changes.collect(),
             ..ToolDrift::default()
         };
-        super::check(pinned, live, arguments, Some(&drift))
+        super::check(pinned, live, arguments, Some(&drift), ServerWords::Quoted)
     }
 
     fn contract(schema: Value) -> Contract {
@@ -276,7 +305,13 @@ mod tests {
             ..ToolDrift::default()
         };
         let call = |pinned: &Contract, live: &Contract, arguments: Value| {
-            rule(super::check(pinned, Some(live), &arguments, Some(&drift)))
+            rule(super::check(
+                pinned,
+                Some(live),
+                &arguments,
+                Some(&drift),
+                ServerWords::Kinds,
+            ))
         };
         let (pinned, live) = (
             schema("head", Value::Null),

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::words::{self, ServerWords};
 use super::{Awaited, Guard, OnOutput};
 use crate::proxy::{id_json, Action};
 
@@ -49,12 +50,20 @@ impl Guard {
         if result.get("isError") == Some(&Value::Bool(true)) {
             return Action::Forward;
         }
+        let words = self.options.server_words;
         let problems: Vec<String> = match result.get("structuredContent") {
             Some(structured) => validator
                 .iter_errors(structured)
                 .take(5)
-                .map(|e| {
-                    format!(
+                .map(|e| match words {
+                    // The error and its place quote the answer: by kind, the pinned schema's
+                    // keyword and its place in the pinned schema are what is said.
+                    ServerWords::Kinds => {
+                        let at = e.schema_path().as_str();
+                        let keyword = words::keyword(at.rsplit('/').next().unwrap_or(""));
+                        format!("the answer breaks `{keyword}` at {at} of the pinned outputSchema")
+                    }
+                    ServerWords::Quoted => words::quoted(&format!(
                         "{} at {}",
                         e,
                         if e.instance_path().as_str().is_empty() {
@@ -62,7 +71,7 @@ impl Guard {
                         } else {
                             e.instance_path().as_str()
                         }
-                    )
+                    )),
                 })
                 .collect(),
             None => vec![

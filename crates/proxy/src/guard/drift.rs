@@ -1,18 +1,41 @@
-//! What the guard keeps of the diff between the pin and the live list, per pinned tool: the
-//! messages it quotes, and the facts a refusal turns into what to send instead (a parameter's
+//! What the guard keeps of the diff between the pin and the live list, per pinned tool: each
+//! change as a refusal may say it (by kind, or quoting the server: [`ServerWords`]), and the facts a refusal turns into what to send instead (a parameter's
 //! new name, the tool's new name) or that refuse mode fails closed on (a change to a parameter
 //! that could not be judged).
 
 use std::collections::HashMap;
 
+use super::words::{self, ServerWords};
 use crate::check::{Finding, Severity};
+use crate::contract::Contract;
 use crate::verdict::FailOn;
+
+/// One breaking (or unjudged) change of a pinned tool, as a refusal may say it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// The finding's message: it quotes the server's new names, values and text.
+    pub message: String,
+    /// The change by kind alone: the rule and what it means, at the pinned parameter it is at.
+    pub kind: String,
+    /// The pinned top-level parameter the change is at, where it is at one the pin has.
+    pub param: Option<String>,
+}
+
+impl Change {
+    /// The change as a refusal says it.
+    pub(crate) fn said(&self, words: ServerWords) -> String {
+        match words {
+            ServerWords::Kinds => self.kind.clone(),
+            ServerWords::Quoted => words::quoted(&self.message),
+        }
+    }
+}
 
 /// The breaking (or unjudged) drift of one pinned tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ToolDrift {
-    /// The findings' messages, as the audit log and refusals quote them.
-    pub messages: Vec<String>,
+    /// The changes, in the order the diff found them.
+    pub changes: Vec<Change>,
     /// Top-level parameters renamed: old name → new name.
     pub renamed: Vec<(String, String)>,
     /// The tool's new name, where the tool was renamed.
@@ -25,6 +48,32 @@ pub(crate) struct ToolDrift {
 }
 
 impl ToolDrift {
+    /// Every change as a refusal says it, each once.
+    pub(crate) fn said(&self, words: ServerWords) -> Vec<String> {
+        let mut said: Vec<String> = Vec::new();
+        for change in &self.changes {
+            let line = change.said(words);
+            if !said.contains(&line) {
+                said.push(line);
+            }
+        }
+        said
+    }
+
+    /// The changes about the pinned parameter `name`: by kind, those at it; quoting, those
+    /// whose message names it.
+    pub(crate) fn about(&self, name: &str, words: ServerWords) -> Vec<String> {
+        let quoted = format!("\"{name}\"");
+        self.changes
+            .iter()
+            .filter(|c| match words {
+                ServerWords::Kinds => c.param.as_deref() == Some(name),
+                ServerWords::Quoted => c.message.contains(&quoted),
+            })
+            .map(|c| c.said(words))
+            .collect()
+    }
+
     /// Whether a call touches a change that could not be judged; `touches` says whether it
     /// touches a (pinned) parameter.
     pub(crate) fn unjudged_for(&self, touches: impl Fn(&str) -> bool) -> bool {
@@ -34,8 +83,12 @@ impl ToolDrift {
     }
 }
 
-/// The breaking and unjudged findings, by the pinned name of the tool they concern.
-pub fn by_tool(findings: &[Finding]) -> HashMap<String, ToolDrift> {
+/// The breaking and unjudged findings, by the pinned name of the tool they concern (`pinned`:
+/// the pinned tools' contracts, which say what a change may be named by).
+pub fn by_tool(
+    findings: &[Finding],
+    pinned: &HashMap<String, Contract>,
+) -> HashMap<String, ToolDrift> {
     let mut drift: HashMap<String, ToolDrift> = HashMap::new();
     for finding in findings {
         if !FailOn::Breaking.fails(finding.severity) {
@@ -47,7 +100,7 @@ pub fn by_tool(findings: &[Finding]) -> HashMap<String, ToolDrift> {
             None => (name, None),
         };
         let entry = drift.entry(tool.to_string()).or_default();
-        entry.messages.push(finding.message.clone());
+        entry.changes.push(change(finding, pinned.get(tool)));
         match finding.rule {
             "tool-renamed" => entry.renamed_to = new_name.map(String::from),
             "tool-duplicated" => entry.duplicated = true,
@@ -73,6 +126,27 @@ pub fn by_tool(findings: &[Finding]) -> HashMap<String, ToolDrift> {
         }
     }
     drift
+}
+
+/// A finding as a [`Change`]: its kind names the pinned parameter it is at only where the pin
+/// has that parameter.
+fn change(finding: &Finding, pinned: Option<&Contract>) -> Change {
+    let at = finding.old_pointer.as_deref().unwrap_or(&finding.pointer);
+    let param = parameter(at).map(|(name, _)| name).filter(|name| {
+        pinned
+            .and_then(|c| c.params.as_ref())
+            .is_some_and(|p| p.contains(name))
+    });
+    let summary = crate::check::rules::by_id(finding.rule).map_or("", |r| r.summary());
+    let kind = match &param {
+        Some(name) => format!("{}: {} ({summary})", words::name(name), finding.rule),
+        None => format!("{} ({summary})", finding.rule),
+    };
+    Change {
+        message: finding.message.clone(),
+        kind,
+        param,
+    }
 }
 
 /// The trust rules (`--fail-on trust`) each pinned tool's change fired, by pinned tool name, in

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use super::words::{self, ServerWords};
 use super::{is_guard_id, Guard, LiveView, GUARD_ID};
 use crate::jsonrpc::{self, Refusal};
 use crate::proxy::{id_json, Action, Hooks, Message, Side};
@@ -56,10 +57,15 @@ impl Guard {
             .clone()
             .filter(|id| message.is_response && message.pending && !is_guard_id(id))
             .or_else(|| self.call_named_in(message.bytes));
+        // The reason may quote the line (a duplicate key, say): by kind, only the rule is said.
+        let why = match self.options.server_words {
+            ServerWords::Kinds => format!("({})", refusal.rule),
+            ServerWords::Quoted => words::quoted(&refusal.to_string()),
+        };
         if let Some(id) = call {
             self.calls.remove(&id);
             let error = json!({"code": -32603, "message": format!(
-                "driftlab guard: the server's answer could not be read strictly: {refusal}"),
+                "driftlab guard: the server's answer could not be read strictly: {why}"),
                 "data": {"rule": refusal.rule}});
             return Action::Replace(
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes(),
@@ -67,7 +73,7 @@ impl Guard {
         }
         if self.relisting && message.id.as_deref().is_none_or(is_guard_id) {
             self.listing_failed(format!(
-                "the server's tools/list answer is unreadable: {refusal}"
+                "the server's tools/list answer is unreadable: {why}"
             ));
         }
         Action::Drop

@@ -2,11 +2,12 @@
 //! loops, a deadline per page), diffed against the pin with the gate's engine. Calls wait for
 //! it; a listing that fails leaves them refused, never admitted on the pin alone.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::words::{self, ServerWords};
 use super::{Guard, Live, LiveView, GUARD_ID};
 use crate::check::rules::of_kind;
 use crate::check::RuleKind;
@@ -140,10 +141,17 @@ impl Guard {
         self.listing_id = None;
         let Some(result) = response.get("result") else {
             self.record(json!({"event": "live-list-failed", "error": response.get("error")}));
-            let why = format!(
-                "the server's tools/list failed: {}",
-                response.get("error").unwrap_or(&Value::Null)
-            );
+            let error = response.get("error").unwrap_or(&Value::Null);
+            let why = match self.options.server_words {
+                ServerWords::Kinds => match error.get("code").and_then(Value::as_i64) {
+                    Some(code) => format!("the server's tools/list failed (JSON-RPC error {code})"),
+                    None => "the server's tools/list failed".into(),
+                },
+                ServerWords::Quoted => format!(
+                    "the server's tools/list failed: {}",
+                    words::quoted(&error.to_string())
+                ),
+            };
             self.listing_failed(why);
             return;
         };
@@ -206,7 +214,16 @@ impl Guard {
             Ok(s) => s,
             Err(e) => {
                 self.record(json!({"event": "live-list-unreadable", "error": e.to_string()}));
-                self.live = LiveView::Failed(format!("the server's tools/list is unreadable: {e}"));
+                let why = match self.options.server_words {
+                    ServerWords::Kinds => {
+                        "the server's tools/list is unreadable (the audit log says where)".into()
+                    }
+                    ServerWords::Quoted => format!(
+                        "the server's tools/list is unreadable: {}",
+                        words::quoted(&e.to_string())
+                    ),
+                };
+                self.live = LiveView::Failed(why);
                 return;
             }
         };
@@ -219,16 +236,25 @@ impl Guard {
             &ResolvedPolicy::default(),
             FailOn::Breaking,
         );
+        let mut changed: HashMap<String, Vec<Value>> = HashMap::new();
         for finding in &outcome.findings {
             let tool = finding
                 .tool
                 .as_ref()
                 .map(|t| t.name.split(" -> ").next().unwrap_or("").to_string())
                 .unwrap_or_default();
-            self.record(json!({"event": "pin-diff", "tool": tool, "rule": finding.rule,
-                "severity": finding.severity.as_str(), "message": finding.message, "fingerprint": finding.fingerprint()}));
+            let (rule, severity) = (finding.rule, finding.severity.as_str());
+            let fingerprint = finding.fingerprint();
+            self.record(json!({"event": "pin-diff", "tool": tool, "rule": rule,
+                "severity": severity, "message": finding.message, "fingerprint": fingerprint}));
+            if !tool.is_empty() {
+                changed
+                    .entry(tool)
+                    .or_default()
+                    .push(json!({"rule": rule, "severity": severity, "fingerprint": fingerprint}));
+            }
         }
-        let drift = super::drift::by_tool(&outcome.findings);
+        let drift = super::drift::by_tool(&outcome.findings, &self.contracts);
         let lowered_trust = match self.options.fail_on {
             FailOn::Trust => super::drift::lowered_trust(&outcome.findings),
             _ => Default::default(),
@@ -245,6 +271,7 @@ impl Guard {
             contracts,
             drift,
             lowered_trust,
+            changed,
             era,
         });
     }

@@ -20,6 +20,7 @@
 mod admission;
 mod answers;
 pub mod calls;
+mod decided;
 mod drift;
 mod fixes;
 mod hooks;
@@ -30,6 +31,8 @@ mod repair_formats;
 #[cfg(test)]
 mod repair_tests;
 pub mod study;
+mod translate;
+mod words;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -39,8 +42,9 @@ use serde_json::{json, Value};
 
 use crate::contract::Contract;
 pub use admission::Admission;
+pub use words::ServerWords;
 
-use crate::proxy::{id_json, Action, Side};
+use crate::proxy::Side;
 use crate::surface::Surface;
 
 /// What breaking drift between the pin and the live server does.
@@ -90,6 +94,11 @@ pub struct GuardOptions {
     /// `Trust`: a tool whose change lowers a trusting client's guard (`TRUST_RULES`) is refused
     /// too, in refuse mode, by the kinds of change only. Any other: breaking drift alone.
     pub fail_on: crate::verdict::FailOn,
+    /// What a refusal may say of the live server: by kind only, or quoting it.
+    pub server_words: ServerWords,
+    /// `--translate renames`: a call in the approved form to a tool or parameter the server
+    /// renamed (proven: nothing else changed) is sent in the server's new names.
+    pub translate_renames: bool,
 }
 
 impl GuardOptions {
@@ -105,6 +114,8 @@ impl GuardOptions {
             on_audit_failure: OnAuditFailure::Refuse,
             list_timeout: Duration::from_secs(30),
             fail_on: crate::verdict::FailOn::Breaking,
+            server_words: ServerWords::Kinds,
+            translate_renames: false,
         }
     }
 }
@@ -125,6 +136,9 @@ struct Live {
     drift: HashMap<String, drift::ToolDrift>,
     /// Pinned tool name → the trust rules its change fired (under `--fail-on trust` only).
     lowered_trust: HashMap<String, Vec<&'static str>>,
+    /// Pinned tool name → every change the diff found in it, whatever its severity (rule,
+    /// severity, fingerprint): the audit log's "changed, then used".
+    changed: HashMap<String, Vec<Value>>,
     /// The protocol version the listing was asked in (`None`: the handshake's).
     era: Option<String>,
 }
@@ -266,34 +280,6 @@ impl Guard {
         }
     }
 
-    /// Admission of one tools/call request (as read strictly): `Forward` or `Answer` with the
-    /// refusal.
-    fn call(&mut self, id: &str, request: &Value) -> Action {
-        let tool = request
-            .pointer("/params/name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let arguments = request
-            .pointer("/params/arguments")
-            .cloned()
-            .unwrap_or(json!({}));
-        let id_value = id_json(Some(id));
-        match self.admit(&tool, &arguments, Instant::now()) {
-            Admission::Admit => {
-                self.record(json!({"event": "admit", "id": id_value, "tool": tool}));
-                let task = request.pointer("/params/task").is_some();
-                let tool = self.pinned_name(&tool).to_string();
-                self.calls.insert(id.to_string(), Awaited { tool, task });
-                Action::Forward
-            }
-            Admission::Refuse { rule, problems } => {
-                self.record(json!({"event": "refuse", "id": id_value, "tool": tool, "rule": rule, "problems": problems}));
-                Action::Answer(self.refusal(id, &tool, rule, &problems))
-            }
-        }
-    }
-
     /// The admission decision for one call (and the circuit bookkeeping of a refusal).
     pub fn admit(&mut self, tool: &str, arguments: &Value, now: Instant) -> Admission {
         if let Some(&refused) = self.open_circuits.get(tool) {
@@ -359,15 +345,20 @@ impl Guard {
         if let LiveView::Failed(why) = &self.live {
             return Admission::refuse("live-list-failed", vec![why.clone()]);
         }
+        let words = self.options.server_words;
         if let LiveView::Listed(live) = &self.live {
             let drift = live.drift.get(pinned_name);
             let refuse = self.options.on_drift == OnDrift::Refuse;
             if refuse && self.options.scope == Scope::Server {
-                let drifted: Vec<String> = live
-                    .drift
-                    .values()
-                    .flat_map(|d| d.messages.iter().cloned())
-                    .collect();
+                // Tool by tool in name order, so the refusal reads the same every time.
+                let mut tools: Vec<&String> = live.drift.keys().collect();
+                tools.sort();
+                let mut drifted: Vec<String> = Vec::new();
+                for line in tools.into_iter().flat_map(|t| live.drift[t].said(words)) {
+                    if !drifted.contains(&line) {
+                        drifted.push(line);
+                    }
+                }
                 if !drifted.is_empty() {
                     return Admission::refuse("contract-drift", drifted);
                 }
@@ -375,7 +366,7 @@ impl Guard {
             // A tool listed more than once, on any page: which copy a client keeps is not
             // defined, so no copy is admitted on.
             if let (true, Some(drift)) = (refuse, drift.filter(|d| d.duplicated)) {
-                return Admission::refuse("contract-drift", drift.messages.clone());
+                return Admission::refuse("contract-drift", drift.said(words));
             }
             // A tool whose change lowers trust is refused by the kinds of that change, never by
             // the server's new words.
@@ -391,11 +382,12 @@ impl Guard {
             }
             let Some(current) = live.contracts.get(tool) else {
                 let mut problems = vec![format!("`{tool}` is no longer offered by the server")];
-                problems.extend(drift.map(|d| d.messages.clone()).unwrap_or_default());
-                problems.extend(fixes::for_tool(tool, drift));
+                problems.extend(drift.map(|d| d.said(words)).unwrap_or_default());
+                problems.extend(fixes::for_tool(tool, drift, words));
                 return Admission::refuse("tool-not-live", problems);
             };
-            if let Some(refusal) = admission::check(pinned, Some(current), arguments, drift) {
+            if let Some(refusal) = admission::check(pinned, Some(current), arguments, drift, words)
+            {
                 return refusal;
             }
             // Refuse mode admits what the drift does not touch, and fails closed on what it
@@ -416,7 +408,7 @@ impl Guard {
                         .is_some_and(|v| !v.is_valid(arguments))
                 };
                 if drift.unjudged_for(touches) && !written_for_live() {
-                    let mut problems = drift.messages.clone();
+                    let mut problems = drift.said(words);
                     problems.push(
                         "the change to what this call sends could not be judged, so refuse mode does not admit it".into(),
                     );
@@ -425,26 +417,6 @@ impl Guard {
             }
             return Admission::Admit;
         }
-        admission::check(pinned, None, arguments, None).unwrap_or(Admission::Admit)
-    }
-
-    /// The refusal as a tools/call result for the client.
-    fn refusal(&self, id: &str, tool: &str, rule: &str, problems: &[String]) -> Vec<u8> {
-        let left = self
-            .options
-            .max_retries
-            .saturating_sub(self.refusals.get(tool).map_or(0, |t| t.len() as u32));
-        let text = format!(
-            "driftlab guard refused this call to `{tool}` ({rule}): {}. Correct the call from this \
-             message, or tell the user the tool's contract changed.",
-            problems.join("; ")
-        );
-        let result = json!({
-            "content": [{"type": "text", "text": text}],
-            "isError": true,
-            "structuredContent": {"driftlabGuard": {"refused": true, "tool": tool, "rule": rule,
-                "problems": problems, "retriesLeft": left}},
-        });
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#).into_bytes()
+        admission::check(pinned, None, arguments, None, words).unwrap_or(Admission::Admit)
     }
 }

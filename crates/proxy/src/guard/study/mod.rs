@@ -249,6 +249,9 @@ pub fn run(
                         mode.to_string(),
                         "--max-retries".into(),
                         "1000".into(),
+                        // What the study measured: refusals that name the server's new names
+                        // (the default says them by kind since 2026-12-06).
+                        "--quote-server-words".into(),
                         "--audit".into(),
                         dir.join("guard.jsonl").display().to_string(),
                         "--".into(),
