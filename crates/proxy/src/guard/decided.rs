@@ -22,7 +22,12 @@ impl Guard {
             .cloned()
             .unwrap_or(json!({}));
         let id_value = id_json(Some(id));
-        if let Some(translated) = self.translation(&tool, &arguments) {
+        // An open circuit is decided by `admit`, which a translation must not pass by.
+        let circuit_open = self.open_circuits.contains_key(&tool);
+        if let Some(translated) = self
+            .translation(&tool, &arguments)
+            .filter(|_| !circuit_open)
+        {
             if self.decide(&translated.tool, &translated.arguments) == Admission::Admit {
                 return self.translated(id, request, &tool, translated);
             }

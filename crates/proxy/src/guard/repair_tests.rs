@@ -432,3 +432,33 @@ fn by_default_no_word_of_a_hostile_server_reaches_a_refusal() {
     );
     assert!(text.contains(HOSTILE), "{text}");
 }
+
+#[test]
+fn a_translated_call_goes_in_the_new_names_and_keeps_to_its_circuit() {
+    driftlab_rules::register();
+    let query = |name: &str| json!({name: {"type": "string"}});
+    let v1 = json!([tool("search", "Searches.", query("query"), &["query"])]);
+    let v2 = json!([tool(
+        "search",
+        "Searches.",
+        query("search_query"),
+        &["search_query"]
+    )]);
+    let mut guard = guard_saying(OnDrift::Refuse, v1, v2, ServerWords::Kinds);
+    guard.options.translate_renames = true;
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "q"}}});
+    let crate::proxy::Action::Replace(sent) = guard.call("1", &request) else {
+        panic!("not translated")
+    };
+    let sent: Value = serde_json::from_slice(&sent).unwrap();
+    assert_eq!(
+        sent["params"],
+        json!({"name": "search", "arguments": {"search_query": "q"}})
+    );
+    guard.open_circuits.insert("search".into(), 4);
+    assert!(matches!(
+        guard.call("2", &request),
+        crate::proxy::Action::Answer(_)
+    ));
+}
