@@ -2,8 +2,10 @@
 """Writes the field census's spec: every npm and PyPI package of the official MCP registry's
 seed list (modelcontextprotocol/registry, data/seed_2025_05_16.json; MIT) beside the 60 of the
 2026-12-05 census, each with every release of the 12 months before 2026-12-06 (at most 12).
+The seed's packages of unknown registry join where scripts/field-census-lookup.py found them
+(FOUND: its output, committed beside the spec).
 
-    scripts/field-census-spec.py SEED.json > research/2026-12-06-mcp-field-census/census.toml
+    scripts/field-census-spec.py SEED.json FOUND > research/2026-12-06-mcp-field-census/census.toml
 
 A seed package gets a dummy value for each environment variable the registry names (an
 address where the name says URL, HOST or ENDPOINT: a loopback port nothing listens on), no
@@ -57,14 +59,21 @@ def entry(source, package):
 
 def main():
     seed = json.load(open(sys.argv[1]))
+    found = {}
+    for line in open(sys.argv[2]):
+        source, _how = line.split()
+        registry, name = source.split(":", 1)
+        found[name] = registry
     old = tomllib.load(open(OLD, "rb"))
     chosen = {p["source"]: p for p in old["package"]}
     for server in seed:
         for package in server.get("packages") or []:
+            name = package["name"].strip()
             registry = package.get("registry_name")
+            if registry == "unknown":
+                registry = found.get(name)
             if registry not in ("npm", "pypi"):
                 continue
-            name = package["name"].strip()
             source = f"{registry}:{name}"
             if source in chosen or not VALID[registry].match(name):
                 continue
@@ -72,9 +81,10 @@ def main():
                    if v.get("name", "").replace("_", "").isalnum()}
             chosen[source] = {"source": source, "env": env}
     print(f"""# The field census: every npm and PyPI package of the official MCP registry's seed list
-# (modelcontextprotocol/registry@{SEED_COMMIT[:12]}, data/seed_2025_05_16.json) and the
-# 60 of the 2026-12-05 census, each with every release its registry dates from 2025-12-06 on
-# (at most the last 12). Written by scripts/field-census-spec.py; method: docs/census.md.
+# (modelcontextprotocol/registry@{SEED_COMMIT[:12]}, data/seed_2025_05_16.json; its names of
+# unknown registry where seed-unknown-found.txt places them) and the 60 of the 2026-12-05
+# census, each with every release its registry dates from 2025-12-06 on (at most the last 12).
+# Written by scripts/field-census-spec.py; method: docs/census.md.
 id = "mcp-field-census-2026-12-06"
 title = "MCP field census: a year of releases of {len(chosen)} servers from npm and PyPI"
 capture_timeout_seconds = 30

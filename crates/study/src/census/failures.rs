@@ -12,6 +12,8 @@ use super::derive::{Census, Failure, Record, Release};
 pub enum FailureKind {
     /// The registry does not have the package (or could not list its versions).
     NotOnRegistry,
+    /// The registry has the package, but no release this census's Python can install.
+    NoInstallableVersion,
     /// The release needed a host the sandbox or the machine could not reach.
     NeedsNetwork,
     /// No answer within the capture or install timeout.
@@ -31,8 +33,9 @@ pub enum FailureKind {
 
 impl FailureKind {
     /// Every bucket, in table order.
-    pub const ALL: [FailureKind; 8] = [
+    pub const ALL: [FailureKind; 9] = [
         FailureKind::NotOnRegistry,
+        FailureKind::NoInstallableVersion,
         FailureKind::NeedsNetwork,
         FailureKind::Timeout,
         FailureKind::SdkIncompatible,
@@ -46,6 +49,7 @@ impl FailureKind {
     pub fn as_str(self) -> &'static str {
         match self {
             FailureKind::NotOnRegistry => "not-on-registry",
+            FailureKind::NoInstallableVersion => "no-installable-version",
             FailureKind::NeedsNetwork => "needs-network",
             FailureKind::Timeout => "timeout",
             FailureKind::SdkIncompatible => "sdk-incompatible",
@@ -60,6 +64,7 @@ impl FailureKind {
     pub fn meaning(self) -> &'static str {
         match self {
             FailureKind::NotOnRegistry => "the registry does not have the package: not counted as a release",
+            FailureKind::NoInstallableVersion => "the registry has the package, but pip lists no release this census's Python can install (Requires-Python, platform): not counted as a release",
             FailureKind::NeedsNetwork => "it needed a host that could not be reached (`ENOTFOUND`, `fetch failed`)",
             FailureKind::Timeout => "no answer within the timeout",
             FailureKind::SdkIncompatible => "today's MCP SDK lacks what the release imports (`mcp.server.fastmcp`, `Server.list_tools`, …): it was installed with dependencies as of today, not as of its release",
@@ -94,11 +99,16 @@ const DEPENDENCY: &[&str] = &[
     "No matching distribution",
 ];
 
+/// How a PyPI package's listing failure says that the index has the package (its PEP 691
+/// page lists releases) but pip lists none it may install.
+pub(crate) const NONE_INSTALLABLE: &str = "none that this census's Python can install";
+
 /// The bucket of a recorded failure.
 pub fn classify(failure: &Failure) -> FailureKind {
     let reason = failure.reason.as_str();
     let any = |needles: &[&str]| needles.iter().any(|n| reason.contains(n));
     match failure.stage.as_str() {
+        "versions" if reason.contains(NONE_INSTALLABLE) => FailureKind::NoInstallableVersion,
         "versions" => FailureKind::NotOnRegistry,
         _ if any(NETWORK) => FailureKind::NeedsNetwork,
         _ if reason.contains("timed out") || reason.contains("no answer to") => {
@@ -120,9 +130,13 @@ pub(crate) fn failure_of(release: &Release) -> Option<FailureKind> {
     }
 }
 
-/// Whether the registry has the release at all: a package it lacks is not a release.
-pub(crate) fn on_registry(release: &Release) -> bool {
-    failure_of(release) != Some(FailureKind::NotOnRegistry)
+/// Whether the row is a release: a package the registry lacks, or whose releases this census
+/// cannot install at all, has none.
+pub(crate) fn is_release(release: &Release) -> bool {
+    !matches!(
+        failure_of(release),
+        Some(FailureKind::NotOnRegistry | FailureKind::NoInstallableVersion)
+    )
 }
 
 /// Releases without a contract per bucket (every bucket listed, in table order).
@@ -171,6 +185,10 @@ mod tests {
             kind("versions", "npm error code E404 / npm error 404 Not Found"),
             "not-on-registry"
         );
+        let unlisted = format!(
+            "ERROR: No matching distribution found for x / the index lists 3 releases of it, {NONE_INSTALLABLE} (Requires-Python or platform)"
+        );
+        assert_eq!(kind("versions", &unlisted), "no-installable-version");
         assert_eq!(
             kind(
                 "install",

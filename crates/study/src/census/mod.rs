@@ -29,6 +29,33 @@ use version::Scheme;
 
 use derive::VERSIONS_FAILED;
 
+/// A PyPI listing failure, with whether the index has the package after all: pip lists no
+/// version when none suits this Python (Requires-Python), and says so as it says "no such
+/// package".
+fn with_what_the_index_lists(
+    spec: &CensusSpec,
+    package: &spec::Package,
+    scratch: &scratch::Scratch,
+    reason: String,
+) -> String {
+    if package.scheme != Scheme::Pypi {
+        return reason;
+    }
+    match registry_facts::facts(spec, package, scratch) {
+        Ok(facts) if !facts.published.is_empty() => {
+            let releases = match facts.published.len() {
+                1 => "1 release".to_string(),
+                n => format!("{n} releases"),
+            };
+            format!(
+                "{reason} / the index lists {releases} of it, {} (Requires-Python or platform)",
+                failures::NONE_INSTALLABLE
+            )
+        }
+        _ => reason,
+    }
+}
+
 /// Fetches every chosen release not yet recorded under `captures` (a capture or a failure;
 /// nothing recorded is fetched again), telling `progress` about each. A package whose registry
 /// cannot list its versions is recorded as such.
@@ -52,6 +79,7 @@ pub fn fetch(
                 versions
             }
             Err(reason) => {
+                let reason = with_what_the_index_lists(spec, &package, scratch, reason);
                 progress(&format!(
                     "{}: cannot list versions: {reason}",
                     package.key()

@@ -120,6 +120,9 @@ struct Summary<'a> {
     packages: usize,
     /// Packages the registry does not have: they are not counted as releases.
     packages_not_on_registry: usize,
+    /// Packages the registry has, none of whose releases this census's Python can install
+    /// (Requires-Python, platform): not counted as releases either.
+    packages_without_installable_version: usize,
     releases: usize,
     releases_captured: usize,
     releases_failed: usize,
@@ -289,7 +292,8 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         }
     }
     let anchor = Anchor::of(census);
-    let listed = census.releases.iter().filter(|r| failures::on_registry(r));
+    let listed = census.releases.iter().filter(|r| failures::is_release(r));
+    let by_why = failures::counts(census);
     let failed = listed
         .clone()
         .filter(|r| matches!(r.record, Record::Failed(_)))
@@ -302,11 +306,13 @@ fn summary<'a>(census: &'a Census, id: &'a str, title: &'a str) -> Summary<'a> {
         title,
         rule_set: &census.rule_set,
         packages: packages.len(),
-        packages_not_on_registry: census.releases.len() - releases,
+        // A package that lists no release is one row, in its bucket.
+        packages_not_on_registry: by_why["not-on-registry"],
+        packages_without_installable_version: by_why["no-installable-version"],
         releases,
         releases_captured: releases - failed,
         releases_failed: failed,
-        releases_failed_by_why: failures::counts(census),
+        releases_failed_by_why: by_why,
         releases_installed_as_published: census
             .releases
             .iter()
