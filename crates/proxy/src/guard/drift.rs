@@ -1,7 +1,8 @@
 //! What the guard keeps of the diff between the pin and the live list, per pinned tool: each
-//! change as a refusal may say it (by kind, or quoting the server: [`ServerWords`]), and the facts a refusal turns into what to send instead (a parameter's
-//! new name, the tool's new name) or that refuse mode fails closed on (a change to a parameter
-//! that could not be judged).
+//! change as a refusal may say it (by kind, or quoting the server: [`ServerWords`]), and the
+//! facts a refusal turns into what to send instead (a parameter's new name, the tool's new
+//! name) or that refuse mode fails closed on (a change to a parameter that could not be
+//! judged).
 
 use std::collections::HashMap;
 

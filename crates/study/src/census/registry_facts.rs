@@ -37,7 +37,8 @@ pub(crate) fn facts(
             })
         }
         Scheme::Pypi => {
-            let url = format!("{}/{}/", index(spec).trim_end_matches('/'), package.name);
+            let name = pep503_name(&package.name);
+            let url = format!("{}/{name}/", index(spec).trim_end_matches('/'));
             let timeout = Duration::from_secs(spec.install_timeout_seconds);
             // The machine's own roots, as pip trusts them: a registry behind a company's
             // proxy is signed by a CA the bundled roots lack.
@@ -128,6 +129,20 @@ struct File {
     upload_time: Option<String>,
     #[serde(default)]
     yanked: serde_json::Value,
+}
+
+/// A project's name as the simple index spells its page (PEP 503): lowercase, each run of `-`,
+/// `_` and `.` one `-`. An index redirects other spellings, and the census follows no redirect.
+fn pep503_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '-' | '_' | '.' if out.ends_with('-') => {}
+            '-' | '_' | '.' => out.push('-'),
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
 }
 
 /// A release's publish time is its first file's upload; it is yanked when every file is.
@@ -257,6 +272,13 @@ mod tests {
         let (kept, undated) = super::released_since(&versions, &facts, "2024-11-25");
         assert_eq!(kept, ["0.1.1", "0.2.0"]);
         assert_eq!(undated, 1);
+    }
+
+    #[test]
+    fn an_index_page_is_named_as_pep_503_normalises() {
+        assert_eq!(super::pep503_name("Mysql_MCP.Server"), "mysql-mcp-server");
+        assert_eq!(super::pep503_name("a--b__c"), "a-b-c");
+        assert_eq!(super::pep503_name("plain"), "plain");
     }
 
     #[test]
