@@ -215,8 +215,10 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
             }
             Scheme::Pypi => {
                 lines.push(format!(
-                    "{} python3 -m venv, then pip install --only-binary=:all: {}==<each release> --index-url {index}",
-                    install, p.name
+                    "{} {} -m venv, then pip install --only-binary=:all: {}==<each release> --index-url {index}",
+                    install,
+                    spec.python.as_deref().unwrap_or("python3"),
+                    p.name
                 ));
                 let program = match (&package.script, &package.module) {
                     (Some(script), _) => script.clone(),

@@ -311,6 +311,25 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
         "{}",
         stderr(&output)
     );
+    // The spec's Python is found before anything runs: one that is not there is named.
+    let missing = "python = \"no-such-python-for-driftlab\"\n[[package]]\nsource = \"pypi:x\"\n";
+    let spec = self::spec(dir.path(), None, missing);
+    let out = dir.path().join("o3");
+    let output = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("no-such-python-for-driftlab, which PyPI releases need"),
+        "{message}"
+    );
+    assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+    assert!(!out.exists(), "nothing was written");
 }
 
 /// A Verdaccio on a free 127.0.0.1 port, killed when dropped.

@@ -132,7 +132,13 @@ pub(crate) fn available_versions(
             }
         }
         Scheme::Pypi => {
-            let mut command = scratch.lister("python3");
+            // The interpreter the venvs are made with, so `Requires-Python` is read for it.
+            let python = scratch
+                .tools
+                .python
+                .as_deref()
+                .map_or("python3".into(), path_word);
+            let mut command = scratch.lister(&python);
             command.args([
                 "-m",
                 "pip",

@@ -43,17 +43,27 @@ impl Tools {
         if schemes.contains(&Scheme::Pypi) {
             // The interpreter's own executable: `python3` on PATH may be a shim (pyenv) that
             // needs the user's home.
-            let out = Command::new("python3")
+            let python = spec.python.as_deref().unwrap_or("python3");
+            let out = Command::new(python)
                 .args([
                     "-c",
                     "import sys, os; print(os.path.join(sys.base_prefix, 'bin', 'python3'))",
                 ])
                 .stdin(Stdio::null())
                 .output()
-                .map_err(|e| format!("python3, which PyPI releases need: {e}"))?;
+                .map_err(|e| format!("{python}, which PyPI releases need: {e}"))?;
+            if !out.status.success() {
+                let said = String::from_utf8_lossy(&out.stderr);
+                let first = said.lines().next().unwrap_or("").trim();
+                return Err(format!(
+                    "{python}, which PyPI releases need, failed ({}): {}",
+                    out.status,
+                    crate::text::shorten(first, 200)
+                ));
+            }
             let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
             let path = std::fs::canonicalize(&text)
-                .map_err(|e| format!("python3 names its interpreter {text:?}: {e}"))?;
+                .map_err(|e| format!("{python} names its interpreter {text:?}: {e}"))?;
             tools.python = Some(path);
         }
         if schemes.contains(&Scheme::Npm) {

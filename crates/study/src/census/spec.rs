@@ -37,6 +37,11 @@ pub struct CensusSpec {
     /// with no publish time is then left out. `last` still caps each package.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released_since: Option<String>,
+    /// The Python that makes each PyPI release's venv and lists its versions: a command on
+    /// PATH (`python3.13`); default `python3`. A census runs one, and a package whose every
+    /// release asks for a newer one (`Requires-Python`) has no installable version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
     /// The packages, as `[[package]]` tables.
     #[serde(rename = "package", default)]
     pub packages: Vec<PackageSpec>,
