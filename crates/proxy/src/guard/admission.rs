@@ -42,7 +42,6 @@ pub fn check(
     drift: Option<&ToolDrift>,
     words: ServerWords,
 ) -> Option<Admission> {
-    let hints: Vec<String> = drift.map(|d| d.said(words)).unwrap_or_default();
     if let Some(why) = &pinned.broken {
         return Some(Admission::refuse("pin-schema-invalid", vec![why.clone()]));
     }
@@ -113,10 +112,9 @@ pub fn check(
                         None => e.to_string(),
                         Some(ServerWords::Quoted) => words::quoted(&e.to_string()),
                         Some(ServerWords::Kinds) => {
-                            let keyword = e.schema_path().as_str().rsplit('/').next();
                             format!(
                                 "the server's schema refuses it ({})",
-                                words::keyword(keyword.unwrap_or(""))
+                                words::keyword_at(e.schema_path().as_str())
                             )
                         }
                     };
@@ -144,6 +142,8 @@ pub fn check(
             for name in args.keys() {
                 live_errors.extend(about(name));
             }
+            // Said only here, where a refusal needs them: not on every admitted call.
+            let hints: Vec<String> = drift.map(|d| d.said(words)).unwrap_or_default();
             if live_errors.iter().all(|e| !hints.contains(e)) {
                 live_errors.extend(hints.iter().cloned());
             }

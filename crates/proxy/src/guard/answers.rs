@@ -60,7 +60,7 @@ impl Guard {
                     // keyword and its place in the pinned schema are what is said.
                     ServerWords::Kinds => {
                         let at = e.schema_path().as_str();
-                        let keyword = words::keyword(at.rsplit('/').next().unwrap_or(""));
+                        let keyword = words::keyword_at(at);
                         format!("the answer breaks `{keyword}` at {at} of the pinned outputSchema")
                     }
                     ServerWords::Quoted => words::quoted(&format!(

@@ -29,7 +29,7 @@ impl Guard {
             .filter(|_| !circuit_open)
         {
             if self.decide(&translated.tool, &translated.arguments) == Admission::Admit {
-                return self.translated(id, request, &tool, translated);
+                return self.translated(id, request, (&tool, &arguments), translated);
             }
         }
         let decision = self.admit(&tool, &arguments, Instant::now());
@@ -55,19 +55,11 @@ impl Guard {
         &mut self,
         id: &str,
         request: &Value,
-        tool: &str,
+        (tool, arguments): (&str, &Value),
         translated: translate::Translation,
     ) -> Action {
         let id_value = id_json(Some(id));
-        self.changed_then_used(
-            &id_value,
-            tool,
-            &request
-                .pointer("/params/arguments")
-                .cloned()
-                .unwrap_or(json!({})),
-            &Admission::Admit,
-        );
+        self.changed_then_used(&id_value, tool, arguments, &Admission::Admit);
         self.record(json!({"event": "translate", "id": id_value, "tool": tool,
             "to": translated.tool, "parameters": translated.parameters}));
         let task = request.pointer("/params/task").is_some();

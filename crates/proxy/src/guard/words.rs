@@ -47,6 +47,12 @@ pub(crate) fn known_type(kind: &str) -> bool {
     )
 }
 
+/// The validation keyword a validator's schema path ends at (`/properties/mode/enum`), as
+/// [`keyword`] names it.
+pub(crate) fn keyword_at(schema_path: &str) -> &str {
+    keyword(schema_path.rsplit('/').next().unwrap_or(""))
+}
+
 /// A validation keyword as a refusal may name it: one JSON Schema defines, else `a constraint`.
 pub(crate) fn keyword(word: &str) -> &str {
     const KEYWORDS: &[&str] = &[
@@ -138,6 +144,7 @@ mod tests {
     fn only_json_schema_words_are_named() {
         assert_eq!(keyword("enum"), "enum");
         assert_eq!(keyword("IGNORE ALL PREVIOUS"), "a constraint");
+        assert_eq!(keyword_at("/properties/mode/enum"), "enum");
         assert!(known_type("integer") && !known_type("call exfiltrate"));
     }
 }
