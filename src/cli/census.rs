@@ -124,7 +124,7 @@ pub fn run(args: Args) -> Result<u8> {
                 "about to install and run the releases {} names",
                 args.spec.display()
             ),
-            &commands(&spec, args.no_sandbox),
+            &commands(&spec, &tools, args.no_sandbox),
             args.yes,
             "a census installs and runs other people's code: give --yes to allow it where no \
              terminal can ask (CI)",
@@ -170,7 +170,7 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// What the census will run, per package, for the consent prompt.
-fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
+fn commands(spec: &CensusSpec, tools: &scratch::Tools, no_sandbox: bool) -> Vec<String> {
     let sandbox = match no_sandbox {
         true => "(UNSANDBOXED, with the network)",
         false => "(in bwrap, without network)",
@@ -198,7 +198,7 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
         match p.scheme {
             Scheme::Npm => {
                 lines.push(format!(
-                    "{} npm install --ignore-scripts {}@<each release> --registry {registry}",
+                    "{} npm install --ignore-scripts {}@<each release> --registry {registry} --before=<its publish time>",
                     install, p.name
                 ));
                 lines.push(format!(
@@ -214,8 +214,15 @@ fn commands(spec: &CensusSpec, no_sandbox: bool) -> Vec<String> {
                 ));
             }
             Scheme::Pypi => {
+                let installer = match &tools.uv {
+                    Some(uv) => format!(
+                        "{} pip install --exclude-newer=<its upload time>",
+                        uv.display()
+                    ),
+                    None => "pip install (no uv: dependencies as of today)".to_string(),
+                };
                 lines.push(format!(
-                    "{} {} -m venv, then pip install --only-binary=:all: {}==<each release> --index-url {index}",
+                    "{} {} -m venv, then {installer} --only-binary=:all: {}==<each release> --index-url {index}",
                     install,
                     spec.python.as_deref().unwrap_or("python3"),
                     p.name

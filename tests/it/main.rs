@@ -9,6 +9,7 @@ mod big_schemas;
 mod bounds;
 mod census;
 mod census_as_published;
+mod census_as_uploaded;
 mod census_hostile;
 mod census_pypi;
 mod ci_surfaces;

@@ -67,7 +67,7 @@ impl FailureKind {
             FailureKind::NoInstallableVersion => "the registry has the package, but pip lists no release this census's Python can install (Requires-Python, platform): not counted as a release",
             FailureKind::NeedsNetwork => "it needed a host that could not be reached (`ENOTFOUND`, `fetch failed`)",
             FailureKind::Timeout => "no answer within the timeout",
-            FailureKind::SdkIncompatible => "today's MCP SDK lacks what the release imports (`mcp.server.fastmcp`, `Server.list_tools`, …): it was installed with dependencies as of today, not as of its release",
+            FailureKind::SdkIncompatible => "the MCP SDK it was installed with lacks what the release imports (`mcp.server.fastmcp`, `Server.list_tools`, …): today's SDK where `installed_as_of` is empty",
             FailureKind::MissingDependency => "a dependency, or a version of one, it needs is missing (`ETARGET`, `Cannot find module`, `No module named`)",
             FailureKind::InstallFailed => "the installer failed for another reason",
             FailureKind::ExitedAtStart => "the server exited before answering, for another reason",
@@ -97,6 +97,8 @@ const DEPENDENCY: &[&str] = &[
     "No module named",
     "ImportError",
     "No matching distribution",
+    // uv's word for a dependency no version of which may be taken (as of the release's date).
+    "No solution found",
 ];
 
 /// How a PyPI package's listing failure says that the index has the package (its PEP 691

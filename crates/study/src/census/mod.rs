@@ -121,10 +121,10 @@ pub fn fetch(
             {
                 continue;
             }
-            // pip takes no date to resolve by (see LIMITS.md): only npm installs as published.
+            // npm `--before`, uv `--exclude-newer`; pip takes no date to resolve by.
             let as_of = match package.scheme {
-                Scheme::Npm => facts.published.get(version.as_str()).map(String::as_str),
-                Scheme::Pypi => None,
+                Scheme::Pypi if scratch.tools.uv.is_none() => None,
+                _ => facts.published.get(version.as_str()).map(String::as_str),
             };
             let install = Install {
                 as_of: as_of.unwrap_or_default().to_string(),

@@ -289,29 +289,18 @@ fn install_and_capture(
             ])
             .map_err(install)?;
             let python = format!("{venv}/bin/python");
-            // Wheels only: building an sdist runs its code.
-            let mut words: Vec<String> = [
-                python.as_str(),
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--only-binary=:all:",
-                "--index-url",
-                index(spec),
-            ]
-            .map(String::from)
-            .to_vec();
-            words.push(format!("{}=={version}", package.name));
-            step(words).map_err(|reason| {
-                // The version is listed, so pip found no wheel it may take.
-                let hint = match reason.contains("No matching distribution found") {
-                    true => " (no wheel for this platform: a census installs wheels only, since building an sdist runs its code)",
-                    false => "",
-                };
-                install(format!("{reason}{hint}"))
-            })?;
+            step(pypi_install(spec, scratch, &python, (package, version), as_of)).map_err(
+                |reason| {
+                    // The version is listed, so the installer found no wheel it may take.
+                    let hint = match reason.contains("No matching distribution found")
+                        || reason.contains("no wheels with a matching")
+                    {
+                        true => " (no wheel for this platform: a census installs wheels only, since building an sdist runs its code)",
+                        false => "",
+                    };
+                    install(format!("{reason}{hint}"))
+                },
+            )?;
             match (&package_spec.script, &package_spec.module) {
                 (Some(script), _) => vec![format!("{venv}/bin/{script}")],
                 (None, Some(module)) => vec![python, "-m".into(), module.clone()],
@@ -324,6 +313,65 @@ fn install_and_capture(
         }
     };
     capture(spec, package_spec, program, scratch, folder)
+}
+
+/// The cutoff for a release's own files under uv: later than any upload (it is pinned anyway).
+const ITS_OWN_FILES: &str = "2999-12-31T00:00:00Z";
+
+/// The installer's words for a PyPI release, wheels only (building an sdist runs its code):
+/// uv where the census has it, with the release's dependencies as they were at `as_of` (its
+/// upload time); else pip, as they are today.
+fn pypi_install(
+    spec: &CensusSpec,
+    scratch: &Scratch,
+    python: &str,
+    (package, version): (&Package, &str),
+    as_of: Option<&str>,
+) -> Vec<String> {
+    let mut words: Vec<String> = match &scratch.tools.uv {
+        Some(uv) => {
+            let mut words = vec![path_word(uv)];
+            words.extend(
+                [
+                    "pip",
+                    "install",
+                    "--python",
+                    python,
+                    // No cache and no config of the user's: nothing outside the release folder.
+                    "--no-cache",
+                    "--no-config",
+                    "--only-binary",
+                    ":all:",
+                ]
+                .map(String::from),
+            );
+            if let Some(as_of) = as_of {
+                // One word each: a value can never be read as a flag of its own. The release
+                // itself is pinned by version, and every file of it counts (uv takes only files
+                // uploaded strictly before the cutoff, and a wheel may follow the sdist).
+                words.push(format!("--exclude-newer={as_of}"));
+                words.push(format!(
+                    "--exclude-newer-package={}={ITS_OWN_FILES}",
+                    package.name
+                ));
+            }
+            words
+        }
+        None => [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--only-binary=:all:",
+        ]
+        .map(String::from)
+        .to_vec(),
+    };
+    words.extend(["--index-url".to_string(), index(spec).to_string()]);
+    words.push(format!("{}=={version}", package.name));
+    words
 }
 
 fn path_word(path: &Path) -> String {

@@ -33,7 +33,7 @@ pub(crate) fn facts(
             let text = npm_view(spec, scratch, package, &package.name, "time")?;
             Ok(Facts {
                 published: npm_times(&package.name, &text)?,
-                yanked: BTreeMap::new(),
+                ..Facts::default()
             })
         }
         Scheme::Pypi => {

@@ -29,6 +29,8 @@ pub struct Tools {
     pub node: Option<PathBuf>,
     /// npm's script, run with node.
     pub npm: Option<PathBuf>,
+    /// uv, which installs a PyPI release as of its upload time; pip (as of today) without it.
+    pub uv: Option<PathBuf>,
 }
 
 impl Tools {
@@ -65,6 +67,13 @@ impl Tools {
             let path = std::fs::canonicalize(&text)
                 .map_err(|e| format!("{python} names its interpreter {text:?}: {e}"))?;
             tools.python = Some(path);
+            // Named in the spec, uv must be there; else it is used where PATH has it.
+            tools.uv = match &spec.uv {
+                Some(named) => Some(resolve(named).ok_or_else(|| {
+                    format!("uv {named:?}, which the spec names for PyPI installs, was not found")
+                })?),
+                None => resolve("uv"),
+            };
         }
         if schemes.contains(&Scheme::Npm) {
             let found = |name: &str| {
@@ -81,7 +90,10 @@ impl Tools {
     /// Folders outside `/usr` the interpreters live in, for the sandbox to bind read-only.
     pub fn roots(&self) -> Vec<PathBuf> {
         let mut roots: Vec<PathBuf> = Vec::new();
-        for program in [&self.python, &self.node, &self.npm].into_iter().flatten() {
+        for program in [&self.python, &self.node, &self.npm, &self.uv]
+            .into_iter()
+            .flatten()
+        {
             // `PREFIX/bin/python3`, `PREFIX/bin/node`, `…/node_modules/npm/bin/npm-cli.js`.
             let Some(root) = program.parent().and_then(Path::parent) else {
                 continue;
@@ -92,6 +104,12 @@ impl Tools {
         }
         roots
     }
+}
+
+/// A program named by a path (with a `/`) or found on PATH, as its real file.
+fn resolve(named: &str) -> Option<PathBuf> {
+    let path = crate::fs::on_path(named)?;
+    std::fs::canonicalize(path).ok().filter(|p| p.is_file())
 }
 
 /// A release's own folder: where it is on the host, and where its steps see it.
@@ -234,6 +252,8 @@ impl Scratch {
         let mut env = vec![
             ("npm_config_cache".to_string(), folder.seen(".cache/npm")),
             ("PIP_CACHE_DIR".to_string(), folder.seen(".cache/pip")),
+            // uv installs into the interpreter the census names, never one it downloads.
+            ("UV_PYTHON_DOWNLOADS".to_string(), "never".to_string()),
         ];
         env.extend(
             INSTALLER_ENV

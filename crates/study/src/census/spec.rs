@@ -42,6 +42,11 @@ pub struct CensusSpec {
     /// release asks for a newer one (`Requires-Python`) has no installable version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<String>,
+    /// The uv that installs each PyPI release with its dependencies as they were when the
+    /// release was uploaded (`uv pip install --exclude-newer`): a path or a command on PATH;
+    /// default `uv` on PATH. Without uv, pip installs them as they are today (the rows say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uv: Option<String>,
     /// The packages, as `[[package]]` tables.
     #[serde(rename = "package", default)]
     pub packages: Vec<PackageSpec>,

@@ -55,8 +55,8 @@ struct ReleaseRow<'a> {
     /// `yes` where the release's steps ran in the census sandbox, `unsandboxed` where they ran
     /// on the machine itself, empty where nothing of it ran.
     sandboxed: &'static str,
-    /// Its dependencies were installed as of this time (its publish time; npm `--before`);
-    /// empty: as of the day it ran.
+    /// Its dependencies were installed as of this time (its publish time: npm `--before`, uv
+    /// `--exclude-newer`); empty: as of the day it ran.
     installed_as_of: &'a str,
     /// The registry's deprecation message, if any.
     deprecated: &'a str,
@@ -128,7 +128,8 @@ struct Summary<'a> {
     releases_failed: usize,
     /// Releases without a contract, per bucket ([`failures::FailureKind`]).
     releases_failed_by_why: BTreeMap<&'static str, usize>,
-    /// Releases installed with their dependencies as of their publish time (npm `--before`).
+    /// Releases installed with their dependencies as of their publish time (npm `--before`, uv
+    /// `--exclude-newer`).
     releases_installed_as_published: usize,
     /// Releases whose server ran, and how many of those ran in the sandbox.
     server_runs: usize,
@@ -388,7 +389,7 @@ fn report(census: &Census, summary: &Summary<'_>, title: &str, command: &str) ->
     );
     let _ = writeln!(
         md,
-        "## Releases without a contract\n\n{} of the {} releases were installed with their dependencies as they were when the release was published (npm `--before`; `installed_as_of` in `releases.csv`), the rest as of the day they were installed (PyPI's index tells pip no upload time; releases captured before the census did this).\n\n{}",
+        "## Releases without a contract\n\n{} of the {} releases were installed with their dependencies as they were when the release was published (npm `--before`, uv `--exclude-newer` for PyPI; `installed_as_of` in `releases.csv`), the rest as of the day they were installed (pip takes no date: PyPI releases installed without uv, or where the index gave no upload time, and releases captured before the census did this).\n\n{}",
         summary.releases_installed_as_published,
         summary.releases,
         failures::table(census)
