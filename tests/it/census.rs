@@ -330,6 +330,23 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
     );
     assert_eq!(message.trim_end().lines().count(), 1, "{message}");
     assert!(!out.exists(), "nothing was written");
+    // So is the uv the spec names.
+    let missing = "uv = \"/nonexistent/uv\"\n[[package]]\nsource = \"pypi:x\"\n";
+    let spec = self::spec(dir.path(), None, missing);
+    let output = run(&[
+        "census",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("uv \"/nonexistent/uv\", which the spec names"),
+        "{message}"
+    );
+    assert!(!out.exists(), "nothing was written");
 }
 
 /// A Verdaccio on a free 127.0.0.1 port, killed when dropped.

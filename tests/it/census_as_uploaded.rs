@@ -117,30 +117,3 @@ fn a_pypi_release_gets_its_dependencies_as_they_were_when_it_was_uploaded() {
         serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["releases_installed_as_published"], 2);
 }
-
-#[test]
-fn a_census_refuses_a_uv_it_cannot_find_before_anything_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("census.toml");
-    fs::write(
-        &spec,
-        "id = \"census-no-uv\"\nuv = \"/nonexistent/uv\"\n\n\
-         [[package]]\nsource = \"pypi:driftlab-census-fixture\"\n",
-    )
-    .unwrap();
-    let out = dir.path().join("out");
-    let output = run(&[
-        "census",
-        spec.to_str().unwrap(),
-        "--yes",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("uv \"/nonexistent/uv\"") && stderr(&output).contains("not found"),
-        "{}",
-        stderr(&output)
-    );
-    assert!(!out.join("releases.csv").exists());
-}

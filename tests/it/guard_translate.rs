@@ -5,7 +5,8 @@
 use crate::common;
 
 use super::guard::{
-    answer, audit_events, call, drifted, guarded, removed_tool, INIT, INITIALIZED, LIST,
+    answer, audit_events, call, drifted, guard_fixture_args, guarded, removed_tool, INIT,
+    INITIALIZED, LIST,
 };
 
 #[test]
@@ -47,6 +48,25 @@ fn a_proven_rename_is_translated_and_recorded() {
     assert!(events
         .iter()
         .any(|e| e["event"] == "changed-then-used" && e["decision"] == "admit"));
+    // A call the guard must hold until its own listing is in (here one before
+    // notifications/initialized; AutoGen's McpWorkbench calls before the guard has listed):
+    // it goes on translated when the listing comes.
+    let mut args = guard_fixture_args(&translate, &renamed, &[], &audit);
+    // The fixture echoes what it received.
+    let calls = args.iter().position(|a| a == "accept").unwrap();
+    args[calls] = "echo".into();
+    let lines = [INIT, get_time.as_str(), super::guard::PING];
+    let (out, code, err) = common::live::stepwise(env!("CARGO_BIN_EXE_driftlab"), &args, &lines);
+    assert_eq!(code, Some(0), "{err}");
+    let out: Vec<serde_json::Value> = out
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        answer(&out, 3)["result"]["structuredContent"]["received"]["arguments"],
+        serde_json::json!({"renamed_timezone": "UTC"}),
+        "{out:?}"
+    );
 
     // A renamed tool: called by its pinned name, answered by the server under its new one.
     let tool_renamed = drifted(dir.path(), "tool-renamed");

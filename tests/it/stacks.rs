@@ -35,6 +35,15 @@ fn stacks_installed() -> bool {
     false
 }
 
+/// The five MCP adapters' row prefixes.
+const ADAPTERS: [&str; 5] = [
+    "langchain",
+    "crewai",
+    "agents-sdk",
+    "autogen",
+    "pydantic-ai",
+];
+
 /// The cell of `row` and `case` in summary.json.
 fn cell<'a>(summary: &'a Value, row: &str, case: &str) -> &'a Value {
     let row = summary["rows"]
@@ -183,6 +192,7 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
         }
     }
     adapter_rows_measure_the_path_agents_use(&summary);
+    translation_serves_every_adapter(&summary);
     every_guard_refusal_that_names_a_fix_is_repaired(&summary, &fresh.fresh.join("calls.csv"));
     // Every claim was held against a cell: confirmed, contradicted, partly, or untested for a
     // reason the report gives (every call failed at version 1), each with its evidence row.
@@ -286,6 +296,39 @@ fn the_readme_quotes_the_committed_table_at_a_glance() {
     );
 }
 
+/// Behind `guard --translate renames`, between each of the five adapters and its server, every
+/// call of a rename case that ran at version 1 runs as the caller meant at version 2: a renamed
+/// required or optional parameter, a renamed tool, and the real servers' renamed parameters.
+/// Without the guard, none of these cells is all correct.
+fn translation_serves_every_adapter(summary: &Value) {
+    let ran = |c: &Value| c["calls"].as_u64().unwrap() - c["control_failed"].as_u64().unwrap();
+    for adapter in ADAPTERS {
+        for (row, cases) in [
+            (
+                "py",
+                &["renamed-required", "renamed-optional", "tool-renamed"][..],
+            ),
+            ("real", &["real-read-text-file", "real-git-log"][..]),
+        ] {
+            for case in cases {
+                let row = format!("{adapter}-mcp-{row}");
+                let guarded = cell(summary, &format!("{row}+guard-translate"), case);
+                assert!(ran(guarded) > 0, "{row} {case}: nothing ran at version 1");
+                assert_eq!(
+                    guarded["correct"].as_u64(),
+                    Some(ran(guarded)),
+                    "{row} {case}"
+                );
+                let straight = cell(summary, &row, case);
+                assert!(
+                    straight["correct"].as_u64() < Some(ran(straight)),
+                    "{row} {case}"
+                );
+            }
+        }
+    }
+}
+
 /// The MCP adapters against the four server builds and the real servers: what they found.
 fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
     let rows = summary["rows"].as_array().unwrap();
@@ -294,7 +337,15 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
         .map(|r| r["row"].as_str().unwrap())
         .filter(|r| r.contains("-mcp-"))
         .collect();
-    assert_eq!(adapter_rows.len(), 25, "{adapter_rows:?}");
+    // 25 straight, and 10 behind the guard with --translate renames.
+    assert_eq!(adapter_rows.len(), 35, "{adapter_rows:?}");
+    assert_eq!(
+        adapter_rows
+            .iter()
+            .filter(|r| r.ends_with("+guard-translate"))
+            .count(),
+        10
+    );
     // The body is the server's: behind the low-level TypeScript server a renamed required
     // parameter reaches a body that runs on `undefined` unless the adapter checks the schema
     // itself (the Agents SDK checks required parameters; CrewAI builds a pydantic model).
@@ -321,13 +372,7 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
     }
     // On the real servers a renamed filter is dropped and the call still runs: every adapter
     // passes the stale call, and the server answers without the filter.
-    for adapter in [
-        "langchain",
-        "crewai",
-        "agents-sdk",
-        "autogen",
-        "pydantic-ai",
-    ] {
+    for adapter in ADAPTERS {
         let row = format!("{adapter}-mcp-real");
         for case in ["real-read-text-file", "real-git-log"] {
             assert!(
@@ -340,9 +385,9 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
     }
 }
 
-/// Behind the guard every refusal of a renamed parameter, a removed enum value, a new
-/// required parameter and a renamed tool is repaired from its text; the Agents SDK's own
-/// error names nothing to repair.
+/// Behind the guard quoting the server's words, every refusal of a renamed parameter, a removed
+/// enum value, a new required parameter and a renamed tool is repaired from its text; the
+/// Agents SDK's own error names nothing to repair.
 fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: &Path) {
     let repairable = [
         "renamed-required",
@@ -358,7 +403,11 @@ fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: 
     let mut checked = 0;
     for record in reader.records().map(Result::unwrap) {
         let col = |name: &str| &record[header.iter().position(|h| h == name).unwrap()];
-        let guarded = col("row").contains("+guard-");
+        // The paths that quote the server's words, whose new names the repairer reads;
+        // guard-translate's refusals say a change by kind only.
+        let guarded = ["+guard-warn", "+guard-refuse"]
+            .iter()
+            .any(|path| col("row").ends_with(path));
         if !guarded || !repairable.contains(&col("case")) || col("control") != "correct" {
             continue;
         }

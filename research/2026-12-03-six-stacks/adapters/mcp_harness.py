@@ -32,13 +32,18 @@ from mcp.client.session import ClientSession  # noqa: E402
 # What the last tools/call answered, seen at the MCP client every adapter uses underneath (a tap
 # for the study, which changes nothing): several adapters hand a result the server flagged
 # `isError` to the model as the tool's ordinary output, and the model then reads an error text.
-_last_result = {"is_error": False}
+# Behind `driftlab guard` the tap also reads a refusal's rule from its structuredContent, so a
+# refusal is told from the server's own errors whatever the adapter makes of it.
+_last_result = {"is_error": False, "refused_by": None}
 _call_tool = ClientSession.call_tool
 
 
 async def _tapped_call_tool(self, *args, **kwargs):
     result = await _call_tool(self, *args, **kwargs)
     _last_result["is_error"] = bool(getattr(result, "isError", False))
+    guard = (getattr(result, "structuredContent", None) or {}).get("driftlabGuard")
+    if isinstance(guard, dict) and guard.get("refused") is True:
+        _last_result["refused_by"] = guard.get("rule")
     return result
 
 
@@ -94,6 +99,7 @@ async def run_case(open_case, case: str, version: int, calls: list, option: str,
         for call in calls:
             log.take()
             _last_result["is_error"] = False
+            _last_result["refused_by"] = None
             try:
                 answer = await invoke(call["tool"], call["arguments"])
                 if _last_result["is_error"] and answer.error is None:
@@ -103,6 +109,7 @@ async def run_case(open_case, case: str, version: int, calls: list, option: str,
                 answer = Answer(error=str(error), error_type=type(error).__name__, raised=True)
                 if "--trace" in sys.argv:
                     traceback.print_exc()
+            answer.refused_by = _last_result["refused_by"]
             print_answer(log.take(), answer)
 
 

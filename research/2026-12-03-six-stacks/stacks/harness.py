@@ -43,6 +43,8 @@ class Answer:
     error: str | None = None
     error_type: str | None = None
     raised: bool = False
+    # Behind `driftlab guard`: the rule of the guard's refusal (the server never saw the call).
+    refused_by: str | None = None
 
 
 def parameters_model(function, forbid: bool):
@@ -125,6 +127,8 @@ def print_answer(entered: list, answer: Answer) -> None:
         "error_type": answer.error_type,
         "raised": answer.raised,
     }
+    if answer.refused_by is not None:
+        line["refused_by"] = answer.refused_by
     print(json.dumps(line, sort_keys=True, default=str), file=_ANSWERS, flush=True)
 
 

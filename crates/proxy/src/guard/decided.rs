@@ -9,8 +9,8 @@ use super::{translate, Admission, Awaited, Guard, LiveView};
 use crate::proxy::{id_json, Action};
 
 impl Guard {
-    /// Admission of one tools/call request (as read strictly): `Forward` or `Answer` with the
-    /// refusal.
+    /// Admission of one tools/call request (as read strictly): `Forward`, `Replace` with the
+    /// call in the server's new names (a translated rename), or `Answer` with the refusal.
     pub(super) fn call(&mut self, id: &str, request: &Value) -> Action {
         let tool = request
             .pointer("/params/name")

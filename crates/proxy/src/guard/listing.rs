@@ -297,6 +297,8 @@ impl Guard {
             }
             let (side, out) = match self.call(&id, &request) {
                 Action::Answer(answer) => (Side::Client, answer),
+                // A call the guard rewrote (a translated rename) goes on as rewritten.
+                Action::Replace(rewritten) => (Side::Server, rewritten),
                 _ => (Side::Server, bytes),
             };
             self.inject.push((side, out));

@@ -5,7 +5,6 @@
 
 use serde_json::{Map, Value};
 
-use super::drift::ToolDrift;
 use super::{Guard, LiveView};
 
 /// A call rewritten into the server's new names.
@@ -34,8 +33,16 @@ impl Guard {
         let drift = live.drift.get(tool)?;
         let sent = arguments.as_object()?;
         let to = drift.renamed_to.clone().unwrap_or_else(|| tool.to_string());
-        let parameters: Vec<(String, String)> = drift
-            .renamed
+        let pinned_schema = pinned.schema.as_ref()?;
+        let live_schema = live.contracts.get(&to)?.schema.as_ref()?;
+        // The diff's likely renames, and those the schemas pair one to one.
+        let mut renames = drift.renamed.clone();
+        for (old, new) in paired(pinned_schema, live_schema) {
+            if !renames.iter().any(|(o, n)| *o == old || *n == new) {
+                renames.push((old, new));
+            }
+        }
+        let parameters: Vec<(String, String)> = renames
             .iter()
             .filter(|(old, _)| sent.contains_key(old))
             .cloned()
@@ -43,8 +50,7 @@ impl Guard {
         if to == tool && parameters.is_empty() {
             return None;
         }
-        let live_schema = live.contracts.get(&to)?.schema.as_ref()?;
-        if !proven(pinned.schema.as_ref()?, live_schema, drift) {
+        if !proven(pinned_schema, live_schema, &renames) {
             return None;
         }
         let arguments: Map<String, Value> = sent
@@ -63,11 +69,12 @@ impl Guard {
 }
 
 /// Whether `live` is `pinned` with the drift's renamed top-level parameters renamed, and
-/// nothing else changed (JSON equality, member order aside).
-fn proven(pinned: &Value, live: &Value, drift: &ToolDrift) -> bool {
+/// nothing else changed (JSON equality, member order aside) but `title`s: a title labels a
+/// schema and changes nothing a call may carry, and the SDKs derive it from the name (pydantic
+/// titles `city` "City" and a tool's arguments "get_alertsArguments").
+fn proven(pinned: &Value, live: &Value, renames: &[(String, String)]) -> bool {
     let renamed = |name: &str| -> String {
-        drift
-            .renamed
+        renames
             .iter()
             .find(|(old, _)| old == name)
             .map_or(name, |(_, new)| new.as_str())
@@ -88,7 +95,98 @@ fn proven(pinned: &Value, live: &Value, drift: &ToolDrift) -> bool {
             }
         }
     }
-    &expected == live
+    without_titles(&expected) == without_titles(live)
+}
+
+/// The top-level parameters the pinned schema has and the live one lacks, each paired with the
+/// one added parameter whose schema (titles aside) is its own, where the pairing is one to one:
+/// a name the diff sees no likely rename in (`city` → `location`: no word shared) is still a
+/// rename when nothing else tells the two apart. [`proven`] then checks the rest.
+fn paired(pinned: &Value, live: &Value) -> Vec<(String, String)> {
+    let properties = |schema: &Value| schema.get("properties").and_then(Value::as_object).cloned();
+    let (Some(old), Some(new)) = (properties(pinned), properties(live)) else {
+        return Vec::new();
+    };
+    let removed: Vec<(&String, Value)> = old
+        .iter()
+        .filter(|(name, _)| !new.contains_key(*name))
+        .map(|(name, schema)| (name, without_titles(schema)))
+        .collect();
+    let added: Vec<(&String, Value)> = new
+        .iter()
+        .filter(|(name, _)| !old.contains_key(*name))
+        .map(|(name, schema)| (name, without_titles(schema)))
+        .collect();
+    removed
+        .iter()
+        .filter_map(|(name, schema)| {
+            let mut same = added.iter().filter(|(_, s)| s == schema);
+            let (new_name, _) = same.next()?;
+            let alone =
+                same.next().is_none() && removed.iter().filter(|(_, s)| s == schema).count() == 1;
+            alone.then(|| (name.to_string(), new_name.to_string()))
+        })
+        .collect()
+}
+
+/// Keywords whose value is a schema, or an array of schemas, or a map of names to schemas.
+const SUBSCHEMA: [&str; 11] = [
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+];
+const SUBSCHEMA_ARRAYS: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SUBSCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// `schema` with the `title` keyword taken out wherever a schema stands (a property named
+/// "title" is kept: it is a name, not the keyword).
+fn without_titles(schema: &Value) -> Value {
+    let Value::Object(members) = schema else {
+        return schema.clone();
+    };
+    let each = |value: &Value, each: &dyn Fn(&Value) -> Value| match value {
+        Value::Array(items) => Value::Array(items.iter().map(each).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(name, schema)| (name.clone(), each(schema)))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    members
+        .iter()
+        .filter(|(key, _)| key.as_str() != "title")
+        .map(|(key, value)| {
+            let value = if SUBSCHEMA.contains(&key.as_str()) {
+                match value {
+                    Value::Array(_) => each(value, &without_titles),
+                    _ => without_titles(value),
+                }
+            } else if SUBSCHEMA_ARRAYS.contains(&key.as_str())
+                || SUBSCHEMA_MAPS.contains(&key.as_str())
+            {
+                each(value, &without_titles)
+            } else {
+                value.clone()
+            };
+            (key.clone(), value)
+        })
+        .collect::<Map<String, Value>>()
+        .into()
 }
 
 #[cfg(test)]
@@ -96,14 +194,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn drift(renamed: &[(&str, &str)]) -> ToolDrift {
-        ToolDrift {
-            renamed: renamed
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            ..ToolDrift::default()
-        }
+    fn drift(renamed: &[(&str, &str)]) -> Vec<(String, String)> {
+        renamed
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
@@ -121,5 +216,35 @@ mod tests {
             proven(&pinned, &pinned, &drift(&[])),
             "a tool renamed alone"
         );
+    }
+
+    #[test]
+    fn titles_the_sdk_derives_from_a_name_do_not_unprove_a_rename() {
+        // What pydantic lists for `get_forecast(city: str)`, then `(location: str)`.
+        let pinned = json!({"type": "object", "title": "get_forecastArguments",
+            "properties": {"city": {"title": "City", "type": "string"}}, "required": ["city"]});
+        let live = json!({"type": "object", "title": "fetch_forecastArguments",
+            "properties": {"location": {"title": "Location", "type": "string"}},
+            "required": ["location"]});
+        assert!(proven(&pinned, &live, &drift(&[("city", "location")])));
+        // A parameter named "title" is a name, not the keyword: dropping it is not a title.
+        let titled = json!({"type": "object", "properties": {"title": {"type": "string"},
+            "n": {"anyOf": [{"type": "integer", "title": "N"}]}}});
+        let untitled = json!({"type": "object", "properties": {
+            "n": {"anyOf": [{"type": "integer"}]}}});
+        assert!(!proven(&titled, &untitled, &drift(&[])));
+        let retitled = json!({"type": "object", "properties": {"title": {"type": "string"},
+            "n": {"anyOf": [{"type": "integer", "title": "Count"}]}}});
+        assert!(proven(&titled, &retitled, &drift(&[])));
+        // `city` and `location` share no word, but nothing else tells them apart.
+        assert_eq!(paired(&pinned, &live), drift(&[("city", "location")]));
+        // Two removed strings and two added: no pairing is proven.
+        let two = json!({"properties": {"a": {"type": "string"}, "b": {"type": "string"}}});
+        let other_two = json!({"properties": {"c": {"type": "string"}, "d": {"type": "string"}}});
+        assert!(paired(&two, &other_two).is_empty());
+        // A description is not a title: it may change what a value means.
+        let described = json!({"type": "object", "properties": {"title": {"type": "string",
+            "description": "in Celsius"}, "n": {"anyOf": [{"type": "integer"}]}}});
+        assert!(!proven(&titled, &described, &drift(&[])));
     }
 }

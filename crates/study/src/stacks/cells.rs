@@ -192,6 +192,9 @@ fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> Claim
     let holds = match claim.claimed.as_str() {
         "silent" => c.silent > 0,
         "loud" => c.silent == 0 && stopped > 0,
+        // Every call that ran at version 1 ran as meant: straight (translated) or retried as
+        // its error advised.
+        "followed" => c.correct + c.repaired == c.calls - c.control_failed,
         _ => c.touched() > 0 && c.refused == c.touched(),
     };
     let error_shown = claim.error.as_ref().is_none_or(|named| {

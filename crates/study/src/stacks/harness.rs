@@ -113,6 +113,8 @@ fn evidence_of(answer: &Value) -> Evidence {
         // An exception out of the stack's invocation path ends the agent's run unless its own
         // code catches it; an error result goes back to the model.
         error_type: text("error_type").map(|t| if raised { format!("{t} (raised)") } else { t }),
+        // An adapter behind the guard: the refusal's rule, as the MCP client underneath saw it.
+        refused_by: text("refused_by"),
         ..Evidence::default()
     }
 }

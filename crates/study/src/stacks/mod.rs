@@ -13,6 +13,7 @@
 
 mod cells;
 mod harness;
+mod harness_row;
 mod mcp;
 pub mod outcome;
 mod process;
@@ -145,21 +146,37 @@ pub fn run(
     let mut units = Vec::new();
     for (r, row) in spec.stacks.iter().enumerate() {
         if row.command.is_some() {
-            units.push((r, None));
+            // A harness row straight, and an adapter row behind each guard path it takes.
+            units.push((r, None, None));
+            units.extend(
+                (0..spec.guards.len())
+                    .filter(|&g| row.guarded_by(&spec.guards[g]))
+                    .map(|g| (r, None, Some(g))),
+            );
         } else {
             units.extend(
                 (0..spec.cases.len())
                     .filter(|&c| row.runs(&spec.cases[c].id))
-                    .map(|c| (r, Some(c))),
+                    .map(|c| (r, Some(c), None)),
             );
         }
     }
     let done: Vec<Result<Vec<CallRow>, StackStudyError>> = units
         .par_iter()
-        .map(|&(r, case)| {
+        .map(|&(r, case, guard)| {
             let row = &spec.stacks[r];
+            let guard = guard.map(|g| &spec.guards[g]);
             let rows = match case {
-                None => python_row(study, r, &calls, &schemas, driftlab, work),
+                None => {
+                    let run = harness_row::Run {
+                        study,
+                        row,
+                        guard,
+                        driftlab,
+                        work,
+                    };
+                    run.rows(&calls, &schemas)
+                }
                 Some(c) => {
                     let run = mcp::McpCase {
                         row,
@@ -189,7 +206,11 @@ pub fn run(
                 }
             }?;
             progress(&match case {
-                None => format!("{}: {} calls", row.id, rows.len()),
+                None => format!(
+                    "{}: {} calls",
+                    row_id(&row.id, guard.map_or(STRAIGHT, |g| &g.id)),
+                    rows.len()
+                ),
                 Some(c) => format!("{} × {}: {} calls", row.id, spec.cases[c].id, rows.len()),
             });
             Ok(rows)
@@ -220,7 +241,7 @@ pub fn run(
     })
 }
 
-fn row_id(row: &str, path: &str) -> String {
+pub(crate) fn row_id(row: &str, path: &str) -> String {
     if path == STRAIGHT {
         row.to_string()
     } else {
@@ -228,7 +249,13 @@ fn row_id(row: &str, path: &str) -> String {
     }
 }
 
-/// The main table's lines: every stack row straight, an MCP row also behind each guard path.
+/// The stack row id of a table row (`<row>+<guard path>`).
+fn row_of(row: &str) -> &str {
+    row.split_once('+').map_or(row, |(row, _)| row)
+}
+
+/// The main table's lines: every stack row straight, and behind each guard path that takes it
+/// (an MCP row every one, an adapter row those that name it).
 fn table_rows(spec: &StackStudySpec) -> Vec<TableRow> {
     let mut rows = Vec::new();
     for row in &spec.stacks {
@@ -241,9 +268,12 @@ fn table_rows(spec: &StackStudySpec) -> Vec<TableRow> {
             adapter: row.adapter,
         };
         rows.push(line(STRAIGHT));
-        if row.server.is_some() {
-            rows.extend(spec.guards.iter().map(|g| line(&g.id)));
-        }
+        rows.extend(
+            spec.guards
+                .iter()
+                .filter(|g| row.guarded_by(g))
+                .map(|g| line(&g.id)),
+        );
     }
     rows
 }
@@ -283,74 +313,7 @@ fn draw_calls(
     Ok(all)
 }
 
-fn python_row(
-    study: &StackStudy,
-    r: usize,
-    all_calls: &[(String, Vec<Call>)],
-    old: &BTreeMap<String, BTreeMap<String, Value>>,
-    driftlab: &Path,
-    work: &Path,
-) -> Result<Vec<CallRow>, StackStudyError> {
-    let row = &study.spec.stacks[r];
-    let argv = row.command.as_deref().unwrap_or_default();
-    // The row's cases, each with its index among the spec's.
-    let (indexes, calls): (Vec<usize>, Vec<(String, Vec<Call>)>) = all_calls
-        .iter()
-        .enumerate()
-        .filter(|(_, (case, _))| row.runs(case))
-        .map(|(c, calls)| (c, calls.clone()))
-        .unzip();
-    let answers = |name: &str, version: u8, calls: &[(String, Vec<Call>)]| {
-        let scratch = work.join(format!("{}-{name}", row.id));
-        let run = harness::Run {
-            dir: &study.dir,
-            timeout: Duration::from_secs(study.spec.timeout_secs),
-            scratch: &scratch,
-            driftlab,
-        };
-        harness::answers(argv, &run, version, calls)
-    };
-    let control = answers("v1", 1, &calls)?;
-    let drifted = answers("v2", 2, &calls)?;
-    // Every case's retries in one more run at version 2.
-    let retries: Vec<Vec<Option<Call>>> = calls
-        .iter()
-        .zip(&drifted)
-        .map(|((case, case_calls), evidence)| repairs::retries(case_calls, evidence, old.get(case)))
-        .collect();
-    let retry_calls: Vec<(String, Vec<Call>)> = calls
-        .iter()
-        .zip(&retries)
-        .map(|((case, _), r)| (case.clone(), repairs::made(r)))
-        .filter(|(_, made)| !made.is_empty())
-        .collect();
-    let mut retried_runs = if retry_calls.is_empty() {
-        Vec::new()
-    } else {
-        answers("retry", 2, &retry_calls)?
-    }
-    .into_iter();
-    let mut rows = Vec::new();
-    for (i, ((_, case_calls), case_retries)) in calls.iter().zip(retries).enumerate() {
-        let evidence = if case_retries.iter().any(Option::is_some) {
-            retried_runs.next().unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        rows.extend(judge_case(
-            study,
-            row.id.clone(),
-            indexes[i],
-            case_calls,
-            &control[i],
-            &drifted[i],
-            &repairs::aligned(case_retries, evidence),
-        ));
-    }
-    Ok(rows)
-}
-
-fn judge_case(
+pub(crate) fn judge_case(
     study: &StackStudy,
     row: String,
     c: usize,
@@ -359,7 +322,15 @@ fn judge_case(
     drifted: &[Evidence],
     retried: &[Option<(Call, Evidence)>],
 ) -> Vec<CallRow> {
-    let case = &study.spec.cases[c];
+    let mut case = study.spec.cases[c].clone();
+    // The row's servers may rename a parameter to a name of their own.
+    let row_spec = study.spec.stacks.iter().find(|s| row_of(&row) == s.id);
+    for (old, new) in row_spec.into_iter().flat_map(|s| &s.renamed_as) {
+        if let Some(name) = case.renames.get_mut(old) {
+            *name = new.clone();
+        }
+    }
+    let case = &case;
     // A retry already sends version 2's names; what it must still have is version 2's.
     let retry_case = spec::Case {
         renames: BTreeMap::new(),

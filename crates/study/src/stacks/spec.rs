@@ -64,6 +64,10 @@ pub struct GuardPath {
     pub id: String,
     /// `driftlab guard` options.
     pub options: Vec<String>,
+    /// Adapter rows the path also runs on: the guard between the stack's MCP adapter and the
+    /// server, where an agent built on that stack would put it.
+    #[serde(default)]
+    pub adapters: Vec<String>,
 }
 
 /// One drift of the bench: the tool a version-1 client calls and what version 2 did to it.
@@ -127,9 +131,27 @@ pub struct StackRow {
     /// case where absent. The other cells read `–`.
     #[serde(default)]
     pub cases: Option<Vec<String>>,
+    /// Where this row's servers rename a case's parameter to another name than the case's
+    /// `renames` (`driftlab wrap` names it `renamed_<name>`): old name → the name on the wire,
+    /// which a call is judged by.
+    #[serde(default)]
+    pub renamed_as: BTreeMap<String, String>,
 }
 
 impl StackRow {
+    /// Whether the row also runs behind `guard`: an MCP server row always, an adapter row where
+    /// the path says so.
+    pub(crate) fn guarded_by(&self, guard: &GuardPath) -> bool {
+        self.server.is_some() || guard.adapters.contains(&self.id)
+    }
+
+    /// An adapter row's command split at its `--`: the adapter, and the server it starts.
+    pub(crate) fn adapter_and_server(&self) -> Option<(&[String], &[String])> {
+        let command = self.command.as_deref()?;
+        let split = command.iter().position(|a| a == "--")?;
+        Some((&command[..split], &command[split + 1..]))
+    }
+
     /// Whether the row runs `case`.
     pub fn runs(&self, case: &str) -> bool {
         self.cases
@@ -146,7 +168,7 @@ pub struct Claim {
     pub row: String,
     /// The cases it is about.
     pub cases: Vec<String>,
-    /// `silent`, `loud` or `refused`.
+    /// `silent`, `loud`, `refused` or `followed`.
     pub claimed: String,
     /// An error type the claim names (e.g. `TypeError`); the cell's errors must show it.
     #[serde(default)]
@@ -156,7 +178,7 @@ pub struct Claim {
 }
 
 /// The outcomes a claim may say.
-pub(crate) const CLAIMS: [&str; 3] = ["silent", "loud", "refused"];
+pub(crate) const CLAIMS: [&str; 4] = ["silent", "loud", "refused", "followed"];
 
 /// A spec read and checked, with the folder its commands run in.
 pub struct StackStudy {
@@ -219,11 +241,25 @@ impl StackStudy {
                 return Err(at(format!("stack {}: unknown case {case:?}", row.id)));
             }
         }
+        for (guard, id) in spec
+            .guards
+            .iter()
+            .flat_map(|g| g.adapters.iter().map(move |id| (g, id)))
+        {
+            let row = spec.stacks.iter().find(|r| &r.id == id);
+            if !row.is_some_and(|r| r.adapter && r.adapter_and_server().is_some()) {
+                return Err(at(format!(
+                    "guard {}: {id:?} is not an adapter row with `-- SERVER ARGV` in its command",
+                    guard.id
+                )));
+            }
+        }
         for claim in &spec.claims {
             let (row, path) = claim.row.split_once('+').unwrap_or((&claim.row, ""));
-            if !spec.stacks.iter().any(|s| s.id == row)
-                || !(path.is_empty() || spec.guards.iter().any(|g| g.id == path))
-            {
+            let known = spec.stacks.iter().find(|s| s.id == row).is_some_and(|s| {
+                path.is_empty() || spec.guards.iter().any(|g| g.id == path && s.guarded_by(g))
+            });
+            if !known {
                 return Err(at(format!("claim on unknown row {:?}", claim.row)));
             }
             if let Some(case) = claim
