@@ -199,6 +199,12 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
+        // The fresh /tmp and HOME before the interpreters' folders: one that lives under /tmp (a
+        // checkout there) is bound over the tmpfs, not hidden by it.
+        let tmpfs = limits.tmpfs_bytes.to_string();
+        add(&["--proc", "/proc", "--dev", "/dev"]);
+        add(&["--size", &tmpfs, "--perms", "01777", "--tmpfs", "/tmp"]);
+        add(&["--size", &tmpfs, "--perms", "0777", "--tmpfs", HOME]);
         for root in &self.roots {
             // Each folder above a root is made traversable: the host's may not be (`/root`).
             let mut above: Vec<&Path> = root.ancestors().skip(1).collect();
@@ -216,10 +222,6 @@ impl Sandbox {
             // Name resolution and the registry's certificates.
             add(&["--ro-bind", "/etc", "/etc"]);
         }
-        let tmpfs = limits.tmpfs_bytes.to_string();
-        add(&["--proc", "/proc", "--dev", "/dev"]);
-        add(&["--size", &tmpfs, "--perms", "01777", "--tmpfs", "/tmp"]);
-        add(&["--size", &tmpfs, "--perms", "0777", "--tmpfs", HOME]);
         let bind = match step {
             Step::Install => "--bind",
             Step::Server => "--ro-bind",
