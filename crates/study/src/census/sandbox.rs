@@ -30,6 +30,10 @@ pub(crate) const RELEASE: &str = "/release";
 /// `HOME` inside the sandbox (a tmpfs).
 pub const HOME: &str = "/home/sandbox";
 
+/// An install's `TMPDIR`: in the release's folder, on disk, because an installer unpacks
+/// wheels there (uv with `--no-cache` unpacks onnxruntime's 16 MiB wheel past a 256 MiB tmpfs).
+const INSTALL_TMP: &str = "/release/.tmp";
+
 /// A release's user, when driftlab runs as root, is drawn from here: above the ids accounts
 /// and the usual subordinate-id ranges take.
 const RELEASE_UIDS: std::ops::Range<u32> = 1_000_000..2_000_000_000;
@@ -227,6 +231,9 @@ impl Sandbox {
             Step::Server => "--ro-bind",
         };
         add(&[bind, &folder.to_string_lossy(), RELEASE]);
+        if step == Step::Install {
+            add(&["--perms", "01777", "--dir", INSTALL_TMP]);
+        }
         add(&[
             "--chdir",
             match step {
@@ -241,7 +248,10 @@ impl Sandbox {
             HOME,
             "--setenv",
             "TMPDIR",
-            "/tmp",
+            match step {
+                Step::Install => INSTALL_TMP,
+                Step::Server => "/tmp",
+            },
         ]);
         add(&["--setenv", "PATH", &self.path()]);
         for (name, value) in env {
@@ -431,10 +441,24 @@ mod tests {
             .map(|w| w[0].as_str())
             .collect();
         assert_eq!(set, ["HOME", "TMPDIR", "PATH", "API_KEY"]);
+        assert_eq!(after(&argv, "TMPDIR", 1)[0][0], "/tmp");
         let path = &after(&argv, "PATH", 1)[0][0];
         assert!(
             path.starts_with("/root/.pyenv/versions/3.11.7/bin:"),
             "{path}"
+        );
+    }
+
+    #[test]
+    fn an_install_unpacks_on_disk_in_its_own_folder_not_in_the_small_tmpfs() {
+        let argv = sandbox(true).argv(Step::Install, Path::new("/s"), None, &[], &["true".into()]);
+        assert_eq!(after(&argv, "TMPDIR", 1)[0][0], INSTALL_TMP);
+        assert!(INSTALL_TMP.starts_with(&format!("{RELEASE}/")));
+        let made = argv.iter().position(|w| w == INSTALL_TMP).unwrap();
+        let bound = argv.iter().position(|w| w == RELEASE).unwrap();
+        assert!(
+            bound < made,
+            "the folder is made inside the bound release folder"
         );
     }
 }
