@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use crate::common::registry::{free_port, installed_or_skip, Running};
+use crate::common::registry::{free_port, installed_or_skip, wait_until_serving, Running};
 use crate::common::*;
 use driftlab::study::results::staging::copy_tree;
 
@@ -311,42 +311,36 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
         "{}",
         stderr(&output)
     );
-    // The spec's Python is found before anything runs: one that is not there is named.
-    let missing = "python = \"no-such-python-for-driftlab\"\n[[package]]\nsource = \"pypi:x\"\n";
-    let spec = self::spec(dir.path(), None, missing);
+    // The spec's Python and uv are found before anything runs: one that is not there is named.
     let out = dir.path().join("o3");
-    let output = run(&[
-        "census",
-        spec.to_str().unwrap(),
-        "--yes",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    let message = stderr(&output);
-    assert!(
-        message.contains("no-such-python-for-driftlab, which PyPI releases need"),
-        "{message}"
-    );
-    assert_eq!(message.trim_end().lines().count(), 1, "{message}");
-    assert!(!out.exists(), "nothing was written");
-    // So is the uv the spec names.
-    let missing = "uv = \"/nonexistent/uv\"\n[[package]]\nsource = \"pypi:x\"\n";
-    let spec = self::spec(dir.path(), None, missing);
-    let output = run(&[
-        "census",
-        spec.to_str().unwrap(),
-        "--yes",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    let message = stderr(&output);
-    assert!(
-        message.contains("uv \"/nonexistent/uv\", which the spec names"),
-        "{message}"
-    );
-    assert!(!out.exists(), "nothing was written");
+    for (tool, expected) in [
+        (
+            "python = \"no-such-python-for-driftlab\"",
+            "no-such-python-for-driftlab, which PyPI releases need",
+        ),
+        (
+            "uv = \"/nonexistent/uv\"",
+            "uv \"/nonexistent/uv\", which the spec names",
+        ),
+    ] {
+        let spec = self::spec(
+            dir.path(),
+            None,
+            &format!("{tool}\n[[package]]\nsource = \"pypi:x\"\n"),
+        );
+        let output = run(&[
+            "census",
+            spec.to_str().unwrap(),
+            "--yes",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{tool}");
+        let message = stderr(&output);
+        assert!(message.contains(expected), "{tool}: {message}");
+        assert_eq!(message.trim_end().lines().count(), 1, "{message}");
+        assert!(!out.exists(), "{tool}: nothing was written");
+    }
 }
 
 /// A Verdaccio on a free 127.0.0.1 port, killed when dropped.
@@ -382,15 +376,8 @@ fn start_registry(bin: &Path, dir: &Path) -> Registry {
         .spawn()
         .unwrap();
     let url = format!("http://127.0.0.1:{port}/");
+    wait_until_serving(&format!("{url}-/ping"), "Verdaccio");
     let agent = ureq::Agent::new_with_defaults();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while agent.get(&format!("{url}-/ping")).call().is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Verdaccio did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
     // Its log goes nowhere we read; keep the pipe drained.
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || BufReader::new(stdout).lines().for_each(drop));

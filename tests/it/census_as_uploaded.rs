@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::census::{census_run, sandbox_works, statuses, tools};
 use super::census_pypi::wheel;
-use crate::common::registry::{free_port, installed_or_skip, Running};
+use crate::common::registry::{free_port, installed_or_skip, wait_until_serving, Running};
 use crate::common::*;
 
 /// The pinned uv (`scripts/install-registries.sh`).
@@ -33,15 +33,7 @@ fn start_dated_index(packages: &Path) -> (Running, String) {
         .unwrap();
     let running = Running(child);
     let url = format!("http://127.0.0.1:{port}/simple/");
-    let agent = ureq::Agent::new_with_defaults();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while agent.get(&url).call().is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the dated index did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    wait_until_serving(&url, "the dated index");
     (running, url)
 }
 

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 
 use super::census::{census_online, rederives_offline, rows, sandbox_works, statuses, tools};
-use crate::common::registry::{free_port, installed_or_skip, Running};
+use crate::common::registry::{free_port, installed_or_skip, wait_until_serving, Running};
 use crate::common::*;
 
 /// A pypiserver on a free 127.0.0.1 port, killed when dropped.
@@ -38,15 +38,7 @@ pub(crate) fn start_index(bin: &Path, packages: &Path) -> Index {
         .spawn()
         .unwrap();
     let url = format!("http://127.0.0.1:{port}/simple/");
-    let agent = ureq::Agent::new_with_defaults();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while agent.get(&url).call().is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "pypiserver did not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    wait_until_serving(&url, "pypiserver");
     Index {
         _process: Running(child),
         url,

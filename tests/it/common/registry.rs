@@ -1,6 +1,7 @@
 //! Local package registries the census tests start on 127.0.0.1 (`scripts/install-registries.sh`
 //! installs them): finding an installed one (a skip where it is missing, a failure under
-//! DRIFTLAB_REQUIRE_LIVE_SERVERS), a free port, and the process, killed when dropped.
+//! DRIFTLAB_REQUIRE_LIVE_SERVERS), a free port, waiting until one serves, and the process,
+//! killed when dropped.
 
 use std::path::PathBuf;
 use std::process::Child;
@@ -28,6 +29,16 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Waits (up to a minute) until `url` answers a GET; `what` names the server in the failure.
+pub fn wait_until_serving(url: &str, what: &str) {
+    let agent = ureq::Agent::new_with_defaults();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while agent.get(url).call().is_err() {
+        assert!(std::time::Instant::now() < deadline, "{what} did not start");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// A registry process, killed and reaped when dropped.

@@ -267,13 +267,15 @@ impl Guard {
             json!({"event": "live-listed", "tools": surface.len(), "breaking_tools": drift.len()}),
         );
         let era = self.listing_era.clone();
-        self.live = LiveView::Listed(Live {
+        let renames = super::translate::proven_renames(&self.contracts, &contracts, &drift);
+        self.live = LiveView::Listed(Box::new(Live {
             contracts,
             drift,
             lowered_trust,
             changed,
             era,
-        });
+            renames,
+        }));
     }
 
     /// Decides the calls that waited for the listing, in arrival order.

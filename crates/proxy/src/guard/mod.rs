@@ -141,6 +141,8 @@ struct Live {
     changed: HashMap<String, Vec<Value>>,
     /// The protocol version the listing was asked in (`None`: the handshake's).
     era: Option<String>,
+    /// Pinned tool name → its proven rename (`--translate renames` sends calls by it).
+    renames: HashMap<String, translate::ProvenRename>,
 }
 
 /// An answer the guard waits for, to check it against a pinned tool's outputSchema.
@@ -155,7 +157,7 @@ struct Awaited {
 enum LiveView {
     /// Not listed yet: calls wait for a listing.
     NotListed,
-    Listed(Live),
+    Listed(Box<Live>),
     /// The last listing failed or could not be read (why): calls are refused.
     Failed(String),
 }

@@ -3,9 +3,13 @@
 //! live input schema is the pinned one with those names changed and nothing else. The agent,
 //! which sees only the pinned tools, then gets its answer as if nothing moved.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
+use super::drift::ToolDrift;
 use super::{Guard, LiveView};
+use crate::contract::Contract;
 
 /// A call rewritten into the server's new names.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +20,42 @@ pub(super) struct Translation {
     pub arguments: Value,
     /// The parameters the call sent that were renamed: pinned name → new name.
     pub parameters: Vec<(String, String)>,
+}
+
+/// A pinned tool's proven renames on the live server, found once per listing.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ProvenRename {
+    /// The tool's name on the server now.
+    to: String,
+    /// Its renamed top-level parameters: pinned name → new name.
+    parameters: Vec<(String, String)>,
+}
+
+/// Each drifted pinned tool whose rename (of the tool, of parameters, or both) is proven: the
+/// live input schema is the pinned one with those names changed and nothing else.
+pub(super) fn proven_renames(
+    pinned: &HashMap<String, Contract>,
+    live: &HashMap<String, Contract>,
+    drift: &HashMap<String, ToolDrift>,
+) -> HashMap<String, ProvenRename> {
+    drift
+        .iter()
+        .filter_map(|(tool, drift)| {
+            let to = drift.renamed_to.clone().unwrap_or_else(|| tool.clone());
+            let pinned_schema = pinned.get(tool)?.schema.as_ref()?;
+            let live_schema = live.get(&to)?.schema.as_ref()?;
+            // The diff's likely renames, and those the schemas pair one to one.
+            let mut parameters = drift.renamed.clone();
+            for (old, new) in paired(pinned_schema, live_schema) {
+                if !parameters.iter().any(|(o, n)| *o == old || *n == new) {
+                    parameters.push((old, new));
+                }
+            }
+            let moved = to != *tool || !parameters.is_empty();
+            (moved && proven(pinned_schema, live_schema, &parameters))
+                .then(|| (tool.clone(), ProvenRename { to, parameters }))
+        })
+        .collect()
 }
 
 impl Guard {
@@ -29,28 +69,15 @@ impl Guard {
         let LiveView::Listed(live) = &self.live else {
             return None;
         };
-        let pinned = self.contracts.get(tool)?;
-        let drift = live.drift.get(tool)?;
+        let rename = live.renames.get(tool)?;
         let sent = arguments.as_object()?;
-        let to = drift.renamed_to.clone().unwrap_or_else(|| tool.to_string());
-        let pinned_schema = pinned.schema.as_ref()?;
-        let live_schema = live.contracts.get(&to)?.schema.as_ref()?;
-        // The diff's likely renames, and those the schemas pair one to one.
-        let mut renames = drift.renamed.clone();
-        for (old, new) in paired(pinned_schema, live_schema) {
-            if !renames.iter().any(|(o, n)| *o == old || *n == new) {
-                renames.push((old, new));
-            }
-        }
-        let parameters: Vec<(String, String)> = renames
+        let parameters: Vec<(String, String)> = rename
+            .parameters
             .iter()
             .filter(|(old, _)| sent.contains_key(old))
             .cloned()
             .collect();
-        if to == tool && parameters.is_empty() {
-            return None;
-        }
-        if !proven(pinned_schema, live_schema, &renames) {
+        if rename.to == tool && parameters.is_empty() {
             return None;
         }
         let arguments: Map<String, Value> = sent
@@ -61,7 +88,7 @@ impl Guard {
             })
             .collect();
         Some(Translation {
-            tool: to,
+            tool: rename.to.clone(),
             arguments: Value::Object(arguments),
             parameters,
         })
