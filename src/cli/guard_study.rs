@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
+use super::study_folder::{run_and_write, Folder};
+
 use crate::guard::study::{self, GuardStudy};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
@@ -44,35 +46,24 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
-    // Claimed before the sessions run, so a foreign folder is refused before minutes of work.
-    let prepared = super::study_folder::prepare(
-        "guard-study",
-        &out,
-        &study::file_names(),
-        "a guard study",
-        args.force,
-        args.threads,
-    )?;
-    let progress = |line: &str| prepared.progress(line);
-    let results = prepared
-        .pool
-        .install(|| study::run(&study, &driftlab, &prepared.work, &progress));
-    let _ = std::fs::remove_dir_all(&prepared.work);
-    let results = results?;
     // The report names the default folder, so a rerun elsewhere writes the same bytes.
     let reproduce = format!(
         "driftlab guard-study {} --out results/{}",
         args.spec.display(),
         study.spec.id
     );
-    let files = study::write(&results, prepared.staged.path(), &reproduce)?;
-    let seconds = prepared.elapsed_secs();
-    prepared.staged.commit()?;
-    eprintln!(
-        "driftlab guard-study: {} calls in {seconds:.1} s; wrote {} to {}",
-        results.rows.len(),
-        files.join(", "),
-        out.display()
-    );
-    Ok(super::exit::PASS)
+    let folder = Folder {
+        command: "guard-study",
+        out: &out,
+        ours: &study::file_names(),
+        writer: "a guard study",
+        force: args.force,
+        threads: args.threads,
+    };
+    run_and_write(
+        folder,
+        |work, progress| study::run(&study, &driftlab, work, progress),
+        |results, dir| study::write(results, dir, &reproduce),
+        |results| results.rows.len(),
+    )
 }

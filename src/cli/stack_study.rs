@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
+use super::study_folder::{run_and_write, Folder};
+
 use crate::stacks::{self, StackStudy};
 
 /// Measure drift on real agent stacks: for each case of the bench (one tool at version 1 and a
@@ -47,34 +49,23 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(&study.spec.id));
-    // Claimed before the stacks run, so a foreign folder is refused before any work.
-    let prepared = super::study_folder::prepare(
-        "stack-study",
-        &out,
-        &stacks::file_names(),
-        "a stack study",
-        args.force,
-        args.threads,
-    )?;
-    let progress = |line: &str| prepared.progress(line);
-    let results = prepared
-        .pool
-        .install(|| stacks::run(&study, &driftlab, &prepared.work, &progress));
-    let _ = std::fs::remove_dir_all(&prepared.work);
-    let results = results?;
     let reproduce = format!(
         "driftlab stack-study {} --out results/{}",
         args.spec.display(),
         study.spec.id
     );
-    let files = stacks::write(&results, prepared.staged.path(), &reproduce)?;
-    let seconds = prepared.elapsed_secs();
-    prepared.staged.commit()?;
-    eprintln!(
-        "driftlab stack-study: {} calls in {seconds:.1} s; wrote {} to {}",
-        results.calls.len(),
-        files.join(", "),
-        out.display()
-    );
-    Ok(super::exit::PASS)
+    let folder = Folder {
+        command: "stack-study",
+        out: &out,
+        ours: &stacks::file_names(),
+        writer: "a stack study",
+        force: args.force,
+        threads: args.threads,
+    };
+    run_and_write(
+        folder,
+        |work, progress| stacks::run(&study, &driftlab, work, progress),
+        |results, dir| stacks::write(results, dir, &reproduce),
+        |results| results.calls.len(),
+    )
 }
