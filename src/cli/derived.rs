@@ -4,6 +4,8 @@
 //! closes at the next `<!-- end -->`:
 //!
 //! - `<!-- driftlab ARGS -->`: what `driftlab ARGS` prints (the rule and class tables);
+//! - `<!-- derived example ARGS -->`: a fenced block of `$ driftlab ARGS` and what it prints, a
+//!   verdict of DRIFT (exit 1) included: an example in the docs that cannot go stale;
 //! - `<!-- derived count mutations|rules [KEY=VALUE]… -->`: how many registered classes (the
 //!   control left out) or rules match, by `part` and `label`, or `kind` and `part`;
 //! - `<!-- derived metrics FILE -->`: a study's `metrics.csv` as a table;
@@ -149,7 +151,12 @@ fn source(opener: &str, root: &Path) -> anyhow::Result<String> {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["driftlab", args @ ..] => driftlab_output(args, root),
+        ["driftlab", args @ ..] => driftlab_output(args, root, false),
+        ["derived", "example", args @ ..] => Ok(format!(
+            "```\n$ driftlab {}\n{}```",
+            args.join(" "),
+            driftlab_output(args, root, true)?
+        )),
         ["derived", "count", what, filters @ ..] => count(what, filters).map(|n| n.to_string()),
         ["derived", "metrics", file] => metrics_table(&root.join(file)),
         ["derived", "table", file, heading] => table_under(&root.join(file), heading),
@@ -177,13 +184,19 @@ fn split_words(text: &str) -> anyhow::Result<Vec<String>> {
     Ok(words)
 }
 
-/// What `driftlab ARGS` prints, run from `root` (this same binary).
-fn driftlab_output(args: &[&str], root: &Path) -> anyhow::Result<String> {
+/// What `driftlab ARGS` prints, run from `root` (this same binary), with none of the CI
+/// variables that add to a gate's output; a gate's DRIFT (exit 1) is output too where
+/// `verdict` says so.
+fn driftlab_output(args: &[&str], root: &Path, verdict: bool) -> anyhow::Result<String> {
     let output = std::process::Command::new(std::env::current_exe()?)
         .args(args)
         .current_dir(root)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("GITHUB_OUTPUT")
+        .env_remove("GITHUB_WORKSPACE")
         .output()?;
-    if !output.status.success() {
+    let drift = verdict && output.status.code() == Some(super::exit::DRIFT.into());
+    if !output.status.success() && !drift {
         bail!(
             "exit {:?}: {}",
             output.status.code(),

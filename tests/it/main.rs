@@ -39,6 +39,7 @@ mod lock;
 mod lock_closure;
 mod lock_discover;
 mod pattern_orders;
+mod pinned_outputs;
 mod protocol_era;
 mod proxy_flow;
 mod public_surface;
