@@ -91,6 +91,9 @@ capture_timeout_seconds = 30
 install_timeout_seconds = 300
 rule_set = "2026-12-04"
 released_since = "2025-12-06"
+# PyPI releases: Python 3.13 (27 packages list no release 3.11 may install), installed by
+# the uv on PATH as of their upload (docs/census.md).
+python = "python3.13"
 """)
     old_sources = [p["source"] for p in old["package"]]
     rest = sorted(s for s in chosen if s not in old_sources)

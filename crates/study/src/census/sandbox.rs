@@ -31,7 +31,8 @@ pub(crate) const RELEASE: &str = "/release";
 pub const HOME: &str = "/home/sandbox";
 
 /// An install's `TMPDIR`: in the release's folder, on disk, because an installer unpacks
-/// wheels there (uv with `--no-cache` unpacks onnxruntime's 16 MiB wheel past a 256 MiB tmpfs).
+/// wheels there (uv with `--no-cache`): mcp-server-qdrant 0.8.1's 71 packages (onnxruntime,
+/// numpy, sympy, …) outgrew the 256 MiB tmpfs.
 const INSTALL_TMP: &str = "/release/.tmp";
 
 /// A release's user, when driftlab runs as root, is drawn from here: above the ids accounts
