@@ -85,15 +85,20 @@ pub(crate) fn census_online(spec: &Path, out: &Path) -> Vec<Vec<String>> {
     releases
 }
 
-/// `census SPEC --yes --out OUT`: its headline and releases.csv's rows.
-pub(crate) fn census_run(spec: &Path, out: &Path) -> (String, Vec<Vec<String>>) {
-    let output = run(&[
+/// `census SPEC --yes --out OUT`, whatever its exit.
+fn census_yes(spec: &Path, out: &Path) -> std::process::Output {
+    run(&[
         "census",
         spec.to_str().unwrap(),
         "--yes",
         "--out",
         out.to_str().unwrap(),
-    ]);
+    ])
+}
+
+/// `census SPEC --yes --out OUT`: its headline and releases.csv's rows.
+pub(crate) fn census_run(spec: &Path, out: &Path) -> (String, Vec<Vec<String>>) {
+    let output = census_yes(spec, out);
     assert!(output.status.success(), "{}", stderr(&output));
     (
         stdout(&output).trim().to_string(),
@@ -328,13 +333,7 @@ fn a_bad_spec_or_a_missing_capture_folder_is_one_clear_line() {
             None,
             &format!("{tool}\n[[package]]\nsource = \"pypi:x\"\n"),
         );
-        let output = run(&[
-            "census",
-            spec.to_str().unwrap(),
-            "--yes",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let output = census_yes(&spec, &out);
         assert_eq!(output.status.code(), Some(2), "{tool}");
         let message = stderr(&output);
         assert!(message.contains(expected), "{tool}: {message}");
