@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::spec::{GuardPath, StackRow, StackStudy, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
+use super::spec::{fill, GuardPath, StackRow, StackStudy, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
 use super::{harness, judge_case, repairs, row_id, CallRow, StackStudyError, STRAIGHT};
 use crate::guard::study::session::{fresh_dir, run_session, Call};
 
@@ -148,35 +148,20 @@ impl Run<'_> {
         std::fs::create_dir_all(&audits)
             .map_err(|e| StackStudyError::Command(format!("{}: {e}", audits.display())))?;
         let mut argv = adapter.to_vec();
-        argv.extend([
-            "--".into(),
-            self.driftlab.display().to_string(),
-            "guard".into(),
-            "--approved".into(),
-            pins.join(format!("{CASE_PLACEHOLDER}.json"))
-                .display()
-                .to_string(),
-            "--max-retries".into(),
-            "1000".into(),
-            "--audit".into(),
-            audits
-                .join(format!("{CASE_PLACEHOLDER}-v{VERSION_PLACEHOLDER}.jsonl"))
-                .display()
-                .to_string(),
-        ]);
-        argv.extend(guard.options.iter().cloned());
         argv.push("--".into());
-        argv.extend(server.iter().cloned());
+        argv.extend(
+            guard.argv(
+                self.driftlab,
+                pins.join(format!("{CASE_PLACEHOLDER}.json"))
+                    .display()
+                    .to_string(),
+                audits
+                    .join(format!("{CASE_PLACEHOLDER}-v{VERSION_PLACEHOLDER}.jsonl"))
+                    .display()
+                    .to_string(),
+                server,
+            ),
+        );
         Ok(argv)
     }
-}
-
-fn fill(template: &[String], case: &str, version: &str) -> Vec<String> {
-    template
-        .iter()
-        .map(|a| {
-            a.replace(CASE_PLACEHOLDER, case)
-                .replace(VERSION_PLACEHOLDER, version)
-        })
-        .collect()
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::outcome::Evidence;
 use super::repairs;
-use super::spec::{GuardPath, StackRow, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
+use super::spec::{fill, GuardPath, StackRow};
 use super::StackStudyError;
 use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
 
@@ -95,31 +95,17 @@ impl McpCase<'_> {
 
     /// `driftlab guard` pinned to version 1, in front of version 2, on one guard path.
     fn guarded(&self, pin: &Path, audit: &Path, guard: &GuardPath) -> Vec<String> {
-        let mut argv = vec![
-            self.driftlab.display().to_string(),
-            "guard".into(),
-            "--approved".into(),
+        guard.argv(
+            self.driftlab,
             pin.display().to_string(),
-            "--max-retries".into(),
-            "1000".into(),
-            "--audit".into(),
             audit.display().to_string(),
-        ];
-        argv.extend(guard.options.iter().cloned());
-        argv.push("--".into());
-        argv.extend(self.server(2));
-        argv
+            &self.server(2),
+        )
     }
 
     fn server(&self, version: u8) -> Vec<String> {
         let server = self.row.server.as_deref().unwrap_or_default();
-        server
-            .iter()
-            .map(|a| {
-                a.replace(CASE_PLACEHOLDER, self.case)
-                    .replace(VERSION_PLACEHOLDER, &version.to_string())
-            })
-            .collect()
+        fill(server, self.case, &version.to_string())
     }
 
     fn session(

@@ -21,6 +21,17 @@ pub(crate) const CASE_PLACEHOLDER: &str = "{case}";
 /// Replaced by the server's version (`1` or `2`).
 pub(crate) const VERSION_PLACEHOLDER: &str = "{version}";
 
+/// A server command with its placeholders filled for one case and version.
+pub(crate) fn fill(template: &[String], case: &str, version: &str) -> Vec<String> {
+    template
+        .iter()
+        .map(|a| {
+            a.replace(CASE_PLACEHOLDER, case)
+                .replace(VERSION_PLACEHOLDER, version)
+        })
+        .collect()
+}
+
 /// A six-stack study's spec (`research/2026-12-03-six-stacks/study.toml`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -136,6 +147,33 @@ pub struct StackRow {
     /// which a call is judged by.
     #[serde(default)]
     pub renamed_as: BTreeMap<String, String>,
+}
+
+impl GuardPath {
+    /// `driftlab guard` on this path, pinned to `pin`, auditing to `audit`, in front of
+    /// `server`.
+    pub(crate) fn argv(
+        &self,
+        driftlab: &std::path::Path,
+        pin: String,
+        audit: String,
+        server: &[String],
+    ) -> Vec<String> {
+        let mut argv = vec![
+            driftlab.display().to_string(),
+            "guard".into(),
+            "--approved".into(),
+            pin,
+            "--max-retries".into(),
+            "1000".into(),
+            "--audit".into(),
+            audit,
+        ];
+        argv.extend(self.options.iter().cloned());
+        argv.push("--".into());
+        argv.extend(server.iter().cloned());
+        argv
+    }
 }
 
 impl StackRow {
