@@ -8,7 +8,7 @@
 //! (`crates/`, one per band of floors in docs/architecture.md), re-exported here under the names
 //! they had when driftlab was one crate.
 
-pub use driftlab_check::{check, record, verdict};
+pub use driftlab_check::{check, verdict};
 pub use driftlab_contract::{
     digest, fs, id_problem, is_kebab_case, is_safe_id, jsonrpc, payload, rng, surface, text,
 };
@@ -18,6 +18,7 @@ pub use driftlab_lock::{config, lock};
 pub use driftlab_mutate::{generate, mutate};
 pub use driftlab_plot::plot;
 pub use driftlab_proxy::{guard, proxy};
+pub use driftlab_record as record;
 pub use driftlab_report::report;
 pub use driftlab_study::{census, scan, stacks, study};
 

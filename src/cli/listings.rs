@@ -64,7 +64,12 @@ pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
 }
 
 pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
-    out!("{}", listing::mutations(args.options.format()));
+    let rows = crate::mutate::listing_rows();
+    let columns = crate::mutate::LISTING_COLUMNS;
+    out!(
+        "{}",
+        listing::listing(columns, &rows, args.options.format())
+    );
     Ok(super::exit::PASS)
 }
 

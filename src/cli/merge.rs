@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Result};
 
 use crate::census::{self, shard};
 
-use crate::report::table;
+use crate::study::headline as table;
 use crate::study::results;
 
 /// Merge the results of `driftlab study --shard K/N` or `driftlab census --shard K/N` runs (all

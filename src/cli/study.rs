@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::record::{Row, Shard};
-use crate::report::table;
+use crate::study::headline as table;
 use crate::study::results::{self, Finish, ResultsFolder};
 use crate::study::runner::{self, RowsMode};
 use crate::study::spec::{DEFAULT_SPEC, DEFAULT_SPEC_PATH};

@@ -23,6 +23,7 @@ mod figures;
 mod fuzz_seeds;
 mod gate_cli;
 mod gate_correctness;
+mod gate_crates;
 mod guard;
 mod guard_answers;
 mod guard_http;

@@ -415,6 +415,32 @@ fn generate_writes_surfaces_and_candidates_as_json_lines() {
     assert_eq!(lines[0]["payload"], driftlab::generate::surface(5, 0, 3));
 }
 
+/// docs/study.md's table is exactly what `driftlab mutations --format markdown` prints, and the
+/// JSON listing has one object per class keyed by the column names.
+#[test]
+fn the_mutation_listings_match_the_registry() {
+    let output = run(&["mutations", "--format", "markdown"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = std::fs::read_to_string(crate::common::repo().join("docs/study.md")).unwrap();
+    let marker = "<!-- driftlab mutations --markdown -->\n";
+    let start = page.find(marker).expect("marker in the page") + marker.len();
+    let end = start + page[start..].find("<!-- end -->").expect("end marker");
+    assert_eq!(
+        &page[start..end],
+        stdout(&output),
+        "docs/study.md: the mutations table is stale: run scripts/regenerate"
+    );
+    let output = run(&["mutations", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        json.as_array().unwrap().len(),
+        driftlab::mutate::REGISTRY.len()
+    );
+    assert!(json[0]["label"].is_string());
+    assert_eq!(json[0]["part"], "tools");
+    assert_eq!(json[0]["mutation"], driftlab::mutate::REGISTRY[0].id());
+}
+
 #[test]
 fn help_lists_every_command() {
     let output = run(&["--help"]);

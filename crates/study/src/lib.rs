@@ -9,7 +9,7 @@ pub mod stacks;
 pub mod study;
 
 // The rooms below, by the paths (`crate::payload`) the code names them with.
-use driftlab_check::{check, record, verdict};
+use driftlab_check::{check, verdict};
 use driftlab_contract::{cleanup, contract, fs, payload, rng, surface, text};
 use driftlab_contract::{id_problem, is_safe_id};
 use driftlab_diff::diff;
@@ -17,4 +17,5 @@ use driftlab_live::live;
 use driftlab_mutate::{generate, mutate};
 use driftlab_plot::plot;
 use driftlab_proxy::{guard, proxy};
+use driftlab_record as record;
 use driftlab_report::report;

@@ -3,7 +3,6 @@
 //! A rule looks at a [`Comparison`] (an approved surface and a candidate) and reports findings. It
 //! never knows whether it runs inside a study or in the CI gate, nor where the payloads came from.
 
-pub mod external;
 mod fail_on;
 pub mod rules;
 pub mod run;

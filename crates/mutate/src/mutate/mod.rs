@@ -212,6 +212,17 @@ pub fn by_id(id: &str) -> Option<&'static dyn MutationClass> {
     REGISTRY.iter().copied().find(|m| m.id() == id)
 }
 
+/// The columns of `driftlab mutations` (and docs/study.md's table).
+pub const LISTING_COLUMNS: [&str; 4] = ["mutation", "label", "part", "changes"];
+
+/// One row per class, in registry order: what `driftlab mutations` lists.
+pub fn listing_rows() -> Vec<[&'static str; 4]> {
+    REGISTRY
+        .iter()
+        .map(|m| [m.id(), m.label().as_str(), m.part(), m.summary()])
+        .collect()
+}
+
 /// What `@tools` in a spec's `mutations` stands for: every registered class that changes tools
 /// (all but the control), grouped by label (breaking, dangerous, compatible, benign) and in
 /// registry order within a label.

@@ -1,8 +1,8 @@
-//! What the registries hold, as text: the rule and mutation-class listings of `driftlab rules`
-//! and `driftlab mutations` in every format, and the tables and sections of the docs.
+//! What the registries hold, as text: the rule listing of `driftlab rules` in every format, any
+//! other registry's rows (`driftlab mutations`, `driftlab clients`) through [`listing`], and the
+//! tables and sections of the docs.
 
 use crate::check::rules::registry;
-use crate::mutate::REGISTRY as MUTATIONS;
 
 /// How a listing is printed.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -23,17 +23,11 @@ pub fn rules(format: ListFormat) -> String {
     listing(RULE_COLUMNS, &rule_rows(), format)
 }
 
-/// Every mutation class, one entry each.
-pub fn mutations(format: ListFormat) -> String {
-    listing(MUTATION_COLUMNS, &mutation_rows(), format)
-}
-
 pub(crate) const RULE_COLUMNS: [&str; 8] = [
     "rule", "kind", "part", "severity", "since", "era", "source", "reports",
 ];
 /// Columns the tables leave out (too long for a row); JSON and sections keep them.
 const NOT_IN_TABLES: &[&str] = &["source"];
-const MUTATION_COLUMNS: [&str; 4] = ["mutation", "label", "part", "changes"];
 
 fn rule_rows() -> Vec<[&'static str; 8]> {
     registry()
@@ -50,13 +44,6 @@ fn rule_rows() -> Vec<[&'static str; 8]> {
                 r.summary(),
             ]
         })
-        .collect()
-}
-
-fn mutation_rows() -> Vec<[&'static str; 4]> {
-    MUTATIONS
-        .iter()
-        .map(|m| [m.id(), m.label().as_str(), m.part(), m.summary()])
         .collect()
 }
 
@@ -160,32 +147,20 @@ mod tests {
         );
     }
 
-    /// The docs' tables are exactly what `driftlab rules/mutations --markdown` print.
+    /// docs/checkers.md's table is exactly what `driftlab rules --markdown` prints
+    /// (docs/study.md's mutation table is held by `tests/it/study.rs`).
     #[test]
-    fn docs_tables_match_the_registries() {
+    fn the_checkers_table_matches_the_registry() {
         driftlab_rules::register();
-        for (page, text, marker, table) in [
-            (
-                "docs/checkers.md",
-                include_str!("../../../../docs/checkers.md"),
-                "<!-- driftlab rules --markdown -->\n",
-                listing(RULE_COLUMNS, &rule_rows(), ListFormat::Markdown),
-            ),
-            (
-                "docs/study.md",
-                include_str!("../../../../docs/study.md"),
-                "<!-- driftlab mutations --markdown -->\n",
-                listing(MUTATION_COLUMNS, &mutation_rows(), ListFormat::Markdown),
-            ),
-        ] {
-            let start = text.find(marker).expect("marker in the page") + marker.len();
-            let end = start + text[start..].find("<!-- end -->").expect("end marker");
-            assert_eq!(
-                &text[start..end],
-                table,
-                "{page}: the table after {marker:?} is stale: run scripts/regenerate"
-            );
-        }
+        let text = include_str!("../../../../docs/checkers.md");
+        let marker = "<!-- driftlab rules --markdown -->\n";
+        let start = text.find(marker).expect("marker in the page") + marker.len();
+        let end = start + text[start..].find("<!-- end -->").expect("end marker");
+        assert_eq!(
+            &text[start..end],
+            listing(RULE_COLUMNS, &rule_rows(), ListFormat::Markdown),
+            "docs/checkers.md: the rules table is stale: run scripts/regenerate"
+        );
     }
 
     #[test]
@@ -197,14 +172,5 @@ mod tests {
         assert_eq!(entries.len(), registry().len());
         assert_eq!(entries[0]["rule"], registry()[0].id());
         assert_eq!(entries[0]["since"], "2026-11-30");
-        let json: serde_json::Value = serde_json::from_str(&listing(
-            MUTATION_COLUMNS,
-            &mutation_rows(),
-            ListFormat::Json,
-        ))
-        .unwrap();
-        assert_eq!(json.as_array().unwrap().len(), MUTATIONS.len());
-        assert!(json[0]["label"].is_string());
-        assert_eq!(json[0]["part"], "tools");
     }
 }

@@ -11,8 +11,6 @@ pub mod markdown;
 pub mod region;
 pub mod sarif;
 pub mod servers;
-pub mod study_report;
-pub mod table;
 pub mod text;
 mod waivers;
 

@@ -3,7 +3,7 @@
 
 use super::outcome::{Pending, RowsMode, SurfaceResult};
 use super::Study;
-use crate::check::external::{Answer, Checker, CheckerError, Fault, Request};
+use crate::study::external::{Answer, Checker, CheckerError, Fault, Request};
 
 /// One running checker per external gate (by gate position).
 pub(super) struct Checkers {

@@ -1,8 +1,8 @@
 //! A study's gates: the `[[gates]]` entry as written (`GateSpec`), the resolved `Gate` (rules
 //! and a threshold, or an external checker), and the checks of a checker entry.
 
-use crate::check::external::{CheckerSpec, Mode};
 use crate::check::{FailOn, Rule};
+use crate::study::external::{CheckerSpec, Mode};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;

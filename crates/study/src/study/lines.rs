@@ -9,8 +9,8 @@ use thiserror::Error;
 
 use super::runner::{base_surface, checker_comparisons};
 use super::Study;
-use crate::check::external::{request_line, Request};
 use crate::mutate;
+use crate::study::external::{request_line, Request};
 
 /// Why `generate --checker-requests` could not write its lines.
 #[derive(Debug, Error)]

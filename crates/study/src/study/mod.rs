@@ -3,10 +3,13 @@
 mod bases;
 mod checkers;
 mod evaluate;
+pub mod external;
 pub mod gate;
+pub mod headline;
 pub mod lines;
 pub mod live;
 mod outcome;
+pub mod report;
 pub mod results;
 mod run_error;
 pub mod runner;

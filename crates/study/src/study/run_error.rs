@@ -28,7 +28,7 @@ pub enum RunFailure {
     Live(crate::study::live::LiveStudyError),
     /// An external checker failed.
     #[error(transparent)]
-    Checker(#[from] crate::check::external::CheckerError),
+    Checker(#[from] crate::study::external::CheckerError),
 }
 
 impl RunError {

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::plot;
 use crate::record::Summary;
-use crate::report::study_report::{self, ReportContext};
+use crate::study::report::{self as study_report, ReportContext};
 use crate::study::runner::RowsMode;
 use crate::study::spec::DEFAULT_SPEC_PATH;
 use crate::study::StudySpec;

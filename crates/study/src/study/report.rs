@@ -2,9 +2,9 @@
 
 use crate::check::rules;
 use crate::mutate;
+use crate::plot::count;
 use crate::plot::{DETECTION_CHART, DETECTION_MATRIX};
 use crate::record::Summary;
-use crate::report::table::count;
 
 mod metrics_table;
 mod summary_table;

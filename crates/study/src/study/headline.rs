@@ -2,8 +2,6 @@
 
 use crate::record::Summary;
 
-pub use crate::plot::count;
-
 /// Rows: one per mutation class, then the total, then the control's false positives; one
 /// column per gate.
 pub fn headline(summary: &Summary) -> String {

@@ -101,7 +101,7 @@ impl Answer {
 /// The request line for one comparison (no trailing newline). The payloads travel as JSON
 /// strings, so the checker receives the exact bytes, formatting included. Payloads are UTF-8
 /// (the reader refuses anything else), so no byte is lost.
-pub fn request_line(request: &Request<'_>) -> Vec<u8> {
+pub(crate) fn request_line(request: &Request<'_>) -> Vec<u8> {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     let line = serde_json::json!({
         "protocol": PROTOCOL,

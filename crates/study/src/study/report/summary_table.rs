@@ -1,8 +1,8 @@
 //! The report's main table: each class's detection by each gate, with the totals and the false
 //! positives on unchanged controls.
 
+use crate::plot::count;
 use crate::record::Summary;
-use crate::report::table::count;
 
 /// The table in Markdown, a label column when every class has a label.
 pub(super) fn summary_table(summary: &Summary) -> String {

@@ -1,8 +1,11 @@
-//! `Row` and `Summary`: the study's evidence and its tallies, as serializable structs.
+//! A study's evidence: one `Row` per surface × mutation × gate, and the `Summary` that tallies
+//! them, as serializable structs (floor 5).
+
+#![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 
-use crate::mutate::Label;
+use driftlab_mutate::mutate::Label;
 
 /// One surface × mutation × gate: did the gate detect the change?
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,7 +350,7 @@ impl Summary {
                 rows.push(SummaryCsvRow {
                     kind: "control",
                     gate: &gate.id,
-                    mutation: crate::mutate::CONTROL.id(),
+                    mutation: driftlab_mutate::mutate::CONTROL.id(),
                     detected: c.false_positives,
                     total: c.total,
                     not_applicable: 0,

@@ -1,0 +1,52 @@
+//! `driftlab check --approved APPROVED CANDIDATE`, built from the gate's crates alone
+//! (contract, diff, check, rules, report): no study, no live servers, no plots. It prints what
+//! the binary prints in `--format text` (no colour) and exits as it does: 0 pass, 1 drift,
+//! 2 unreadable input. `.ci/run` builds it with `cargo build -p driftlab-report --example
+//! check`, and `tests/it/gate_crates.rs` holds its output to the binary's.
+
+use std::process::ExitCode;
+
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::RuleKind;
+use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy, Verdict};
+use driftlab_contract::payload::input::read_surface;
+use driftlab_contract::payload::Limits;
+use driftlab_report::report::{Format, GateReport};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [approved_path, candidate_path] = args.as_slice() else {
+        eprintln!("usage: check APPROVED CANDIDATE");
+        return ExitCode::from(2);
+    };
+    driftlab_rules::register();
+    let read = |path: &str| {
+        read_surface(path, Limits::default()).map_err(|e| eprintln!("error: {path}: {e}"))
+    };
+    let (Ok(approved), Ok(candidate)) = (read(approved_path), read(candidate_path)) else {
+        return ExitCode::from(2);
+    };
+    let mut rules = of_kind(RuleKind::Payload);
+    rules.extend(of_kind(RuleKind::Diff));
+    let outcome = evaluate(
+        &rules,
+        &approved,
+        &candidate,
+        Some(&approved),
+        &ResolvedPolicy::default(),
+        FailOn::Breaking,
+    );
+    let report = GateReport {
+        command: "check",
+        approved: Some(approved_path),
+        candidate: candidate_path,
+        outcome: &outcome,
+        anchor: None,
+        category: None,
+    };
+    print!("{}", Format::Text.gate(&report, false));
+    match outcome.verdict {
+        Verdict::Pass => ExitCode::SUCCESS,
+        Verdict::Drift => ExitCode::from(1),
+    }
+}
