@@ -9,10 +9,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use driftlab::check::{rules, Comparison};
-use driftlab::payload::{self, Limits};
-use driftlab::study::{self, Study};
-use driftlab::{generate, mutate};
+use driftlab_check::check::{rules, Comparison};
+use driftlab_contract::payload::{self, Limits};
+use driftlab_mutate::{generate, mutate};
+use driftlab_study::study::{self, Study};
 use serde_json::Value;
 
 /// A real 14-tool payload with input and output schemas, from the test data.
@@ -33,7 +33,7 @@ fn generator(c: &mut Criterion) {
         b.iter(|| {
             i += 1;
             let plan = generate::plan(20260822, i, 3);
-            black_box(driftlab::study::splice::Base::generated(plan))
+            black_box(driftlab_study::study::splice::Base::generated(plan))
         })
     });
     c.bench_function("generate/100-tools", |b| {
@@ -111,7 +111,7 @@ fn checks(c: &mut Criterion) {
 /// only the changed tool is scanned); `hot/read-full` reads all of it, and `hot/scan` is the
 /// floor for that: serde_json visiting every token of the same bytes, allocating nothing.
 fn hot_path(c: &mut Criterion) {
-    use driftlab::study::splice::{Base, Workspace};
+    use driftlab_study::study::splice::{Base, Workspace};
     let value = generate::surface(20260822, 3, 3);
     let base = Base::new(&value);
     c.bench_function("hot/base-bytes", |b| {
@@ -236,7 +236,7 @@ fn whole_study(c: &mut Criterion) {
 }
 
 /// A whole study run that keeps no rows: what the study benches time.
-fn run_without_rows(study: &Study) -> driftlab::record::Summary {
+fn run_without_rows(study: &Study) -> driftlab_record::Summary {
     study::run(
         study,
         study::runner::RowsMode::None,
@@ -246,14 +246,14 @@ fn run_without_rows(study: &Study) -> driftlab::record::Summary {
     .unwrap()
 }
 
-fn surface(value: &Value) -> driftlab::surface::Surface {
+fn surface(value: &Value) -> driftlab_contract::surface::Surface {
     payload::from_value(value.clone(), "bench").unwrap()
 }
 
 /// The guard's admission of one call on a real pinned schema (`read_text_file` of
 /// server-filesystem): the cost it adds to every tools/call.
 fn guard_admission(c: &mut Criterion) {
-    use driftlab::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
+    use driftlab_proxy::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope};
     let pinned = payload::read(LARGE, "filesystem", Limits::default()).expect("test data is valid");
     let options = GuardOptions {
         on_drift: OnDrift::Refuse,
@@ -263,8 +263,8 @@ fn guard_admission(c: &mut Criterion) {
         on_output: OnOutput::Warn,
         on_audit_failure: OnAuditFailure::Refuse,
         list_timeout: std::time::Duration::from_secs(30),
-        fail_on: driftlab::check::FailOn::Breaking,
-        server_words: driftlab::guard::ServerWords::Kinds,
+        fail_on: driftlab_check::check::FailOn::Breaking,
+        server_words: driftlab_proxy::guard::ServerWords::Kinds,
         translate_renames: false,
     };
     let mut guard = Guard::new(pinned, options, None);
@@ -284,7 +284,6 @@ criterion_group! {
     name = benches;
     // The rule registry and the code version are handed down at start, as the binary does.
     config = {
-        driftlab::start();
         Criterion::default()
     };
     targets = guard_admission,

@@ -25,7 +25,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-driftlab = { path = "$repo" }
+driftlab-contract = { path = "$repo/crates/contract" }
 mimalloc = { version = "0.1", default-features = false }
 serde = "1"
 serde_json = "1"
@@ -39,7 +39,7 @@ EOF
 cat >"$work/floor/src/main.rs" <<'EOF'
 use std::time::Instant;
 
-use driftlab::payload::{self, Limits};
+use driftlab_contract::payload::{self, Limits};
 
 // As in driftlab's binary.
 #[global_allocator]

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use crate::fs::repository::{relative_uri, repository_root};
-use crate::payload::{self, Limits};
-use crate::report::anchor::{self, Anchor, Side};
-use crate::verdict::Outcome;
+use driftlab_check::verdict::Outcome;
+use driftlab_contract::fs::repository::{relative_uri, repository_root};
+use driftlab_contract::payload::{self, Limits};
+use driftlab_report::report::anchor::{self, Anchor, Side};
 
 /// What the gate compared, as the user named it.
 pub(super) struct Compared<'a> {
@@ -40,7 +40,7 @@ fn choose(flag: Option<&str>, compared: &Compared<'_>) -> Result<Option<(PathBuf
     }
     match compared.approved {
         Some("-") | None => Ok(None),
-        Some(arg) => match crate::payload::input::git_revision(arg) {
+        Some(arg) => match driftlab_contract::payload::input::git_revision(arg) {
             Some((_, path)) => {
                 let in_tree = match path.strip_prefix("./") {
                     Some(relative) => PathBuf::from(relative),
@@ -65,8 +65,8 @@ pub(super) fn resolve(
         return Ok(None);
     };
     let shown = path.display().to_string();
-    let bytes =
-        crate::fs::read_limited(&path, limits.max_bytes).map_err(|e| anyhow!("anchor file {e}"))?;
+    let bytes = driftlab_contract::fs::read_limited(&path, limits.max_bytes)
+        .map_err(|e| anyhow!("anchor file {e}"))?;
     let surface = payload::read(&bytes, &shown, limits)?;
     let text = String::from_utf8_lossy(&bytes);
     let places = anchor::place(&text, side, &surface, &outcome.findings);

@@ -7,10 +7,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::live::{Scope, ServerArgs};
-use crate::live::capture::ListOutcome;
-use crate::live::capture_file::{self, Runs};
-use crate::live::Capture;
-use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
+use driftlab_contract::payload::{self, Limits, DEFAULT_MAX_BYTES};
+use driftlab_live::live::capture::ListOutcome;
+use driftlab_live::live::capture_file::{self, Runs};
+use driftlab_live::live::Capture;
 
 /// Capture a live server's contract: spawn CMD (or POST to --url), `initialize`,
 /// `notifications/initialized`, then `tools/list` following `nextCursor`, and `prompts/list`,
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> Result<u8> {
         later.push(args.server.capture(&target, &options)?);
     }
     let runs = (args.runs > 1).then(|| Runs::compare(&first, &later));
-    let captured_at = crate::text::rfc3339(
+    let captured_at = driftlab_contract::text::rfc3339(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<u8> {
         bail!("the server's answers cannot be kept as a capture driftlab can read: {e}; nothing was written");
     }
     match &args.out {
-        Some(path) => crate::fs::write_atomic(path, &bytes)
+        Some(path) => driftlab_contract::fs::write_atomic(path, &bytes)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => std::io::stdout().write_all(&bytes)?,
     }

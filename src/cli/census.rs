@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::census::sandbox::{self, Sandbox};
-use crate::census::shard::{self, ShardFile};
-use crate::census::spec::CensusSpec;
-use crate::census::version::Scheme;
-use crate::census::{self, online, scratch, write};
+use driftlab_study::census::sandbox::{self, Sandbox};
+use driftlab_study::census::shard::{self, ShardFile};
+use driftlab_study::census::spec::CensusSpec;
+use driftlab_study::census::version::Scheme;
+use driftlab_study::census::{self, online, scratch, write};
 
 /// Replay the release history of MCP servers from npm and PyPI: install each chosen release
 /// into a fresh folder of its own (npm with --ignore-scripts, a venv per PyPI release, wheels
@@ -92,7 +92,7 @@ pub fn run(args: Args) -> Result<u8> {
     if shard_file.is_some() {
         ours.push(shard::SHARD_FILE.to_string());
     }
-    crate::study::results::staging::refuse_foreign(
+    driftlab_study::study::results::staging::refuse_foreign(
         &out,
         |name| ours.iter().any(|o| o == name),
         "a census",
@@ -139,7 +139,7 @@ pub fn run(args: Args) -> Result<u8> {
         // A new folder of a random name, mode 0700, removed when the census ends.
         let scratch = scratch::Scratch::create(tools, sandbox)
             .map_err(|e| anyhow!("cannot make a scratch folder: {e}"))?;
-        let _remove = crate::cleanup::remove_on_signal(scratch.root().to_path_buf());
+        let _remove = driftlab_contract::cleanup::remove_on_signal(scratch.root().to_path_buf());
         let fetched = census::fetch(&spec, &out.join(write::CAPTURES), &scratch, &|line| {
             eprintln!("driftlab census: {line}")
         });

@@ -9,11 +9,11 @@ use anyhow::{anyhow, bail, Result};
 use super::gate::{self, GateOptions};
 use super::live::{Scope, ServerArgs};
 use super::servers::{self, ConfigArgs};
-use crate::config::ConfiguredServer;
-use crate::lock::check::{plan, Plan};
-use crate::lock::gate::{GateSettings, LockGate};
-use crate::lock::Lockfile;
-use crate::verdict::{Outcome, Verdict};
+use driftlab_check::verdict::{Outcome, Verdict};
+use driftlab_lock::config::ConfiguredServer;
+use driftlab_lock::lock::check::{plan, Plan};
+use driftlab_lock::lock::gate::{GateSettings, LockGate};
+use driftlab_lock::lock::Lockfile;
 
 pub(super) fn run(
     lock_path: &Path,
@@ -45,10 +45,12 @@ pub(super) fn run(
     let timeout = super::live::timeout(server.timeout)?;
     let lock_name = lock_path.display().to_string();
     let anchor_uri = match options.format.places_findings() || options.sarif.is_some() {
-        true => Some(crate::fs::repository::relative_uri(lock_path).map_err(|e| {
-            let why = crate::text::with_causes(&e);
-            anyhow!("SARIF and annotations are placed in the lockfile: {why}")
-        })?),
+        true => Some(
+            driftlab_contract::fs::repository::relative_uri(lock_path).map_err(|e| {
+                let why = driftlab_contract::text::with_causes(&e);
+                anyhow!("SARIF and annotations are placed in the lockfile: {why}")
+            })?,
+        ),
         false => None,
     };
     let settings = GateSettings {
@@ -67,9 +69,9 @@ pub(super) fn run(
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = options.format.servers(&report, colour);
     if let Some(path) = &options.sarif {
-        crate::fs::write_atomic(
+        driftlab_contract::fs::write_atomic(
             path,
-            crate::report::Format::Sarif
+            driftlab_report::report::Format::Sarif
                 .servers(&report, false)
                 .as_bytes(),
         )
@@ -81,7 +83,7 @@ pub(super) fn run(
             "GITHUB_STEP_SUMMARY",
             &format!(
                 "{}\n",
-                crate::report::Format::Markdown.servers(&report, false)
+                driftlab_report::report::Format::Markdown.servers(&report, false)
             ),
         );
     }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use crate::config::discover::{self, Found};
+use driftlab_lock::config::discover::{self, Found};
 
 /// List the MCP client configs found where clients keep them: the user's below the home folder,
 /// in the folders this OS uses, and a project's (every client `driftlab clients` lists, with
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<u8> {
                 found += 1;
                 outln!(
                     "{}",
-                    crate::text::terminal_safe(&format!("{head}: skipped: {why}"))
+                    driftlab_contract::text::terminal_safe(&format!("{head}: skipped: {why}"))
                 );
             }
             Found::Read(config) => {
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<u8> {
                     ));
                 }
                 // Names come from a file anyone may have written: no byte of theirs redraws the line.
-                outln!("{}", crate::text::terminal_safe(&line));
+                outln!("{}", driftlab_contract::text::terminal_safe(&line));
             }
         }
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use crate::text::terminal_safe;
+use driftlab_contract::text::terminal_safe;
 
 /// Prints `heading` and each line of what will run, then asks on a terminal (unless `yes`).
 /// Control bytes are shown escaped (`\r`, `\x1b`), so an argument cannot redraw the line to

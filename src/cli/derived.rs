@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use crate::check::rules;
-use crate::mutate;
+use driftlab_check::check::rules;
+use driftlab_mutate::mutate;
 
 /// Rewrite (or check) every derived region of the documentation.
 #[derive(clap::Args)]
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<u8> {
             );
             return Ok(super::exit::DRIFT);
         }
-        crate::fs::write_atomic(&page, derived.as_bytes())
+        driftlab_contract::fs::write_atomic(&page, derived.as_bytes())
             .with_context(|| format!("{}: cannot write", page.display()))?;
         outln!("{}: rewritten", page.display());
     }
@@ -160,7 +160,7 @@ fn source(opener: &str, root: &Path) -> anyhow::Result<String> {
         ["derived", "count", what, filters @ ..] => count(what, filters).map(|n| n.to_string()),
         ["derived", "metrics", file] => metrics_table(&root.join(file)),
         ["derived", "table", file, heading] => table_under(&root.join(file), heading),
-        ["derived", "clients"] => Ok(crate::config::names_in_prose()),
+        ["derived", "clients"] => Ok(driftlab_lock::config::names_in_prose()),
         ["derived", "json", file, pointer] => json_value(&root.join(file), pointer),
         _ => bail!("unknown derived source (see `driftlab derived --help`)"),
     }
@@ -326,7 +326,7 @@ fn json_value(file: &Path, pointer: &str) -> anyhow::Result<String> {
 
 /// The first line where `was` and `now` differ: its number and both versions.
 fn first_difference<'a>(was: &'a str, now: &'a str) -> (usize, &'a str, &'a str) {
-    let at = crate::text::first_differing_line(was, now).unwrap_or(was.lines().count());
+    let at = driftlab_contract::text::first_differing_line(was, now).unwrap_or(was.lines().count());
     let line = |text: &'a str| text.lines().nth(at).unwrap_or("(end)");
     (at + 1, line(was), line(now))
 }
@@ -341,7 +341,6 @@ mod tests {
 
     #[test]
     fn regions_are_rewritten_inline_and_as_blocks_and_the_rest_is_kept() {
-        crate::start();
         let tools = mutate::REGISTRY
             .iter()
             .filter(|c| c.part() == "tools" && c.label() != mutate::Label::Control)
@@ -363,7 +362,7 @@ mod tests {
             derived("a\n<!-- derived count rules kind=study -->\nold\nlines\n<!-- end -->\nb\n");
         let studies = rules::registry()
             .iter()
-            .filter(|r| r.kind() == crate::check::RuleKind::Study)
+            .filter(|r| r.kind() == driftlab_check::check::RuleKind::Study)
             .count();
         assert_eq!(
             stale,

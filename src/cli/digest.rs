@@ -2,9 +2,9 @@
 
 use anyhow::Result;
 
-use crate::digest::ContractDigests;
-use crate::payload::input::read_surface;
-use crate::payload::{Limits, DEFAULT_MAX_BYTES};
+use driftlab_contract::digest::ContractDigests;
+use driftlab_contract::payload::input::read_surface;
+use driftlab_contract::payload::{Limits, DEFAULT_MAX_BYTES};
 
 /// Print the canonical contract digests of a payload, capture or snapshot: RFC 8785 (JCS)
 /// canonical JSON + SHA-256 of the whole contract, of the tool list, and per tool of the tool,

@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::exit;
 use anyhow::{Context, Result};
-use clap::CommandFactory;
-
-use super::{exit, Cli};
 
 /// Print a shell completion script to stdout.
 ///
@@ -31,15 +29,16 @@ pub struct ManArgs {
     out: PathBuf,
 }
 
-pub fn completions(args: CompletionsArgs) -> Result<u8> {
+/// `command` is driftlab's whole command line, as the dispatcher defines it.
+pub fn completions(args: CompletionsArgs, mut command: clap::Command) -> Result<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "driftlab", &mut script);
+    clap_complete::generate(args.shell, &mut command, "driftlab", &mut script);
     out!("{}", String::from_utf8_lossy(&script));
     Ok(exit::PASS)
 }
 
-pub fn man(args: ManArgs) -> Result<u8> {
-    let command = Cli::command();
+/// `command` is driftlab's whole command line, as the dispatcher defines it.
+pub fn man(args: ManArgs, command: clap::Command) -> Result<u8> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the folder", args.out.display()))?;
     let mut pages = vec![("driftlab".to_string(), command.clone())];
@@ -58,7 +57,7 @@ pub fn man(args: ManArgs) -> Result<u8> {
         let mut roff = Vec::new();
         clap_mangen::Man::new(page.clone()).render(&mut roff)?;
         let path = args.out.join(format!("{name}.1"));
-        crate::fs::write_atomic(&path, &roff)
+        driftlab_contract::fs::write_atomic(&path, &roff)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
     eprintln!(

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use crate::plot::{Medium, Print, PrintWidth, DEFAULT_DPI};
-use crate::record::Summary;
-use crate::study::results::{self, Manifest};
+use driftlab_plot::plot::{Medium, Print, PrintWidth, DEFAULT_DPI};
+use driftlab_record::Summary;
+use driftlab_study::study::results::{self, Manifest};
 
 /// Re-render figures (SVG + PNG) and report.md from RESULTS_DIR/summary.json: for the screen
 /// and for print at one column (3.5 in) and full width (7 in), every text at least 7 pt.
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<u8> {
             );
         }
     }
-    let summary: Summary = crate::fs::read_json(&args.dir.join(results::SUMMARY_JSON)).map_err(|e| {
+    let summary: Summary = driftlab_contract::fs::read_json(&args.dir.join(results::SUMMARY_JSON)).map_err(|e| {
         anyhow!("{e}: not the summary of a `driftlab study` folder, which is all `figures` redraws (a `guard-study` or `scan --corpus` folder is redrawn by rerunning its command)")
     })?;
     let figures = results::write_figures_in(&args.dir, &summary, &media(&args))?;

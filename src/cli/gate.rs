@@ -6,14 +6,14 @@ use anyhow::{anyhow, bail, Result};
 
 use super::anchor::{self, Compared};
 use super::live::{scoped, surface_from, Scope, ServerArgs};
-use crate::check::rules::of_kind;
-use crate::check::rules::profiles::{ClientProfile, PROFILES};
-use crate::check::{Rule, RuleKind};
-use crate::payload::input::{read_surface, read_surface_beside};
-use crate::payload::{Limits, DEFAULT_MAX_BYTES};
-use crate::report::{self, Format, GateReport};
-use crate::surface::Surface;
-use crate::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::rules::profiles::{ClientProfile, PROFILES};
+use driftlab_check::check::{Rule, RuleKind};
+use driftlab_check::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
+use driftlab_contract::payload::input::{read_surface, read_surface_beside};
+use driftlab_contract::payload::{Limits, DEFAULT_MAX_BYTES};
+use driftlab_contract::surface::Surface;
+use driftlab_report::report::{self, Format, GateReport};
 
 /// Options shared by check and diff.
 #[derive(clap::Args)]
@@ -261,7 +261,7 @@ fn gate(
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = options.format.gate(&report, colour);
     if let Some(path) = &options.sarif {
-        crate::fs::write_atomic(path, report::sarif::render(&report).as_bytes())
+        driftlab_contract::fs::write_atomic(path, report::sarif::render(&report).as_bytes())
             .map_err(|e| anyhow!("--sarif {}: cannot write: {e}", path.display()))?;
     }
     out!("{text}");
@@ -279,8 +279,11 @@ fn gate(
 pub(super) fn policy(options: &GateOptions) -> Result<ResolvedPolicy> {
     let mut policy = match &options.policy {
         Some(path) => {
-            let text = crate::fs::read_text(std::path::Path::new(path), crate::fs::MAX_SMALL_FILE)
-                .map_err(|e| anyhow!("policy {e}"))?;
+            let text = driftlab_contract::fs::read_text(
+                std::path::Path::new(path),
+                driftlab_contract::fs::MAX_SMALL_FILE,
+            )
+            .map_err(|e| anyhow!("policy {e}"))?;
             Policy::parse(&text, path)?
         }
         None => ResolvedPolicy::default(),
@@ -307,17 +310,20 @@ pub(super) fn check_rules(options: &GateOptions, with_snapshot: bool) -> Vec<&'s
 
 /// Appends `verdict`, `breaking` and `findings` to `GITHUB_OUTPUT` when set, so a workflow can
 /// branch on them (the Action's outputs).
-fn set_step_outputs(outcome: &crate::verdict::Outcome) {
+fn set_step_outputs(outcome: &driftlab_check::verdict::Outcome) {
     set_step_output_lines(outcome.verdict, std::slice::from_ref(outcome));
 }
 
 /// [`set_step_outputs`] for several gates at once (`check --lock`): the overall verdict and the
 /// findings of all.
-pub(super) fn set_step_output_lines(verdict: Verdict, outcomes: &[crate::verdict::Outcome]) {
+pub(super) fn set_step_output_lines(
+    verdict: Verdict,
+    outcomes: &[driftlab_check::verdict::Outcome],
+) {
     let findings = outcomes.iter().flat_map(|o| &o.findings);
     let breaking = findings
         .clone()
-        .filter(|f| f.severity == crate::check::Severity::Breaking)
+        .filter(|f| f.severity == driftlab_check::check::Severity::Breaking)
         .count();
     let lines = format!(
         "verdict={}\nbreaking={breaking}\nfindings={}\n",
@@ -365,7 +371,7 @@ mod tests {
     #[test]
     fn the_docs_name_every_gate_format() {
         let readme = include_str!("../../docs/gate.md");
-        let names: Vec<String> = crate::report::Format::value_variants()
+        let names: Vec<String> = driftlab_report::report::Format::value_variants()
             .iter()
             .filter_map(|f| f.to_possible_value())
             .map(|v| v.get_name().to_string())

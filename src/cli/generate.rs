@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::study::{load, Overrides};
-use crate::fs::AtomicFile;
-use crate::study::lines::{self, LinesError};
-use crate::study::Study;
+use driftlab_contract::fs::AtomicFile;
+use driftlab_study::study::lines::{self, LinesError};
+use driftlab_study::study::Study;
 
 /// Write generated surfaces as JSON Lines, so any other checker can be fed the same data.
 ///

@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::guard::{Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope, ServerWords};
-use crate::payload::input::read_surface;
-use crate::payload::{Limits, DEFAULT_MAX_BYTES};
-use crate::proxy;
+use driftlab_contract::payload::input::read_surface;
+use driftlab_contract::payload::{Limits, DEFAULT_MAX_BYTES};
+use driftlab_proxy::guard::{
+    Guard, GuardOptions, OnAuditFailure, OnDrift, OnOutput, Scope, ServerWords,
+};
+use driftlab_proxy::proxy;
 
 /// Guard an agent at run time: run CMD as an MCP server (or reach one at --url) behind a proxy
 /// that holds it to the approved (pinned) contract.
@@ -65,8 +67,8 @@ pub struct Args {
     /// instruction, URL or tool reference added, an unknown key, a new x-mcp-header, a remote
     /// $ref; docs/rules.md, "The trust profile"), naming only the kinds of change. Otherwise
     /// breaking drift alone is refused.
-    #[arg(long, value_enum, default_value_t = crate::check::FailOn::Breaking)]
-    fail_on: crate::check::FailOn,
+    #[arg(long, value_enum, default_value_t = driftlab_check::check::FailOn::Breaking)]
+    fail_on: driftlab_check::check::FailOn,
     /// With --on-drift refuse: refuse only the drifted tools, or every tool of the server.
     #[arg(long, value_enum, default_value_t = Scope::Tool)]
     refuse_scope: Scope,
@@ -195,7 +197,7 @@ pub fn run(args: Args) -> Result<u8> {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 bail!(
                     "--url {}: expected an http:// or https:// URL",
-                    crate::live::redact::shown_url(url)
+                    driftlab_live::live::redact::shown_url(url)
                 );
             }
             proxy::Upstream::Http(proxy::http_upstream::HttpUpstream {
@@ -230,8 +232,11 @@ pub fn run(args: Args) -> Result<u8> {
 }
 
 /// The contract `lock` recorded for `server`, and a name for it in messages.
-fn locked_pin(lock: &std::path::Path, server: &str) -> Result<(crate::surface::Surface, String)> {
-    let (lock_file, _) = crate::lock::Lockfile::read(lock)?;
+fn locked_pin(
+    lock: &std::path::Path,
+    server: &str,
+) -> Result<(driftlab_contract::surface::Surface, String)> {
+    let (lock_file, _) = driftlab_lock::lock::Lockfile::read(lock)?;
     let name = format!("{} [{server}]", lock.display());
     let entry = lock_file.server(server).ok_or_else(|| {
         anyhow::anyhow!("{}: no server {server:?} in the lockfile", lock.display())

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::config::{self, Client};
-use crate::lock::install::{self, backup_path, Backup, InstallError};
-use crate::lock::Lockfile;
-use crate::text::sha256_hex;
+use driftlab_contract::text::sha256_hex;
+use driftlab_lock::config::{self, Client};
+use driftlab_lock::lock::install::{self, backup_path, Backup, InstallError};
+use driftlab_lock::lock::Lockfile;
 
 #[derive(clap::Subcommand)]
 pub enum Action {
@@ -96,7 +96,7 @@ fn install(args: InstallArgs) -> Result<u8> {
         &config, &servers, &lock, &lock_path, &driftlab, &lock_name, &env,
     ) {
         Ok(plan) => plan,
-        Err(InstallError::Defect(why)) => bail!(super::Internal(why)),
+        Err(InstallError::Defect(why)) => bail!(super::exit::Internal(why)),
         Err(e) => bail!("{}: {e}; nothing was written", args.config.display()),
     };
     for name in &plan.launch_differs {
@@ -114,11 +114,13 @@ fn install(args: InstallArgs) -> Result<u8> {
     };
     let mut bytes = serde_json::to_vec_pretty(&record)?;
     bytes.push(b'\n');
-    crate::fs::write_atomic_like(&backup, &bytes, &args.config)
+    driftlab_contract::fs::write_atomic_like(&backup, &bytes, &args.config)
         .with_context(|| format!("{}: cannot write the backup", backup.display()))?;
-    if let Err(e) =
-        crate::fs::replace_if_unchanged(&args.config, rewritten.as_bytes(), config.text.as_bytes())
-    {
+    if let Err(e) = driftlab_contract::fs::replace_if_unchanged(
+        &args.config,
+        rewritten.as_bytes(),
+        config.text.as_bytes(),
+    ) {
         let _ = std::fs::remove_file(&backup);
         bail!("{}: {e}", args.config.display());
     }
@@ -167,7 +169,7 @@ fn lock_names(
 
 fn uninstall(args: UninstallArgs) -> Result<u8> {
     let backup = backup_path(&args.config);
-    let text = crate::fs::read_text(&backup, 64 * 1024 * 1024).map_err(|e| {
+    let text = driftlab_contract::fs::read_text(&backup, 64 * 1024 * 1024).map_err(|e| {
         anyhow!("{e} (`driftlab guard install` keeps the original there; was it installed?)")
     })?;
     let record: Backup = serde_json::from_str(&text)
@@ -189,7 +191,7 @@ fn uninstall(args: UninstallArgs) -> Result<u8> {
             backup.display()
         );
     }
-    crate::fs::replace_if_unchanged(&args.config, record.original.as_bytes(), &current)
+    driftlab_contract::fs::replace_if_unchanged(&args.config, record.original.as_bytes(), &current)
         .map_err(|e| anyhow!("{}: {e}", args.config.display()))?;
     std::fs::remove_file(&backup).with_context(|| {
         format!(

@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 
 use super::study_folder::{run_and_write, Folder};
 
-use crate::guard::study::{self, GuardStudy};
+use driftlab_proxy::guard::study::{self, GuardStudy};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
 /// are valid under the server's real (pinned) contract to the server drifted by `driftlab wrap

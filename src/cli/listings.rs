@@ -1,6 +1,6 @@
 //! `driftlab rules`, `driftlab mutations` and `driftlab clients`: what the registries hold.
 
-use crate::report::listing::{self, ListFormat};
+use driftlab_report::report::listing::{self, ListFormat};
 
 /// The format flags every listing takes.
 #[derive(clap::Args)]
@@ -64,8 +64,8 @@ pub fn rules(args: RulesArgs) -> anyhow::Result<u8> {
 }
 
 pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
-    let rows = crate::mutate::listing_rows();
-    let columns = crate::mutate::LISTING_COLUMNS;
+    let rows = driftlab_mutate::mutate::listing_rows();
+    let columns = driftlab_mutate::mutate::LISTING_COLUMNS;
     out!(
         "{}",
         listing::listing(columns, &rows, args.options.format())
@@ -74,12 +74,12 @@ pub fn mutations(args: MutationsArgs) -> anyhow::Result<u8> {
 }
 
 pub fn clients(args: ClientsArgs) -> anyhow::Result<u8> {
-    let rows = crate::config::listing_rows();
+    let rows = driftlab_lock::config::listing_rows();
     let rows: Vec<[&str; 7]> = rows
         .iter()
         .map(|row| row.each_ref().map(String::as_str))
         .collect();
-    let columns = crate::config::LISTING_COLUMNS;
+    let columns = driftlab_lock::config::LISTING_COLUMNS;
     out!(
         "{}",
         listing::listing(columns, &rows, args.options.format())

@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::live::http::HttpTransport;
-use crate::live::stdio::StdioTransport;
-use crate::live::ProtocolMode;
-use crate::live::{self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION};
-use crate::payload::Limits;
-use crate::surface::Surface;
+use driftlab_contract::payload::Limits;
+use driftlab_contract::surface::Surface;
+use driftlab_live::live::http::HttpTransport;
+use driftlab_live::live::stdio::StdioTransport;
+use driftlab_live::live::ProtocolMode;
+use driftlab_live::live::{
+    self, Capture, CaptureOptions, Target, Transport, DEFAULT_PROTOCOL_VERSION,
+};
 
 /// Which part of a server's contract a command records or compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -50,7 +52,7 @@ pub struct ServerArgs {
     #[arg(long, value_name = "JSON", default_value = "{}")]
     pub client_capabilities: String,
     /// Follow at most this many tools/list pages.
-    #[arg(long, value_name = "N", default_value_t = crate::live::DEFAULT_MAX_PAGES)]
+    #[arg(long, value_name = "N", default_value_t = driftlab_live::live::DEFAULT_MAX_PAGES)]
     pub max_pages: usize,
     /// Write the server's stderr to this file (by default only its end is kept, for errors).
     #[arg(long, value_name = "FILE")]
@@ -190,7 +192,8 @@ pub fn surface_from(
             "give either a {what} payload file or a live server (`-- CMD…` or --url), not both"
         ),
         (Some(path), None) => {
-            let surface = crate::payload::input::read_surface_beside(path, limits, approved)?;
+            let surface =
+                driftlab_contract::payload::input::read_surface_beside(path, limits, approved)?;
             Ok((scoped(surface, scope), path.to_string()))
         }
         (None, Some(target)) => Ok((

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 
 use super::servers::{self, ConfigArgs};
-use crate::config::discover::{self, Place};
-use crate::config::{ClientConfig, ConfiguredServer};
-use crate::lock::build::{discovered_lockfile, lock_servers, new_lockfile};
-use crate::lock::check::updated;
-use crate::lock::Lockfile;
-use crate::payload::DEFAULT_MAX_BYTES;
+use driftlab_contract::payload::DEFAULT_MAX_BYTES;
+use driftlab_lock::config::discover::{self, Place};
+use driftlab_lock::config::{ClientConfig, ConfiguredServer};
+use driftlab_lock::lock::build::{discovered_lockfile, lock_servers, new_lockfile};
+use driftlab_lock::lock::check::updated;
+use driftlab_lock::lock::Lockfile;
 
 /// Pin every server your agent uses: start each server of a client config (any client
 /// `driftlab clients` lists), capture its whole contract and
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> Result<u8> {
         (None, Some((found, project))) => discovered_lockfile(found, project, &args.out, entries),
         (None, None) => new_lockfile(&config, &args.out, entries),
     };
-    crate::fs::write_atomic(&args.out, &lock.render())
+    driftlab_contract::fs::write_atomic(&args.out, &lock.render())
         .map_err(|e| anyhow!("{}: cannot write: {e}", args.out.display()))?;
     let skipped = lock.servers.iter().filter(|s| s.skipped.is_some()).count();
     eprintln!(

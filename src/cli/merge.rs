@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::census::{self, shard};
+use driftlab_study::census::{self, shard};
 
-use crate::study::headline as table;
-use crate::study::results;
+use driftlab_study::study::headline as table;
+use driftlab_study::study::results;
 
 /// Merge the results of `driftlab study --shard K/N` or `driftlab census --shard K/N` runs (all
 /// N shards of one study or census) into the folder the unsharded run writes, byte for byte.

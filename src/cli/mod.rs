@@ -1,19 +1,7 @@
 //! The command line: one file per subcommand. `main` maps outcomes to exit codes.
 
-/// `print!` for command output: a reader that stopped early (`driftlab check … | head`) is normal
-/// and ignored; any other failure (a full disk) is an error naming stdout, exit 2.
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::cli::emit(&format!($($arg)*))?
-    };
-}
-
-/// `println!` for command output, as [`out!`].
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::cli::emit(&format!("{}\n", format_args!($($arg)*)))?
-    };
-}
+#[macro_use]
+mod output;
 
 mod anchor;
 mod capture;
@@ -47,39 +35,9 @@ mod wrap;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-/// Exit codes, documented in docs/gate.md.
-pub mod exit {
-    /// Pass (or a command that succeeded).
-    pub const PASS: u8 = 0;
-    /// Drift at or above the chosen severity.
-    pub const DRIFT: u8 = 1;
-    /// Usage error, unreadable or invalid input, unwritable output.
-    pub const USAGE: u8 = 2;
-    /// A defect in driftlab.
-    pub const INTERNAL: u8 = 70;
-}
-
-/// Writes command output to stdout (see [`out!`]).
-pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::anyhow!("cannot write to stdout: {e}"))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// A defect, not a problem with the input: exit code 70.
-#[derive(Debug, thiserror::Error)]
-#[error("internal error (please report): {0}")]
-pub struct Internal(pub String);
+pub mod exit;
 
 #[derive(Parser)]
 #[command(
@@ -142,7 +100,6 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    crate::start();
     let cli = Cli::parse_from(args);
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Capture(args) => capture::run(args),
@@ -174,26 +131,29 @@ where
         Command::Mutations(args) => listings::mutations(args),
         Command::Clients(args) => listings::clients(args),
         Command::Derived(args) => derived::run(args),
-        Command::Completions(args) => docs::completions(args),
-        Command::Man(args) => docs::man(args),
+        Command::Completions(args) => docs::completions(args, Cli::command()),
+        Command::Man(args) => docs::man(args, Cli::command()),
         Command::Digest(args) => digest::run(args),
         Command::Lock(args) => lock::run(args),
         Command::Configs(args) => configs::run(args),
     });
     match result {
         Ok(Ok(code)) => code,
-        Ok(Err(_)) if crate::cleanup::interrupted().is_some() => {
+        Ok(Err(_)) if driftlab_contract::cleanup::interrupted().is_some() => {
             // A signal ended the run (and its servers): that, not what followed, is the cause.
-            let signal = crate::cleanup::interrupted().unwrap_or(0);
-            crate::cleanup::report_interruption(signal) as u8
+            let signal = driftlab_contract::cleanup::interrupted().unwrap_or(0);
+            driftlab_contract::cleanup::report_interruption(signal) as u8
         }
         Ok(Err(error)) => {
-            eprintln!("driftlab: {}", crate::text::with_causes(error.as_ref()));
+            eprintln!(
+                "driftlab: {}",
+                driftlab_contract::text::with_causes(error.as_ref())
+            );
             let internal = error.chain().any(|cause| {
-                cause.is::<Internal>()
+                cause.is::<exit::Internal>()
                     || cause
-                        .downcast_ref::<crate::study::runner::RunError>()
-                        .is_some_and(crate::study::runner::RunError::is_defect)
+                        .downcast_ref::<driftlab_study::study::runner::RunError>()
+                        .is_some_and(driftlab_study::study::runner::RunError::is_defect)
             });
             if internal {
                 exit::INTERNAL
@@ -231,7 +191,6 @@ mod tests {
 
     #[test]
     fn every_help_example_is_a_line_of_its_own_that_parses() {
-        crate::start();
         let mut cli = super::Cli::command();
         let names: Vec<String> = cli
             .get_subcommands()
@@ -335,7 +294,6 @@ mod tests {
 
     #[test]
     fn every_driftlab_command_in_the_readme_and_docs_parses() {
-        crate::start();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut pages = vec![root.join("README.md")];
         let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::live::ServerArgs;
-use crate::live::{capture_on, Session};
-use crate::payload::input::read_surface;
-use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
-use crate::scan::corpus_study::CorpusStudy;
-use crate::scan::{self, probes, render, ScanReport};
+use driftlab_contract::payload::input::read_surface;
+use driftlab_contract::payload::{self, Limits, DEFAULT_MAX_BYTES};
+use driftlab_live::live::{capture_on, Session};
+use driftlab_study::scan::corpus_study::CorpusStudy;
+use driftlab_study::scan::{self, probes, render, ScanReport};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use crate::config::discover::{self, Found, Place, Scope};
-use crate::config::{self, Client, ClientConfig, ConfiguredServer};
-use crate::lock::{self, Lockfile};
+use driftlab_lock::config::discover::{self, Found, Place, Scope};
+use driftlab_lock::config::{self, Client, ClientConfig, ConfiguredServer};
+use driftlab_lock::lock::{self, Lockfile};
 
 /// Options naming a client config and which of its servers run.
 #[derive(clap::Args, Debug)]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::live::{surface_from, Scope, ServerArgs};
-use crate::check::rules::of_kind;
-use crate::check::{run_rules, RuleKind};
-use crate::payload::{Limits, DEFAULT_MAX_BYTES};
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::{run_rules, RuleKind};
+use driftlab_contract::payload::{Limits, DEFAULT_MAX_BYTES};
 
 /// Record an approved snapshot: the payload's tools as a tools/list result {"tools":[…]}, tool
 /// and field order kept, so it can be committed and used with `driftlab check --approved`.
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<u8> {
     bytes.push(b'\n');
     match &args.out {
         Some(path) => {
-            crate::fs::write_atomic(path, &bytes)
+            driftlab_contract::fs::write_atomic(path, &bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!(
                 "driftlab: recorded {} in {}",
@@ -82,8 +82,8 @@ pub fn run(args: Args) -> Result<u8> {
 
 /// `12 tools`, or `12 tools, 4 prompts, 7 resources, 2 resource templates, instructions and
 /// capabilities`; a list the payload did not record is named as such.
-fn recorded(surface: &crate::surface::Surface) -> String {
-    use crate::surface::contract::ListKind;
+fn recorded(surface: &driftlab_contract::surface::Surface) -> String {
+    use driftlab_contract::surface::contract::ListKind;
     let mut parts = vec![format!("{} tools", surface.len())];
     let Some(contract) = surface.contract() else {
         return parts.remove(0);

@@ -7,7 +7,7 @@ use anyhow::{anyhow, Result};
 
 use super::study_folder::{run_and_write, Folder};
 
-use crate::stacks::{self, StackStudy};
+use driftlab_study::stacks::{self, StackStudy};
 
 /// Measure drift on real agent stacks: for each case of the bench (one tool at version 1 and a
 /// drifted version 2) and each stack row of a spec, send seeded calls valid under version 1

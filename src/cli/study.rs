@@ -7,12 +7,12 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::record::{Row, Shard};
-use crate::study::headline as table;
-use crate::study::results::{self, Finish, ResultsFolder};
-use crate::study::runner::{self, RowsMode};
-use crate::study::spec::{DEFAULT_SPEC, DEFAULT_SPEC_PATH};
-use crate::study::{Study, StudySpec};
+use driftlab_record::{Row, Shard};
+use driftlab_study::study::headline as table;
+use driftlab_study::study::results::{self, Finish, ResultsFolder};
+use driftlab_study::study::runner::{self, RowsMode};
+use driftlab_study::study::spec::{DEFAULT_SPEC, DEFAULT_SPEC_PATH};
+use driftlab_study::study::{Study, StudySpec};
 
 /// Run a study: generate surfaces, apply every mutation, run every gate, write the results.
 ///
@@ -70,7 +70,7 @@ pub struct Overrides {
 pub(super) fn load(spec: Option<&Path>, overrides: &Overrides) -> Result<(Study, String)> {
     let (text, name) = match spec {
         Some(path) => (
-            crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
+            driftlab_contract::fs::read_text(path, driftlab_contract::fs::MAX_SMALL_FILE)
                 .map_err(|e| anyhow::anyhow!("study spec {e}"))?,
             path.display().to_string(),
         ),
@@ -81,7 +81,7 @@ pub(super) fn load(spec: Option<&Path>, overrides: &Overrides) -> Result<(Study,
         bail!("--surfaces 0: must be at least 1");
     }
     if let Some(tools) = overrides.tools {
-        let max = crate::study::spec::MAX_TOOLS;
+        let max = driftlab_study::study::spec::MAX_TOOLS;
         if tools == 0 || tools > max {
             bail!("--tools {tools}: must be between 1 and {max}");
         }
@@ -207,7 +207,7 @@ fn reproduce_command(args: &Args) -> String {
             words.extend([flag.to_string(), value]);
         }
     }
-    crate::text::shell_line(&words)
+    driftlab_contract::text::shell_line(&words)
 }
 
 /// Sizes the worker pool (`-j N`); without it rayon's default (one per core, or

@@ -8,13 +8,13 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
-use crate::study::results::{self, StagedFolder};
+use driftlab_study::study::results::{self, StagedFolder};
 
 struct Prepared {
     pub staged: StagedFolder,
     /// The scratch folder: remove it when the study ends (a signal removes it too).
     pub work: PathBuf,
-    _remove_work: crate::cleanup::Registration,
+    _remove_work: driftlab_contract::cleanup::Registration,
     pub pool: rayon::ThreadPool,
     started: Instant,
     command: &'static str,
@@ -32,7 +32,7 @@ fn prepare(
     let staged = StagedFolder::begin(out)?;
     results::staging::refuse_foreign(out, |name| ours.iter().any(|o| o == name), writer, force)?;
     let work = std::env::temp_dir().join(format!("driftlab-{command}-{}", std::process::id()));
-    let remove = crate::cleanup::remove_on_signal(work.clone());
+    let remove = driftlab_contract::cleanup::remove_on_signal(work.clone());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 
 use super::study::{load, progress_bar, set_threads, Overrides};
-use crate::study::results;
-use crate::study::sweep;
+use driftlab_study::study::results;
+use driftlab_study::study::sweep;
 
 /// Run a sweep: the spec's study at every combination of `[sweep] seeds` and `surfaces`.
 ///

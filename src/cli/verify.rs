@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 
-use crate::study::results;
+use driftlab_study::study::results;
 
 /// Re-hash every file a results folder's manifest.json pins (rows.csv, summaries, figures,
 /// report) and report any that was edited, truncated or removed. To check the numbers

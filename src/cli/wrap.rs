@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::mutate;
-use crate::payload::DEFAULT_MAX_BYTES;
-use crate::proxy::wrap::{Fault, WrapHooks, WrapOptions};
-use crate::proxy::{self};
+use driftlab_contract::payload::DEFAULT_MAX_BYTES;
+use driftlab_mutate::mutate;
+use driftlab_proxy::proxy::wrap::{Fault, WrapHooks, WrapOptions};
+use driftlab_proxy::proxy::{self};
 
 /// The seed when none is given: fixed, so a rehearsal replays by default.
 pub const DEFAULT_SEED: u64 = 1;

@@ -4,12 +4,11 @@
 
 use std::path::Path;
 
-use crate::config::{self, rewrite, Client, Written};
+use driftlab_lock::config::{self, rewrite, Client, Written};
 
 /// One fuzz input (`fuzz/fuzz_targets/client_config.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn client_config(data: &[u8]) {
-    crate::start();
     let Some((&which, rest)) = data.split_first() else {
         return;
     };

@@ -9,9 +9,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::guard::{Guard, GuardOptions, OnDrift};
-use crate::jsonrpc::{self, strict::MAX_SAFE_INTEGER};
-use crate::proxy::{self, Action, Hooks, Side};
+use driftlab_contract::jsonrpc::{self, strict::MAX_SAFE_INTEGER};
+use driftlab_proxy::guard::{Guard, GuardOptions, OnDrift};
+use driftlab_proxy::proxy::{self, Action, Hooks, Side};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -24,7 +24,7 @@ thread_local! {
 /// A guard on PIN that has listed the server once (so calls are decided, not held).
 fn primed_guard() -> Guard {
     {
-        let pinned = crate::payload::read(PIN, "pin", Default::default()).unwrap();
+        let pinned = driftlab_contract::payload::read(PIN, "pin", Default::default()).unwrap();
         // Never open a circuit, so every input is decided on its own.
         let options = GuardOptions::deciding_every_call(OnDrift::Refuse);
         let mut guard = Guard::new(pinned, options, None);
@@ -158,7 +158,6 @@ fn safe_integers(v: &Value) -> bool {
 /// One fuzz input (`fuzz/fuzz_targets/guard_line.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn guard_line(line: &[u8]) {
-    crate::start();
     if line.contains(&b'\n') {
         return; // the transport splits lines there
     }

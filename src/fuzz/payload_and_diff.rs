@@ -4,16 +4,15 @@
 //! must agree with the general reader on every input: the same surface or the same error, and so
 //! must reading the candidate beside the approved surface.
 
-use crate::check::rules::of_kind;
-use crate::check::RuleKind;
-use crate::payload::{self, Limits};
-use crate::report::{self, anchor, GateReport};
-use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::RuleKind;
+use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy};
+use driftlab_contract::payload::{self, Limits};
+use driftlab_report::report::{self, anchor, GateReport};
 
 /// One fuzz input (`fuzz/fuzz_targets/payload_and_diff.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn payload_and_diff(data: &[u8]) {
-    crate::start();
     let limits = Limits { max_bytes: 1 << 20 };
     let (old, new) = match data.iter().position(|&b| b == 0) {
         Some(at) => (&data[..at], &data[at + 1..]),

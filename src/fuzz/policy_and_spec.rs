@@ -2,13 +2,12 @@
 //! spec (parsed and resolved; a spec naming real bases reads them through the bounded reader).
 //! The first byte picks the reader. Nothing may panic; errors must name the file.
 
-use crate::study::StudySpec;
-use crate::verdict::Policy;
+use driftlab_check::verdict::Policy;
+use driftlab_study::study::StudySpec;
 
 /// One fuzz input (`fuzz/fuzz_targets/policy_and_spec.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn policy_and_spec(data: &[u8]) {
-    crate::start();
     let Some((&which, rest)) = data.split_first() else {
         return;
     };

@@ -5,14 +5,13 @@
 //! and the working copy must be the base again afterwards. Both with and without the approved
 //! reading of the base that the edits use.
 
-use crate::mutate::{self, REGISTRY};
-use crate::payload::{self, Limits};
-use crate::study::splice::{Base, Workspace};
+use driftlab_contract::payload::{self, Limits};
+use driftlab_mutate::mutate::{self, REGISTRY};
+use driftlab_study::study::splice::{Base, Workspace};
 
 /// One fuzz input (`fuzz/fuzz_targets/splice.rs` runs it; `tests/it/fuzz_seeds.rs` runs it on the
 /// committed seeds).
 pub fn splice(data: &[u8]) {
-    crate::start();
     let limits = Limits { max_bytes: 1 << 20 };
     let Ok(surface) = payload::read(data, "base", limits) else {
         return;

@@ -1,5 +1,6 @@
 //! The import drawing of `src/`, held to the floors `docs/architecture.md` declares: every
-//! module a file names (`crate::…`, `super::…`, `self::…`, a child module's path) is an arrow;
+//! module a file names (`crate::…`, `driftlab_contract::…`, `super::…`, `self::…`, a child
+//! module's path) is an arrow;
 //! an arrow between top-level modules must point to a lower floor; arrows between files that
 //! are not each other's ancestor must form no circle; no source file is over 500 lines. Test
 //! code (`#[cfg(test)] mod …` and `*tests.rs` files) is left out: tests may use anything.
@@ -7,7 +8,7 @@
 use crate::common::repo;
 use std::collections::{BTreeMap, BTreeSet};
 
-type Module = Vec<String>;
+pub(crate) type Module = Vec<String>;
 
 /// The folders that hold the rooms: the root package's `src/` and each workspace crate's, with
 /// the room a crate's files form when the crate is one room of its own (its files sit at its
@@ -58,7 +59,7 @@ fn source_files() -> Vec<(std::path::PathBuf, std::path::PathBuf, String)> {
 
 /// Every module file of the rooms (but `main.rs`, test files and the crate roots that only
 /// declare their rooms) by module path, with its text.
-fn modules() -> BTreeMap<Module, String> {
+pub(crate) fn modules() -> BTreeMap<Module, String> {
     let mut out = BTreeMap::new();
     for (shown, relative, text) in source_files() {
         let name = relative.file_name().unwrap().to_string_lossy().into_owned();
@@ -166,7 +167,8 @@ fn path_at(
 }
 
 /// The module files each module file names.
-fn arrows(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Module>> {
+pub(crate) fn arrows(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Module>> {
+    let own_rooms: BTreeSet<String> = source_roots().into_iter().filter_map(|(_, r)| r).collect();
     let mut arrows = BTreeMap::new();
     for (module, text) in modules {
         let children: BTreeSet<&str> = modules
@@ -178,6 +180,15 @@ fn arrows(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Modul
         for path in paths(&code(text)) {
             let full: Module = match path[0].as_str() {
                 "crate" => path[1..].to_vec(),
+                // Another workspace crate: its rooms are top-level modules of the drawing, and a
+                // crate that is one room (`driftlab_rules`) is that room.
+                head if head.starts_with("driftlab_") => {
+                    let name = head.trim_start_matches("driftlab_");
+                    match own_rooms.contains(name) {
+                        true => [vec![name.to_string()], path[1..].to_vec()].concat(),
+                        false => path[1..].to_vec(),
+                    }
+                }
                 "self" => [module.clone(), path[1..].to_vec()].concat(),
                 "super" => {
                     let ups = path.iter().take_while(|s| *s == "super").count();

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::common::registry::{free_port, installed_or_skip, wait_until_serving, Running};
 use crate::common::*;
-use driftlab::study::results::staging::copy_tree;
+use driftlab_study::study::results::staging::copy_tree;
 
 /// Tools of the fixture's releases: a base, a rename of a required parameter, a revert to the
 /// base, and a compatible addition (an optional parameter).
@@ -109,7 +109,7 @@ pub(crate) fn census_run(spec: &Path, out: &Path) -> (String, Vec<Vec<String>>) 
 /// Whether the census sandbox works here (a census refuses to run without it); a skip says so
 /// where it does not, and fails where DRIFTLAB_REQUIRE_LIVE_SERVERS is set.
 pub(crate) fn sandbox_works() -> bool {
-    let probe = driftlab::census::sandbox::Sandbox::probe(Vec::new());
+    let probe = driftlab_study::census::sandbox::Sandbox::probe(Vec::new());
     if let Err(why) = &probe {
         assert!(
             std::env::var_os("DRIFTLAB_REQUIRE_LIVE_SERVERS").is_none(),

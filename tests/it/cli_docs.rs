@@ -131,7 +131,7 @@ fn the_guard_page_names_every_rule_the_guard_refuses_a_line_by() {
         .find("**Fail closed.**")
         .expect("docs/guard.md: the guard's fail-closed rule");
     let section = &readme[start..start + readme[start..].find("How it is tested").unwrap()];
-    let mut rules: Vec<&str> = driftlab::jsonrpc::RULES.to_vec();
+    let mut rules: Vec<&str> = driftlab_contract::jsonrpc::RULES.to_vec();
     rules.push("reserved-id");
     for rule in rules {
         assert!(

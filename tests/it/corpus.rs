@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use common::*;
-use driftlab::check::rules::of_kind;
-use driftlab::check::RuleKind;
-use driftlab::payload::{self, Limits};
-use driftlab::verdict::{evaluate, FailOn, Outcome, ResolvedPolicy, Verdict};
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::RuleKind;
+use driftlab_check::verdict::{evaluate, FailOn, Outcome, ResolvedPolicy, Verdict};
+use driftlab_contract::payload::{self, Limits};
 
 fn path(name: &str) -> PathBuf {
     repo()
@@ -18,7 +18,7 @@ fn path(name: &str) -> PathBuf {
         .join(format!("{name}.json"))
 }
 
-fn surface(name: &str) -> driftlab::surface::Surface {
+fn surface(name: &str) -> driftlab_contract::surface::Surface {
     let p = path(name);
     payload::read(
         &std::fs::read(&p).unwrap(),
@@ -61,7 +61,6 @@ const FILESYSTEM: &str = "@modelcontextprotocol__server-filesystem";
 
 #[test]
 fn everything_2025_1_14_to_2025_9_25_adds_four_tools_and_moves_one() {
-    driftlab::start();
     let o = diff(
         &format!("{EVERYTHING}@2025.1.14"),
         &format!("{EVERYTHING}@2025.9.25"),
@@ -86,7 +85,6 @@ fn everything_2025_1_14_to_2025_9_25_adds_four_tools_and_moves_one() {
 
 #[test]
 fn everything_2025_9_25_to_2026_8_31_is_mostly_renames_not_removals() {
-    driftlab::start();
     let o = diff(
         &format!("{EVERYTHING}@2025.9.25"),
         &format!("{EVERYTHING}@2026.8.31"),
@@ -133,7 +131,6 @@ fn everything_2025_9_25_to_2026_8_31_is_mostly_renames_not_removals() {
 
 #[test]
 fn filesystem_2025_1_14_to_2025_8_21_adds_tools_and_optional_parameters() {
-    driftlab::start();
     let o = diff(
         &format!("{FILESYSTEM}@2025.1.14+pinned-zod"),
         &format!("{FILESYSTEM}@2025.8.21+pinned-zod"),
@@ -159,13 +156,12 @@ fn filesystem_2025_1_14_to_2025_8_21_adds_tools_and_optional_parameters() {
     assert!(o
         .findings
         .iter()
-        .all(|f| f.severity < driftlab::check::Severity::Unknown));
+        .all(|f| f.severity < driftlab_check::check::Severity::Unknown));
     assert_eq!(o.verdict, Verdict::Pass);
 }
 
 #[test]
 fn filesystem_2025_8_21_to_2026_8_31_adds_output_schemas_and_tightens_one_parameter() {
-    driftlab::start();
     let o = diff(
         &format!("{FILESYSTEM}@2025.8.21+pinned-zod"),
         &format!("{FILESYSTEM}@2026.8.31"),
@@ -191,7 +187,6 @@ fn filesystem_2025_8_21_to_2026_8_31_adds_output_schemas_and_tightens_one_parame
 
 #[test]
 fn plain_install_filesystem_schemas_fail_check() {
-    driftlab::start();
     // zod 4 turns these input schemas into {"$schema": …}: no type, no properties.
     for (version, broken) in [("2025.1.14", 10), ("2025.8.21", 13)] {
         let pinned = surface(&format!("{FILESYSTEM}@{version}+pinned-zod"));
@@ -227,7 +222,6 @@ fn plain_install_filesystem_schemas_fail_check() {
 
 #[test]
 fn memory_0_6_2_to_2026_8_31_only_adds_contracts() {
-    driftlab::start();
     let o = diff(
         "@modelcontextprotocol__server-memory@0.6.2",
         "@modelcontextprotocol__server-memory@2026.8.31",
@@ -237,13 +231,12 @@ fn memory_0_6_2_to_2026_8_31_only_adds_contracts() {
     assert!(!o
         .findings
         .iter()
-        .any(|f| f.severity == driftlab::check::Severity::Breaking));
+        .any(|f| f.severity == driftlab_check::check::Severity::Breaking));
     assert_eq!(o.verdict, Verdict::Pass);
 }
 
 #[test]
 fn fetch_bounds_rewritten_equivalently_are_not_drift() {
-    driftlab::start();
     // exclusiveMinimum 0 / exclusiveMaximum 1000000 became minimum 1 / maximum 999999 on an
     // integer: the same bounds. Only prompt-facing text and annotations changed.
     let o = diff("mcp-server-fetch@2025.4.7", "mcp-server-fetch@2026.10.24");
@@ -266,7 +259,6 @@ fn fetch_bounds_rewritten_equivalently_are_not_drift() {
 
 #[test]
 fn time_2025_7_1_to_2026_10_19_adds_output_schemas_and_fixes_a_typo() {
-    driftlab::start();
     let o = diff("mcp-server-time@2025.7.1", "mcp-server-time@2026.10.19");
     assert_eq!(count(&o, "output-schema-added"), 2);
     assert_eq!(
@@ -278,7 +270,6 @@ fn time_2025_7_1_to_2026_10_19_adds_output_schemas_and_fixes_a_typo() {
 
 #[test]
 fn every_corpus_payload_diffs_against_itself_with_no_findings() {
-    driftlab::start();
     let dir = repo().join("tests/data/corpus");
     let mut seen = 0;
     for entry in std::fs::read_dir(dir).unwrap() {

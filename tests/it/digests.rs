@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::*;
-use driftlab::digest::{canonical, digest, ContractDigests};
+use driftlab_contract::digest::{canonical, digest, ContractDigests};
 use serde_json::{json, Value};
 
 /// RFC 8785 Appendix B: IEEE doubles (as bits) and the text JCS writes for each.

@@ -8,9 +8,9 @@ use crate::common;
 use std::path::PathBuf;
 
 use common::repo;
-use driftlab::mutate::{self, REGISTRY};
-use driftlab::payload::{self, Limits};
-use driftlab::study::splice::{Base, Workspace};
+use driftlab_contract::payload::{self, Limits};
+use driftlab_mutate::mutate::{self, REGISTRY};
+use driftlab_study::study::splice::{Base, Workspace};
 use serde_json::Value;
 
 /// Every real payload the repository holds: the test corpus and the taxonomy study's bases.
@@ -58,7 +58,7 @@ fn assert_same_reading(bytes: &[u8], what: &str) {
 }
 
 fn general_tool(
-    general: &Result<driftlab::surface::Surface, payload::PayloadError>,
+    general: &Result<driftlab_contract::surface::Surface, payload::PayloadError>,
     index: usize,
 ) -> serde_json::Map<String, Value> {
     general
@@ -215,11 +215,13 @@ fn bases() -> Vec<Value> {
     for seed in [1, 20260822, 7] {
         for index in 0..60 {
             let tools = 1 + (index % 6) as usize;
-            bases.push(driftlab::generate::surface(seed, index, tools));
+            bases.push(driftlab_mutate::generate::surface(seed, index, tools));
         }
     }
     for index in 0..60 {
-        bases.push(driftlab::generate::surface_with_contract(11, index, 3));
+        bases.push(driftlab_mutate::generate::surface_with_contract(
+            11, index, 3,
+        ));
     }
     bases
 }
@@ -278,9 +280,9 @@ fn a_generated_base_written_from_its_draws_splices_as_its_value_does() {
     for seed in [1, 20260822, 7] {
         for index in 0..60 {
             let tools = 1 + (index % 6) as usize;
-            let value = driftlab::generate::surface(seed, index, tools);
+            let value = driftlab_mutate::generate::surface(seed, index, tools);
             let given = Base::new(&value);
-            let written = Base::generated(driftlab::generate::plan(seed, index, tools));
+            let written = Base::generated(driftlab_mutate::generate::plan(seed, index, tools));
             assert_eq!(written.bytes(), given.bytes(), "{seed} {index}");
             let read = payload::read(written.bytes(), "b", Limits::default()).unwrap();
             for read in [Some(&read), None] {

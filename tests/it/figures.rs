@@ -141,9 +141,8 @@ fn missing_or_malformed_summary_exits_2_with_one_line() {
 
 #[test]
 fn a_15_by_25_matrix_renders() {
-    driftlab::start();
-    let summary = driftlab::plot::sample_summary(15, 25);
-    let figures = driftlab::plot::all(&summary, driftlab::plot::Medium::Screen).unwrap();
+    let summary = driftlab_plot::plot::sample_summary(15, 25);
+    let figures = driftlab_plot::plot::all(&summary, driftlab_plot::plot::Medium::Screen).unwrap();
     let matrix = figures
         .iter()
         .find(|f| f.stem == "detection-matrix")
@@ -175,7 +174,7 @@ fn png_size(path: &std::path::Path) -> (u32, u32) {
 
 #[test]
 fn a_study_writes_print_versions_and_figures_redraws_one_width_at_a_dpi() {
-    use driftlab::plot::{study_file_names, Medium};
+    use driftlab_plot::plot::{study_file_names, Medium};
     let dir = tempfile::tempdir().unwrap();
     let out = run_default_study(dir.path());
     for name in study_file_names(&Medium::DEFAULTS) {

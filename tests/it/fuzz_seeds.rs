@@ -35,7 +35,6 @@ fn shared_seeds() -> Vec<Vec<u8>> {
 
 #[test]
 fn payload_and_diff_holds_on_every_seed() {
-    driftlab::start();
     shared_seeds()
         .iter()
         .for_each(|s| driftlab::fuzz::payload_and_diff(s));
@@ -64,7 +63,6 @@ fn client_config_holds_on_every_seed() {
 
 #[test]
 fn guard_line_holds_on_every_seed() {
-    driftlab::start();
     for seed in seeds("seeds-guard_line") {
         driftlab::fuzz::guard_line(&seed);
     }
@@ -72,7 +70,6 @@ fn guard_line_holds_on_every_seed() {
 
 #[test]
 fn merge_holds_on_the_first_seeds() {
-    driftlab::start();
     // Each input runs a merge of real shards in-process: the first seeds, with each file picked.
     for seed in seeds("seeds").iter().take(6) {
         for which in [0u8, 1, 2] {

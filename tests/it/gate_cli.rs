@@ -213,7 +213,6 @@ fn every_format_renders_the_findings() {
 
 #[test]
 fn check_without_a_snapshot_runs_payload_rules_only() {
-    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     let bad = json!({"tools": [{"name": "get user", "inputSchema": null}, {"name": "x", "inputSchema": {"type": "object"}}, {"name": "x", "inputSchema": {"type": "object"}}]});
     let c = write(dir.path(), "c.json", &bad);
@@ -228,10 +227,11 @@ fn check_without_a_snapshot_runs_payload_rules_only() {
         .collect();
     // Only payload rules run (whichever the registry holds: a new payload rule may fire too),
     // and these three must.
-    let payload: BTreeSetOf = driftlab::check::rules::of_kind(driftlab::check::RuleKind::Payload)
-        .iter()
-        .map(|r| r.id().to_string())
-        .collect();
+    let payload: BTreeSetOf =
+        driftlab_check::check::rules::of_kind(driftlab_check::check::RuleKind::Payload)
+            .iter()
+            .map(|r| r.id().to_string())
+            .collect();
     assert!(rules.is_subset(&payload), "{rules:?}");
     for expected in [
         "duplicate-tool-name",

@@ -16,6 +16,7 @@ mod ci_surfaces;
 mod cli_docs;
 mod contract;
 mod corpus;
+mod crate_drawing;
 mod digests;
 mod external_checkers;
 mod fast_paths;

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use driftlab::diff::{pair, similarity, RENAME_THRESHOLD};
-use driftlab::payload::{self, Limits};
-use driftlab::surface::Surface;
+use driftlab_contract::payload::{self, Limits};
+use driftlab_contract::surface::Surface;
+use driftlab_diff::diff::{pair, similarity, RENAME_THRESHOLD};
 
 /// Consecutive releases of the same server in tests/data/corpus (the pinned-zod builds, where a
 /// release has one, since the plain install's schemas are broken).

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
-use driftlab::check::{rules, Comparison};
-use driftlab::payload;
+use driftlab_check::check::{rules, Comparison};
+use driftlab_contract::payload;
 use serde_json::Value;
 
 fn fixtures() -> Vec<(String, Value)> {
@@ -27,12 +27,11 @@ fn fixtures() -> Vec<(String, Value)> {
 
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
-    driftlab::start();
     // A `lock` rule is judged from what a lockfile records beside the contract, which no pair
     // of documents carries: `check --lock` tests it (tests/it/lock.rs, src/cli/check_lock.rs).
     let registered: BTreeSet<&str> = rules::registry()
         .iter()
-        .filter(|r| r.kind() != driftlab::check::RuleKind::Lock)
+        .filter(|r| r.kind() != driftlab_check::check::RuleKind::Lock)
         .map(|r| r.id())
         .collect();
     let fixtures: BTreeSet<String> = fixtures().into_iter().map(|(id, _)| id).collect();
@@ -49,7 +48,6 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
 
 #[test]
 fn every_rule_fires_exactly_where_its_fixture_expects() {
-    driftlab::start();
     for (id, fixture) in fixtures() {
         let rule = rules::by_id(&id).unwrap();
         let read = |side: &str| {
@@ -98,7 +96,7 @@ fn every_rule_fires_exactly_where_its_fixture_expects() {
         let mut none = Vec::new();
         rule.check(&same, &mut none);
         assert!(
-            none.is_empty() || rule.kind() == driftlab::check::RuleKind::Payload,
+            none.is_empty() || rule.kind() == driftlab_check::check::RuleKind::Payload,
             "{id} fires on an unchanged surface"
         );
     }

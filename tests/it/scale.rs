@@ -6,9 +6,9 @@ use std::fs;
 use std::path::Path;
 
 use common::*;
-use driftlab::record::Row;
-use driftlab::study::runner::{run_range, RowsMode, RunError};
-use driftlab::study::Study;
+use driftlab_record::Row;
+use driftlab_study::study::runner::{run_range, RowsMode, RunError};
+use driftlab_study::study::Study;
 
 const FILES: &[&str] = &[
     "rows.csv",
@@ -86,7 +86,6 @@ fn merge_refuses_an_incomplete_or_mixed_set() {
 
 #[test]
 fn streamed_rows_equal_a_surface_by_surface_reference() {
-    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     study(dir.path(), &["--out", "streamed"]);
     // Reference: one surface at a time, in order, serialized in memory.
@@ -251,7 +250,7 @@ fn two_writers_of_one_folder_are_serialised_by_its_lock() {
     let out = dir.path().join("r");
     fs::create_dir(&out).unwrap();
     // Hold the folder's lock as a running study would.
-    let _held = driftlab::study::results::staging::lock(&out).unwrap();
+    let _held = driftlab_study::study::results::staging::lock(&out).unwrap();
     let output = run_in(
         dir.path(),
         &["study", "--quiet", "--surfaces", "5", "--out", "r"],

@@ -1,5 +1,5 @@
 //! The strict reading against the parsers servers really use: seeded mutations of real client
-//! messages are read by `driftlab::jsonrpc::strict`, and every line it accepts is parsed again
+//! messages are read by `driftlab_contract::jsonrpc::strict`, and every line it accepts is parsed again
 //! by JavaScript's `JSON.parse` (Node) and Python's `json.loads`, which must read the same value.
 //! A line the guard forwards is therefore the line the server reads.
 
@@ -8,8 +8,8 @@ use crate::common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use driftlab::jsonrpc::{self, strict};
-use driftlab::rng::Stream;
+use driftlab_contract::jsonrpc::{self, strict};
+use driftlab_contract::rng::Stream;
 use serde_json::Value;
 
 /// Real client lines to mutate.

@@ -234,7 +234,7 @@ fn manifest_hashes_every_other_file() {
         let bytes = fs::read(dir.path().join("out").join(name)).unwrap();
         assert_eq!(
             manifest["files"][name].as_str().unwrap(),
-            driftlab::text::sha256_hex(&bytes),
+            driftlab_contract::text::sha256_hex(&bytes),
             "{name}"
         );
     }
@@ -412,7 +412,10 @@ fn generate_writes_surfaces_and_candidates_as_json_lines() {
     let k = missing["tool_index"].as_u64().unwrap() as usize;
     assert!(missing["payload"]["tools"][k].get("inputSchema").is_none());
     // Generated surfaces are the study's surfaces.
-    assert_eq!(lines[0]["payload"], driftlab::generate::surface(5, 0, 3));
+    assert_eq!(
+        lines[0]["payload"],
+        driftlab_mutate::generate::surface(5, 0, 3)
+    );
 }
 
 /// docs/study.md's table is exactly what `driftlab mutations --format markdown` prints, and the
@@ -434,11 +437,14 @@ fn the_mutation_listings_match_the_registry() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(
         json.as_array().unwrap().len(),
-        driftlab::mutate::REGISTRY.len()
+        driftlab_mutate::mutate::REGISTRY.len()
     );
     assert!(json[0]["label"].is_string());
     assert_eq!(json[0]["part"], "tools");
-    assert_eq!(json[0]["mutation"], driftlab::mutate::REGISTRY[0].id());
+    assert_eq!(
+        json[0]["mutation"],
+        driftlab_mutate::mutate::REGISTRY[0].id()
+    );
 }
 
 #[test]

@@ -8,7 +8,6 @@ use common::*;
 
 #[test]
 fn sweep_writes_a_row_per_configuration_and_spreads_across_seeds() {
-    driftlab::start();
     let dir = tempfile::tempdir().unwrap();
     let spec = fs::read_to_string(repo().join("examples/sweep.toml"))
         .unwrap()
@@ -43,7 +42,7 @@ fn sweep_writes_a_row_per_configuration_and_spreads_across_seeds() {
     let manifest = |out: &str| fs::read(dir.path().join(out).join("manifest.json")).unwrap();
     assert_eq!(manifest("a"), manifest("b"));
     let a: serde_json::Value = serde_json::from_slice(&manifest("a")).unwrap();
-    assert_eq!(a["rule_set"], driftlab::check::rules::sets::latest());
+    assert_eq!(a["rule_set"], driftlab_check::check::rules::sets::latest());
     assert!(a.get("run").is_none() && a.get("code").is_none());
     let run: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("b/run.json")).unwrap()).unwrap();

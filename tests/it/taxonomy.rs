@@ -7,8 +7,8 @@
 use crate::common;
 
 use common::*;
-use driftlab::mutate::{self, Label};
-use driftlab::study::StudySpec;
+use driftlab_mutate::mutate::{self, Label};
+use driftlab_study::study::StudySpec;
 use serde_json::Value;
 
 const SYNTHETIC: &str = "mcp-drift-taxonomy-2026-11-30";
@@ -173,7 +173,6 @@ fn emulated_strategies_show_their_documented_blind_spots() {
 
 #[test]
 fn every_class_changes_every_real_base_it_applies_to() {
-    driftlab::start();
     let path = repo().join("research/2026-11-30-mcp-drift-taxonomy/study-real.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let study = StudySpec::parse(&text, path.to_str().unwrap())
@@ -197,8 +196,12 @@ fn every_class_changes_every_real_base_it_applies_to() {
                     class.id()
                 );
                 // Valid JSON that the payload reader accepts.
-                driftlab::payload::read(&class.serialize(&candidate), name, Default::default())
-                    .unwrap();
+                driftlab_contract::payload::read(
+                    &class.serialize(&candidate),
+                    name,
+                    Default::default(),
+                )
+                .unwrap();
             }
         }
     }

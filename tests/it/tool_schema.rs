@@ -18,7 +18,7 @@ fn generated_tools_validate_against_the_official_tool_schema() {
     let validator = tool_validator();
     for (seed, tools) in [(20260822, 3), (1, 8)] {
         for index in 0..300 {
-            let surface = driftlab::generate::surface(seed, index, tools);
+            let surface = driftlab_mutate::generate::surface(seed, index, tools);
             for tool in surface["tools"].as_array().unwrap() {
                 let errors: Vec<String> =
                     validator.iter_errors(tool).map(|e| e.to_string()).collect();

@@ -123,7 +123,7 @@ fn each_fault_does_what_it_says() {
     let corrupted: Value = serde_json::from_str(&answer_to(&out, "3").unwrap()).unwrap();
     assert_eq!(
         corrupted["result"]["content"][0]["text"],
-        driftlab::scan::corrupt::SENTINEL
+        driftlab_study::scan::corrupt::SENTINEL
     );
 
     let (out, _, _) = wrapped(&["--faults", "malformed"], &[]);
@@ -220,7 +220,7 @@ fn every_drift_class_reaches_a_real_client() {
     assert!(output.status.success(), "{}", stderr(&output));
     let direct_list = read_json(&direct)["capture"]["toolsListRawSha256"].clone();
     // wrap drifts tools/list: the classes of part `tools` (it refuses the others, tested above).
-    for class in driftlab::mutate::REGISTRY
+    for class in driftlab_mutate::mutate::REGISTRY
         .iter()
         .filter(|c| c.part() == "tools")
     {

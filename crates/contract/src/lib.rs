@@ -1,6 +1,9 @@
-//! The contract and its readers (floors 0-2 of docs/architecture.md): bounded file reading and
-//! atomic writes, server text made safe, the raw `tools/list` view that never coerces, payloads
-//! read from whatever produced them, the JSON Schema validator, canonical digests.
+//! The contract as read: files, server text, the raw `tools/list` view, payloads, schemas and
+//! digests.
+//!
+//! Bounded file reading and atomic writes, server text made safe, the raw view that never
+//! coerces, payloads read from whatever produced them, the JSON Schema validator, canonical
+//! digests (floors 0-2 of docs/architecture.md).
 
 #![deny(missing_docs)]
 

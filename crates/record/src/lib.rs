@@ -1,5 +1,7 @@
-//! A study's evidence: one `Row` per surface × mutation × gate, and the `Summary` that tallies
-//! them, as serializable structs (floor 5).
+//! A study's evidence: its rows and their tallies.
+//!
+//! One `Row` per surface × mutation × gate, and the `Summary` that tallies them, as
+//! serializable structs (floor 5).
 
 #![deny(missing_docs)]
 

@@ -12,6 +12,8 @@ use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy, Verdict};
 use driftlab_contract::payload::input::read_surface;
 use driftlab_contract::payload::Limits;
 use driftlab_report::report::{Format, GateReport};
+// Naming the crate links the hand-written rules into the registry.
+use driftlab_rules as _;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,7 +21,6 @@ fn main() -> ExitCode {
         eprintln!("usage: check APPROVED CANDIDATE");
         return ExitCode::from(2);
     };
-    driftlab_rules::register();
     let read = |path: &str| {
         read_surface(path, Limits::default()).map_err(|e| eprintln!("error: {path}: {e}"))
     };

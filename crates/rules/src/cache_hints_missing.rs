@@ -2,9 +2,9 @@
 //! may be cached (`ttlMs`, `cacheScope`); a capture whose results lack them shows a server that
 //! breaks the era's contract, and a client cannot tell how long its lists stay fresh.
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
-use crate::pointer;
-use crate::surface::contract::capture_field;
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use driftlab_contract::pointer;
+use driftlab_contract::surface::contract::capture_field;
 
 pub(crate) struct CacheHintsMissing;
 

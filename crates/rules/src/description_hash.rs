@@ -3,7 +3,7 @@
 //! a tool present under the same name in both surfaces whose description differs. Blind by
 //! construction to schemas, annotations, added, removed or renamed tools and order.
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
 pub(crate) struct DescriptionHash;
 

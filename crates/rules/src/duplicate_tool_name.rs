@@ -4,7 +4,7 @@ use std::collections::hash_map::{Entry, HashMap};
 
 use foldhash::fast::RandomState;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
 
 pub(crate) struct DuplicateToolName;
 

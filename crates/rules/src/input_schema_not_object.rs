@@ -1,8 +1,8 @@
 //! `input-schema-not-object`: a tool's inputSchema is not an object schema with "type": "object".
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
-use crate::surface::Tool;
+use driftlab_check::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
+use driftlab_contract::surface::Tool;
 
 pub(crate) struct InputSchemaNotObject;
 

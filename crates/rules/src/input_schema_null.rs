@@ -1,8 +1,8 @@
 //! `input-schema-null`: a tool's inputSchema is null.
 
 use super::structural::{input_schema_problem, InputSchemaProblem};
-use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
-use crate::surface::Tool;
+use driftlab_check::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
+use driftlab_contract::surface::Tool;
 
 pub struct InputSchemaNull;
 

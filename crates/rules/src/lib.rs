@@ -1,8 +1,10 @@
-//! The hand-written checker rules: the study rules (the published study's composites and the
-//! emulated strategies of published tools), then the payload rules. The registry of
-//! `driftlab-check` reads them once [`register`] has handed them over, so a change here
-//! rebuilds only this crate and the binary's. Its whole public surface is [`HAND_WRITTEN`] and
-//! [`register`]: a rule is reached through the registry, by id, never by its type.
+//! The hand-written checker rules.
+//!
+//! The study rules (the published study's composites and the emulated strategies of published
+//! tools), then the payload rules. The registry of `driftlab-check` gathers [`HAND_WRITTEN`] at
+//! link time (a program that names this crate, `use driftlab_rules as _;`, has them; no call at
+//! start-up), so a change here rebuilds only this crate and the binary's. Its whole public
+//! surface is [`HAND_WRITTEN`]: a rule is reached through the registry, by id, never by its type.
 
 #![deny(missing_docs)]
 
@@ -36,28 +38,29 @@ hand_written! {
     cache_hints_missing::{CacheHintsMissing},
 }
 
-/// Hands [`HAND_WRITTEN`] to the registry (`check::rules::register`); idempotent.
-pub fn register() {
-    crate::check::rules::register(HAND_WRITTEN);
-}
+// The registry of `driftlab-check` gathers this table at link time.
+#[linkme::distributed_slice(driftlab_check::check::rules::HAND_WRITTEN)]
+static LINKED: &'static [&'static dyn Rule] = HAND_WRITTEN;
 
 /// The approved surface's tools by name (the first of each name), for rules that compare a
 /// candidate tool with its namesake. Built on the first lookup: those rules look up only the few
 /// tools that have what they look for, so most comparisons never build it.
 pub(crate) struct ApprovedByName<'a> {
-    approved: &'a crate::surface::Surface,
-    map: std::cell::OnceCell<std::collections::HashMap<&'a str, crate::surface::Tool<'a>>>,
+    approved: &'a driftlab_contract::surface::Surface,
+    map: std::cell::OnceCell<
+        std::collections::HashMap<&'a str, driftlab_contract::surface::Tool<'a>>,
+    >,
 }
 
 impl<'a> ApprovedByName<'a> {
-    pub(crate) fn new(comparison: &crate::check::Comparison<'a>) -> ApprovedByName<'a> {
+    pub(crate) fn new(comparison: &driftlab_check::check::Comparison<'a>) -> ApprovedByName<'a> {
         ApprovedByName {
             approved: comparison.approved,
             map: std::cell::OnceCell::new(),
         }
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&crate::surface::Tool<'a>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&driftlab_contract::surface::Tool<'a>> {
         let map = self.map.get_or_init(|| {
             let mut out = std::collections::HashMap::new();
             for tool in self.approved.tools() {
@@ -72,7 +75,7 @@ impl<'a> ApprovedByName<'a> {
 }
 
 /// A tool's description as the emulated hashing rules hash it: `""` when absent or not a string.
-pub(crate) fn hashed_description<'a>(tool: &crate::surface::Tool<'a>) -> &'a str {
+pub(crate) fn hashed_description<'a>(tool: &driftlab_contract::surface::Tool<'a>) -> &'a str {
     tool.get("description")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("")
@@ -81,8 +84,8 @@ pub(crate) fn hashed_description<'a>(tool: &crate::surface::Tool<'a>) -> &'a str
 /// Whether two tools' descriptions hash alike ([`hashed_description`]): equal texts hold equal
 /// descriptions, so they are parsed only when their texts differ.
 pub(crate) fn same_hashed_description(
-    a: &crate::surface::Tool<'_>,
-    b: &crate::surface::Tool<'_>,
+    a: &driftlab_contract::surface::Tool<'_>,
+    b: &driftlab_contract::surface::Tool<'_>,
 ) -> bool {
     a.raw_field("description") == b.raw_field("description")
         || hashed_description(a) == hashed_description(b)
@@ -92,25 +95,25 @@ pub(crate) fn same_hashed_description(
 /// a map by label finds): searched in place when there are few (a study's surfaces, where
 /// building a map per candidate cost more than the rule), through a map otherwise.
 pub(crate) enum ByLabel<'a> {
-    Few(&'a crate::surface::Surface),
+    Few(&'a driftlab_contract::surface::Surface),
     Many(
         std::collections::HashMap<
             std::borrow::Cow<'a, str>,
-            crate::surface::Tool<'a>,
+            driftlab_contract::surface::Tool<'a>,
             foldhash::fast::RandomState,
         >,
     ),
 }
 
 impl<'a> ByLabel<'a> {
-    pub(crate) fn new(surface: &'a crate::surface::Surface) -> ByLabel<'a> {
+    pub(crate) fn new(surface: &'a driftlab_contract::surface::Surface) -> ByLabel<'a> {
         match surface.len() <= 16 {
             true => ByLabel::Few(surface),
             false => ByLabel::Many(surface.tools().map(|t| (t.label_ref(), t)).collect()),
         }
     }
 
-    pub(crate) fn get(&self, label: &str) -> Option<crate::surface::Tool<'a>> {
+    pub(crate) fn get(&self, label: &str) -> Option<driftlab_contract::surface::Tool<'a>> {
         match self {
             ByLabel::Few(surface) => (0..surface.len())
                 .rev()
@@ -121,19 +124,9 @@ impl<'a> ByLabel<'a> {
     }
 }
 
-use crate::check::Rule;
+use driftlab_check::check::Rule;
 
 mod meta_validity;
-
-// The rooms below, by the paths (`crate::check`) the code names them with.
-use driftlab_check::check;
-#[cfg(test)]
-use driftlab_contract::is_kebab_case;
-use driftlab_contract::{contract, lookup, payload, pointer, surface};
-#[cfg(test)]
-use driftlab_diff::diff;
-#[cfg(test)]
-use driftlab_mutate::{generate, mutate};
 
 #[cfg(test)]
 mod mutated_pairs;

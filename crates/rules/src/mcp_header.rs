@@ -8,11 +8,11 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::check::{
+use driftlab_check::check::{
     check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
 };
-use crate::pointer;
-use crate::surface::Tool;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::Tool;
 
 const SOURCE: &str = "MCP 2026-07-28 Tool.inputSchema: property schemas may carry x-mcp-header (Streamable HTTP transport: a non-empty header-name token, unique case-insensitively, on string/integer/boolean parameters; clients drop a tool whose annotations are invalid)";
 const ERA: &str = "2026-07-28";
@@ -34,7 +34,7 @@ fn first_problem(tool: &Tool<'_>) -> Option<(String, String)> {
         let problem = match header.as_str() {
             None => Some(format!(
                 "is {}, not a string",
-                crate::surface::json_type(header)
+                driftlab_contract::surface::json_type(header)
             )),
             Some("") => Some("is empty".to_string()),
             Some(h) if !h.bytes().all(is_tchar) => {

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
-use crate::payload::compact;
+use driftlab_contract::payload::compact;
 
 /// The dialects whose meta-schema validates each `properties` member against itself and
 /// accepts `true` as a schema (an absent `$schema` is 2020-12).

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::{generate, mutate};
+use driftlab_mutate::{generate, mutate};
 
 /// (base, changed) for every real base and `generated` generated ones, every class that
 /// applies, drawn with `seed`.

@@ -1,7 +1,7 @@
 //! `name-set`: compares only the set of tool names (sorted). Modelled behaviour: fires when a name
 //! is added, removed or changed. Blind by construction to everything inside a tool and to order.
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity};
 
 pub(crate) struct NameSet;
 
@@ -25,7 +25,7 @@ impl Rule for NameSet {
         "the simplest inventory check; written from that description (see the taxonomy study's METHOD.md)"
     }
     fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
-        fn names(s: &crate::surface::Surface) -> Vec<std::borrow::Cow<'_, str>> {
+        fn names(s: &driftlab_contract::surface::Surface) -> Vec<std::borrow::Cow<'_, str>> {
             let mut n: Vec<_> = s.tools().map(|t| t.label_ref()).collect();
             n.sort();
             n

@@ -1,8 +1,8 @@
 //! `ordered-snapshot`: the candidate's ordered list of tool names equals the approved list.
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::payload::short;
-use crate::surface::{Surface, Tool};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_contract::payload::short;
+use driftlab_contract::surface::{Surface, Tool};
 
 pub(crate) struct OrderedSnapshot;
 
@@ -78,7 +78,7 @@ fn same_name(a: &Tool<'_>, b: &Tool<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload;
+    use driftlab_contract::payload;
     use serde_json::json;
     use serde_json::Value;
 

@@ -2,10 +2,10 @@
 
 use serde_json::Value;
 
-use crate::check::{
+use driftlab_check::check::{
     check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
 };
-use crate::surface::{json_type, Tool};
+use driftlab_contract::surface::{json_type, Tool};
 
 pub(crate) struct OutputSchemaNotObject;
 

@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::lookup::Lookup;
-use crate::surface::required_names;
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::surface::required_names;
 
 pub(crate) struct RequiredAndTypes;
 
@@ -107,7 +107,7 @@ impl Rule for RequiredAndTypes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload;
+    use driftlab_contract::payload;
     use serde_json::json;
 
     fn check(approved: Value, candidate: Value) -> usize {
@@ -159,7 +159,7 @@ mod tests {
     fn owned_shape(schema: Option<&Value>) -> OwnedShape {
         let required = schema
             .and_then(Value::as_object)
-            .map(|s| crate::surface::required_names(s).into_iter().map(String::from).collect())
+            .map(|s| driftlab_contract::surface::required_names(s).into_iter().map(String::from).collect())
             .unwrap_or_default();
         let types = schema
             .and_then(|s| s.get("properties"))

@@ -2,13 +2,12 @@
 
 use serde_json::json;
 
-use crate::check::rules::of_kind;
-use crate::check::{run, run_rules, Comparison, Finding, RuleKind};
-use crate::surface::Surface;
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::{run, run_rules, Comparison, Finding, RuleKind};
+use driftlab_contract::surface::Surface;
 
 #[test]
 fn a_large_surface_gets_the_findings_of_each_rule_run_in_turn() {
-    crate::register();
     // Enough tools for the chunked run, with problems spread over chunks and rules.
     let tools: Vec<_> = (0..run::PARALLEL_TOOLS + run::CHUNK + 7)
         .map(|i| {

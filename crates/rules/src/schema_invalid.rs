@@ -8,9 +8,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::payload::compact;
-use crate::surface::Tool;
-use crate::check::{
+use driftlab_contract::payload::compact;
+use driftlab_contract::surface::Tool;
+use driftlab_check::check::{
     check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity, ToolRef,
 };
 
@@ -154,7 +154,7 @@ fn problem(schema: &Value) -> Problem {
     if !may_fail_to_compile(schema) {
         return None;
     }
-    let compiled = crate::contract::validator(schema).err()?;
+    let compiled = driftlab_contract::contract::validator(schema).err()?;
     Some(uncompilable(&compiled))
 }
 
@@ -169,7 +169,7 @@ fn breaks_meta_schema(e: &jsonschema::ValidationError<'_>) -> (String, String) {
     (inside, message)
 }
 
-fn uncompilable(e: &crate::contract::SchemaError) -> (String, String) {
+fn uncompilable(e: &driftlab_contract::contract::SchemaError) -> (String, String) {
     let message = format!("cannot be compiled by a JSON Schema validator: {e}");
     (String::new(), message)
 }
@@ -260,7 +260,7 @@ fn pattern_compiles(regex: &str) -> bool {
     if let Some(known) = PATTERNS.with(|cache| cache.borrow().get(regex).copied()) {
         return known;
     }
-    let compiles = crate::contract::validator(&serde_json::json!({ "pattern": regex })).is_ok();
+    let compiles = driftlab_contract::contract::validator(&serde_json::json!({ "pattern": regex })).is_ok();
     PATTERNS.with(|cache| {
         let mut cache = cache.borrow_mut();
         if cache.len() >= CACHE_LIMIT {
@@ -348,7 +348,7 @@ mod tests {
     /// The rule's answer with every schema compiled, as it judged before the shortcut.
     fn compiled_problem(schema: &Value) -> Problem {
         let meta = jsonschema::meta::validator_for(schema).ok()?;
-        let compiled = crate::contract::validator(schema).err()?;
+        let compiled = driftlab_contract::contract::validator(schema).err()?;
         match meta.as_ref().validate(schema) {
             Err(e) => Some(breaks_meta_schema(&e)),
             Ok(()) => Some(uncompilable(&compiled)),
@@ -376,7 +376,7 @@ mod tests {
     /// class changes it, and schemas made to sit on the edge of the keyword list.
     #[test]
     fn skipping_the_compile_answers_as_compiling_does() {
-        use crate::{generate, mutate};
+        use driftlab_mutate::{generate, mutate};
         let bases_dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../research/2026-11-30-mcp-drift-taxonomy/bases"

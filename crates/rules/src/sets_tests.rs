@@ -1,8 +1,8 @@
 //! The shipped rule sets, over the whole registry.
 
-use crate::check::rules::sets::*;
-use crate::check::rules::{of_kind, registry};
-use crate::check::RuleKind;
+use driftlab_check::check::rules::sets::*;
+use driftlab_check::check::rules::{of_kind, registry};
+use driftlab_check::check::RuleKind;
 
 /// The sets that have shipped and how many rules each holds. A rule dated into one of them
 /// would change what a study pinned to it runs: a new rule names a new date.
@@ -10,7 +10,6 @@ const SHIPPED: &[(&str, usize)] = &[("2026-11-30", 50), ("2026-12-03", 41), ("20
 
 #[test]
 fn a_shipped_set_never_changes() {
-    crate::register();
     for (id, size) in SHIPPED {
         let held: Vec<&str> = registry()
             .iter()
@@ -28,7 +27,6 @@ fn a_shipped_set_never_changes() {
 
 #[test]
 fn sets_are_dated_and_in_order() {
-    crate::register();
     let ids = ids();
     for id in &ids {
         let digits: Vec<&str> = id.split('-').collect();
@@ -48,7 +46,6 @@ fn sets_are_dated_and_in_order() {
 
 #[test]
 fn the_latest_set_holds_every_rule() {
-    crate::register();
     for kind in [RuleKind::Payload, RuleKind::Diff, RuleKind::Study] {
         let all: Vec<&str> = of_kind(kind).iter().map(|r| r.id()).collect();
         let pinned: Vec<&str> = of_kind_as_of(kind, latest())
@@ -65,7 +62,6 @@ fn the_latest_set_holds_every_rule() {
 
 #[test]
 fn a_rule_added_after_the_pin_is_left_out() {
-    crate::register();
     assert!(existed("structural", "2026-11-30"));
     assert!(existed("structural", "2026-12-03"));
     assert!(!existed("value-now-rejected", "2026-11-30"));

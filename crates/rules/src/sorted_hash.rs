@@ -10,9 +10,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
-use crate::payload::compact;
-use crate::surface::{Surface, Tool};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use driftlab_contract::payload::compact;
+use driftlab_contract::surface::{Surface, Tool};
 
 pub(crate) struct SortedHash;
 
@@ -299,7 +299,7 @@ mod tests {
     /// place, a NUL in a name).
     #[test]
     fn comparing_entries_answers_as_comparing_the_written_lists() {
-        use crate::payload;
+        use driftlab_contract::payload;
         let mut pairs = crate::mutated_pairs::mutated_pairs(7, 40);
         let tool = |name: &str, schema: Option<Value>| {
             let mut tool = json!({"name": name, "description": "d"});

@@ -4,8 +4,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::{is_valid_tool_name, json_type, Tool};
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_contract::surface::{is_valid_tool_name, json_type, Tool};
 
 pub(crate) struct Structural;
 
@@ -170,8 +170,8 @@ pub(crate) fn input_schema_problem<'a>(tool: &Tool<'a>) -> Option<SchemaProblem<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload;
-    use crate::surface::Surface;
+    use driftlab_contract::payload;
+    use driftlab_contract::surface::Surface;
     use serde_json::json;
 
     fn findings(candidate: Value) -> Vec<Finding> {

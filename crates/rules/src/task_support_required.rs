@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::surface::Tool;
+use driftlab_check::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use driftlab_contract::surface::Tool;
 
 pub(crate) struct TaskSupportRequired;
 
@@ -55,7 +55,7 @@ impl Rule for TaskSupportRequired {
                 let message = format!(
                     "execution.taskSupport is now \"required\" (was {was}): calls without task augmentation get -32601"
                 );
-                let at = crate::pointer::push(&tool.pointer("execution"), "taskSupport");
+                let at = driftlab_contract::pointer::push(&tool.pointer("execution"), "taskSupport");
                 (Some(ToolRef::of(&tool)), at, message)
             }));
         }

@@ -1,26 +1,24 @@
 //! The registry as a whole: every rule, hand-written or from a table, on generated surfaces.
 
-use crate::check::rules::*;
-use crate::check::Rule;
+use driftlab_check::check::rules::*;
+use driftlab_check::check::Rule;
 
-use crate::diff::ChangeKind;
+use driftlab_diff::diff::ChangeKind;
 use std::collections::BTreeSet;
 
 #[test]
 fn ids_are_unique_and_kebab_case() {
-    crate::register();
     let ids = ids();
     let unique: BTreeSet<_> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len());
     for id in ids {
-        assert!(crate::is_kebab_case(id), "{id}");
+        assert!(driftlab_contract::is_kebab_case(id), "{id}");
         assert_eq!(by_id(id).map(|r| r.id()), Some(id));
     }
 }
 
 #[test]
 fn every_rule_has_a_summary_and_a_source() {
-    crate::register();
     for rule in registry() {
         assert!(!rule.summary().is_empty() && !rule.summary().contains('\n'));
         assert!(!rule.source().is_empty());
@@ -31,9 +29,9 @@ fn every_rule_has_a_summary_and_a_source() {
 /// every class's candidates over generated surfaces; the lazy rules then leave detail out.
 #[test]
 fn verdict_only_findings_match_detailed_ones() {
-    crate::register();
-    use crate::check::{Comparison, Finding};
-    use crate::{generate, mutate, payload};
+    use driftlab_check::check::{Comparison, Finding};
+    use driftlab_contract::payload;
+    use driftlab_mutate::{generate, mutate};
     let (mut findings, mut left_out) = (0, 0);
     for index in 0..40 {
         let base = generate::surface(7, index, 4);
@@ -80,10 +78,10 @@ fn verdict_only_findings_match_detailed_ones() {
 /// become `unknown`, so the test sees the difference it allows. It shows no values.
 #[test]
 fn proving_only_the_verdict_keeps_every_fail_on_decision() {
-    crate::register();
-    use crate::check::{Comparison, FailOn, Finding, Severity};
-    use crate::diff::Proving;
-    use crate::{generate, mutate, payload};
+    use driftlab_check::check::{Comparison, FailOn, Finding, Severity};
+    use driftlab_contract::payload;
+    use driftlab_diff::diff::Proving;
+    use driftlab_mutate::{generate, mutate};
     let rules: Vec<&dyn Rule> = registry()
         .iter()
         .copied()
@@ -145,8 +143,7 @@ fn proving_only_the_verdict_keeps_every_fail_on_decision() {
 
 #[test]
 fn each_change_kind_has_exactly_one_rule() {
-    crate::register();
-    use crate::diff::contract::ContractChangeKind;
+    use driftlab_diff::diff::contract::ContractChangeKind;
     use std::collections::HashSet;
     use strum::EnumCount;
     let kinds: HashSet<ChangeKind> = DIFF_RULES.iter().map(|r| r.change).collect();
@@ -183,7 +180,7 @@ fn tools_by_label_are_found_in_place_as_through_the_map() {
             json!({"name": "a", "description": "last a"}),
         ];
         tools.extend((0..extra).map(|i| json!({"name": format!("t{i}")})));
-        let surface = crate::payload::from_value(json!(tools), "s").unwrap();
+        let surface = driftlab_contract::payload::from_value(json!(tools), "s").unwrap();
         let map = ByLabel::Many(surface.tools().map(|t| (t.label_ref(), t)).collect());
         let chosen = ByLabel::new(&surface);
         assert_eq!(matches!(chosen, ByLabel::Few(_)), extra == 0);

@@ -1,8 +1,8 @@
 //! `tool-name-invalid`: a tool name that breaks the MCP 2025-11-25 name rule.
 
 use super::structural::name_problem;
-use crate::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
-use crate::surface::Tool;
+use driftlab_check::check::{check_each_tool, Comparison, Finding, PerTool, Rule, RuleKind, Severity};
+use driftlab_contract::surface::Tool;
 
 pub(crate) struct ToolNameInvalid;
 

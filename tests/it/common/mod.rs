@@ -131,7 +131,7 @@ pub fn first_differences(committed: &[u8], fresh: &[u8]) -> String {
             fresh.len()
         );
     };
-    let at = driftlab::text::first_differing_line(a, b).unwrap_or(a.lines().count());
+    let at = driftlab_contract::text::first_differing_line(a, b).unwrap_or(a.lines().count());
     let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     let show = |lines: &[&str]| -> String {
         lines

@@ -14,9 +14,9 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diff::Change;
-use crate::surface::{Surface, Tool};
-use crate::text::sha256_hex;
+use driftlab_contract::surface::{Surface, Tool};
+use driftlab_contract::text::sha256_hex;
+use driftlab_diff::diff::Change;
 
 /// How much a finding matters to a caller of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -103,7 +103,7 @@ pub struct Finding {
     pub baseline: Option<Baseline>,
     /// For a change in what a schema accepts: the value that proves it breaks.
     #[serde(skip)]
-    pub witness: Option<std::sync::Arc<crate::witness::Witness>>,
+    pub witness: Option<std::sync::Arc<driftlab_diff::witness::Witness>>,
     /// For a finding outside the tools: what it is about (`prompt "summarize"`, `instructions`,
     /// `capability prompts`), named so that it stays the same across reorders and document shapes.
     pub subject: Option<String>,
@@ -249,11 +249,11 @@ pub struct Comparison<'a> {
     /// The candidate surface.
     pub candidate: &'a Surface,
     changes: OnceLock<Vec<Change>>,
-    contract_changes: OnceLock<Vec<crate::diff::contract::ContractChange>>,
+    contract_changes: OnceLock<Vec<driftlab_diff::diff::contract::ContractChange>>,
     /// Whether findings say where and what (tool, pointer, message), or only that they exist.
     detail: bool,
     /// How much the diff proves (witnesses, or only the verdict).
-    proving: crate::diff::Proving,
+    proving: driftlab_diff::diff::Proving,
 }
 
 impl<'a> Comparison<'a> {
@@ -265,14 +265,14 @@ impl<'a> Comparison<'a> {
             changes: OnceLock::new(),
             contract_changes: OnceLock::new(),
             detail: true,
-            proving: crate::diff::Proving::Witnesses,
+            proving: driftlab_diff::diff::Proving::Witnesses,
         }
     }
 
     /// This comparison, with the diff proving only as much as `proving` asks: a caller that
     /// keeps no witness and counts findings by `--fail-on` (a study's gates) passes
     /// [`rules::diff_rules::proving_for`] of its rules, and its verdicts stay the same.
-    pub fn proving(self, proving: crate::diff::Proving) -> Comparison<'a> {
+    pub fn proving(self, proving: driftlab_diff::diff::Proving) -> Comparison<'a> {
         Comparison { proving, ..self }
     }
 
@@ -309,15 +309,18 @@ impl<'a> Comparison<'a> {
     /// Every change between the two surfaces, in approved-tool order.
     pub fn changes(&self) -> &[Change] {
         self.changes.get_or_init(|| {
-            crate::diff::compare_proving(self.approved, self.candidate, self.proving)
+            driftlab_diff::diff::compare_proving(self.approved, self.candidate, self.proving)
         })
     }
 
     /// Every change in the contract beyond tools (prompts, resources, instructions,
     /// capabilities), when the approved document recorded it.
-    pub(crate) fn contract_changes(&self) -> &[crate::diff::contract::ContractChange] {
+    pub(crate) fn contract_changes(&self) -> &[driftlab_diff::diff::contract::ContractChange] {
         self.contract_changes.get_or_init(|| {
-            crate::diff::contract::compare(self.approved.contract(), self.candidate.contract())
+            driftlab_diff::diff::contract::compare(
+                self.approved.contract(),
+                self.candidate.contract(),
+            )
         })
     }
 }

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 
 use super::{Comparison, Finding, Rule};
-use crate::surface::Tool;
+use driftlab_contract::surface::Tool;
 
 /// Surfaces with at least this many tools run their rules side by side: each rule then walks
 /// tens of thousands of tools, and a thread's start costs less than one such walk.
@@ -33,8 +33,8 @@ pub fn check_each_tool(rule: &dyn PerTool, comparison: &Comparison<'_>, out: &mu
 /// however the rules ran).
 pub fn run_rules(
     rules: &[&dyn Rule],
-    approved: &crate::surface::Surface,
-    candidate: &crate::surface::Surface,
+    approved: &driftlab_contract::surface::Surface,
+    candidate: &driftlab_contract::surface::Surface,
 ) -> Vec<Finding> {
     let comparison = Comparison::new(approved, candidate);
     let run = |rule: &&dyn Rule| {

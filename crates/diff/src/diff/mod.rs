@@ -21,9 +21,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::payload::short;
-use crate::surface::Surface;
 use crate::witness::Witness;
+use driftlab_contract::payload::short;
+use driftlab_contract::surface::Surface;
 
 /// Every kind of change the engine reports; each has exactly one diff rule (a test counts
 /// them with `strum::EnumCount`, so a new kind may go anywhere in the list).

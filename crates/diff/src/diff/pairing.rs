@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, VecDeque};
 use serde_json::Value;
 
 use super::words::{jaccard, words};
-use crate::surface::{Surface, Tool};
+use driftlab_contract::surface::{Surface, Tool};
 
 /// Keyed only, never iterated: the hasher's order cannot reach a result.
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
@@ -294,7 +294,7 @@ fn rename_candidates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload;
+    use driftlab_contract::payload;
     use serde_json::json;
 
     fn surface(v: Value) -> Surface {

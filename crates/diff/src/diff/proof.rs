@@ -90,12 +90,12 @@ pub(super) fn prove(
             Direction::Request => format!(
                 "inputSchema: a value the approved schema accepts is rejected now, and no other \
                  finding says why: {}",
-                crate::payload::short(&w.value)
+                driftlab_contract::payload::short(&w.value)
             ),
             Direction::Response => format!(
                 "outputSchema: the candidate allows a value the approved schema rejects, and no \
                  other finding says why: {}",
-                crate::payload::short(&w.value)
+                driftlab_contract::payload::short(&w.value)
             ),
         };
         diff.push(
@@ -272,7 +272,7 @@ mod tests {
     use serde_json::json;
 
     use crate::diff::{compare_proving, ChangeKind, Proof, Proving};
-    use crate::payload;
+    use driftlab_contract::payload;
 
     /// Under `Proving::Verdict` a changed pattern the automata do not read (`\p{L}`) is still
     /// searched (its witness decides its kind), while a narrowed type is left unproven.

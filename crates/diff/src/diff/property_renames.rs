@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::pairing::MAX_RENAME_COMPARISONS;
 use super::words::{jaccard, words};
-use crate::lookup::Lookup;
+use driftlab_contract::lookup::Lookup;
 
 /// The added properties of one schema, indexed for the rename search.
 pub(crate) struct PropertyRenames<'a> {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::lookup::Lookup;
+use driftlab_contract::lookup::Lookup;
 
 /// `a == b`.
 pub(crate) fn same(a: &Value, b: &Value) -> bool {

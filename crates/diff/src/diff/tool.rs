@@ -6,8 +6,8 @@ use super::same::same_option;
 use super::schema;
 use super::tool_diff::{Direction, ToolDiff};
 use super::{quoted, Change, ChangeKind, Proving};
-use crate::pointer;
-use crate::surface::Tool;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::Tool;
 
 /// Tool fields compared by dedicated logic; any other field that changes is metadata.
 const KNOWN: &[&str] = &[
@@ -278,7 +278,7 @@ fn input_schema(diff: &mut ToolDiff<'_, '_>) {
                 format!(
                     "inputSchema collapsed to {} with no type or properties (a server built \
                      against another zod or schema-library version sends this); it declared {}",
-                    crate::payload::short(n),
+                    driftlab_contract::payload::short(n),
                     if params.is_empty() {
                         "no parameters".to_string()
                     } else {
@@ -367,14 +367,14 @@ fn show(value: Option<&Value>) -> String {
 fn describe(value: Option<&Value>) -> String {
     match value {
         None => "missing".into(),
-        Some(v) => crate::surface::json_type(v).to_string(),
+        Some(v) => driftlab_contract::surface::json_type(v).to_string(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::{self, Limits};
+    use driftlab_contract::payload::{self, Limits};
 
     #[test]
     fn losing_a_safe_hint_is_dangerous_and_gaining_one_is_not() {

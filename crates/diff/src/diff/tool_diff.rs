@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Change, ChangeKind, Proof, Proving};
-use crate::surface::Tool;
+use driftlab_contract::surface::Tool;
 
 /// Which side of a call a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

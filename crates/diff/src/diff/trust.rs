@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{quoted, Change, ChangeKind, Proof, Proving};
-use crate::pointer;
-use crate::surface::Tool;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::Tool;
 
 /// The tool fields the protocol defines (MCP 2025-11-25 and 2026-07-28 `Tool`).
 const TOOL_FIELDS: &[&str] = &[
@@ -78,7 +78,11 @@ fn hidden_count(tool: Option<&Tool<'_>>) -> usize {
     }
     texts
         .iter()
-        .map(|t| t.chars().filter(|&c| crate::text::is_invisible(c)).count())
+        .map(|t| {
+            t.chars()
+                .filter(|&c| driftlab_contract::text::is_invisible(c))
+                .count()
+        })
         .sum()
 }
 
@@ -168,7 +172,11 @@ fn headers(tool: Option<&Tool<'_>>) -> Vec<(String, String, String)> {
         .filter_map(|(name, schema)| {
             let header = schema.get("x-mcp-header")?;
             let here = pointer::push(&pointer::push(&at, name), "x-mcp-header");
-            Some((name.clone(), crate::payload::short(header), here))
+            Some((
+                name.clone(),
+                driftlab_contract::payload::short(header),
+                here,
+            ))
         })
         .collect()
 }
@@ -360,10 +368,10 @@ mod tests {
             '\u{0007}',
             '\u{FEFF}',
         ] {
-            assert!(crate::text::is_invisible(c), "{c:?}");
+            assert!(driftlab_contract::text::is_invisible(c), "{c:?}");
         }
         for c in ['\n', '\t', 'é', '\u{0301}', ' '] {
-            assert!(!crate::text::is_invisible(c), "{c:?}");
+            assert!(!driftlab_contract::text::is_invisible(c), "{c:?}");
         }
     }
 

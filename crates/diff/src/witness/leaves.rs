@@ -77,7 +77,7 @@ pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
     // A value of a known format first: it is what an object's smallest instance holds, and a
     // validator that asserts `format` refuses the plain ones.
     let format = map.get("format").and_then(Value::as_str);
-    if let Some(sample) = format.and_then(crate::contract::values::format_sample) {
+    if let Some(sample) = format.and_then(driftlab_contract::contract::values::format_sample) {
         out.push(json!(sample));
     }
     // Likewise the simplest string a `pattern` matches: a required field's plain sample would
@@ -98,7 +98,7 @@ pub(super) fn strings(map: &Map<String, Value>, out: &mut Vec<Value>) {
         Some(most) => out.push(json!("x".repeat(most))),
         None => out.push(json!("x".repeat(least.max(256)))),
     }
-    if format.is_some_and(|f| crate::contract::values::format_sample(f).is_none()) {
+    if format.is_some_and(|f| driftlab_contract::contract::values::format_sample(f).is_none()) {
         out.push(json!("example.com"));
     }
     if map.contains_key("pattern") {

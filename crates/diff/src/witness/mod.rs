@@ -23,8 +23,8 @@ use jsonschema::ValidationError;
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::pointer;
-use crate::rng::Stream;
+use driftlab_contract::pointer;
+use driftlab_contract::rng::Stream;
 pub use places::instance_places;
 use places::{document_pointer, union_branch};
 use samples::Sampler;
@@ -41,13 +41,13 @@ pub enum Unsearchable {
     /// A schema does not compile.
     #[error(
         "the {side} schema does not compile ({})",
-        crate::text::shorten(&source.to_string(), 120)
+        driftlab_contract::text::shorten(&source.to_string(), 120)
     )]
     DoesNotCompile {
         /// Which schema (`approved` or `candidate`).
         side: String,
         /// The compiler's error.
-        source: crate::contract::SchemaError,
+        source: driftlab_contract::contract::SchemaError,
     },
 }
 
@@ -122,7 +122,7 @@ impl Search {
             // One validator for both sides, whatever their dialects: `format` asserted on both
             // (a draft-07 validator asserts it by default and a 2020-12 one does not, which made
             // a `$schema` change alone look like a break).
-            crate::contract::validator(schema)
+            driftlab_contract::contract::validator(schema)
                 .map_err(|source| Unsearchable::DoesNotCompile { side, source })
         };
         let (accepting, rejecting) = (valid(from, sides.0)?, valid(to, sides.1)?);
@@ -132,7 +132,7 @@ impl Search {
         // readings are one validator, compiled once.
         let accepting_anyway = match mentions_format(from) {
             true => Some(
-                crate::contract::annotating_validator(from).map_err(|source| {
+                driftlab_contract::contract::annotating_validator(from).map_err(|source| {
                     Unsearchable::DoesNotCompile {
                         side: sides.0.to_string(),
                         source,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::samples;
-use crate::pointer;
+use driftlab_contract::pointer;
 
 /// At most this many places that reference a definition are planted at.
 const MAX_REFERENCE_SITES: usize = 4;

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use serde_json::{json, Map, Value};
 
 use super::leaves::{numbers, strings};
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// Nesting deeper than this is filled with `null` (the validator judges the result).
 const MAX_DEPTH: usize = 16;
@@ -224,7 +224,7 @@ impl<'a> Sampler<'a> {
         depth: usize,
     ) -> (Map<String, Value>, Map<String, Value>) {
         let properties = map.get("properties").and_then(Value::as_object);
-        let required = crate::surface::required_names(map);
+        let required = driftlab_contract::surface::required_names(map);
         let (mut least, mut full) = (Map::new(), Map::new());
         for (key, schema) in properties.into_iter().flatten() {
             let value = self
@@ -322,7 +322,7 @@ impl<'a> Sampler<'a> {
         let listed = map.contains_key("enum") || map.contains_key("const");
         if kinds.contains(&"object") && !listed {
             let properties = map.get("properties").and_then(Value::as_object);
-            let required = crate::surface::required_names(&map);
+            let required = driftlab_contract::surface::required_names(&map);
             let mut object = Map::new();
             for (key, schema) in properties.into_iter().flatten() {
                 if required.contains(key.as_str()) || rng.below(2) == 0 {
@@ -397,7 +397,10 @@ pub(super) fn types(map: &Map<String, Value>) -> Vec<&'static str> {
 fn has_type(value: &Value, kind: &str) -> bool {
     match kind {
         "integer" => value.as_f64().is_some_and(|x| x.fract() == 0.0),
-        _ => crate::surface::json_type(value) == kind || (kind == "number" && value.is_number()),
+        _ => {
+            driftlab_contract::surface::json_type(value) == kind
+                || (kind == "number" && value.is_number())
+        }
     }
 }
 
@@ -448,7 +451,7 @@ fn resolve<'n>(root: &'n Value, mut node: &'n Value) -> &'n Value {
         let target = node
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|r| crate::contract::values::resolve(root, r));
+            .and_then(|r| driftlab_contract::contract::values::resolve(root, r));
         match target {
             Some(target) => node = target,
             None => return node,

@@ -183,7 +183,7 @@ fn keywords_are_document_pointers_through_refs_and_union_branches() {
             {"type": "object", "properties": {"kind": {"const": "b"}, "n": {"type": "integer"}}}
         ]}}
     });
-    let validator = crate::contract::validator(&schema).unwrap();
+    let validator = driftlab_contract::contract::validator(&schema).unwrap();
     let (_, keywords) = error_places(&validator, &schema, &json!({"p": {"kind": "b", "n": "x"}}));
     assert_eq!(
         keywords,

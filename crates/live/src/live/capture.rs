@@ -13,8 +13,8 @@ use super::era::{self, Era};
 use super::options::{CaptureOptions, ProtocolMode};
 use super::session::{Observed, Session};
 use super::{LiveError, Transport};
-use crate::surface::contract::ListKind;
-use crate::text::shorten;
+use driftlab_contract::surface::contract::ListKind;
+use driftlab_contract::text::shorten;
 
 /// What was asked for, what was spoken, and why.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -89,7 +89,7 @@ pub struct Timings {
 }
 
 impl Capture {
-    /// The tools/list result as a payload [`crate::payload`] reads: the one page's bytes, or an
+    /// The tools/list result as a payload [`driftlab_contract::payload`] reads: the one page's bytes, or an
     /// array of the pages' bytes.
     pub fn tools_list_bytes(&self) -> Vec<u8> {
         match self.pages.as_slice() {
@@ -293,7 +293,7 @@ fn next_cursor(page: &RawValue, phase: &str, era: Era) -> Result<Option<String>,
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(LiveError::Protocol(format!(
             "the {phase} result has a nextCursor that is not a string: {}",
-            crate::payload::short(&other)
+            driftlab_contract::payload::short(&other)
         ))),
     }
 }

@@ -1,6 +1,6 @@
 //! The capture file: the shared corpus format (`initializeResult`, `toolsList` and a `capture`
 //! block of facts), with the server's result bytes embedded exactly as received. Documented in
-//! `docs/capture-format.md`; [`crate::payload`] reads it like any other payload.
+//! `docs/capture-format.md`; [`driftlab_contract::payload`] reads it like any other payload.
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -12,8 +12,8 @@ use super::capture::{Capture, ListOutcome, Negotiation, Timings};
 use super::era::Era;
 use super::session::Observed;
 use super::Target;
-use crate::surface::contract::ListKind;
-use crate::text::sha256_hex;
+use driftlab_contract::surface::contract::ListKind;
+use driftlab_contract::text::sha256_hex;
 
 /// The file's format and version, bumped when a field changes meaning.
 pub const FORMAT: &str = "driftlab-capture/1";
@@ -207,10 +207,10 @@ impl Runs {
     pub fn compare(first: &Capture, later: &[Capture]) -> Runs {
         let names = |c: &Capture| -> Option<Vec<String>> {
             let bytes = c.tools_list_bytes();
-            crate::payload::read(
+            driftlab_contract::payload::read(
                 &bytes,
                 "run",
-                crate::payload::Limits {
+                driftlab_contract::payload::Limits {
                     max_bytes: usize::MAX,
                 },
             )
@@ -279,18 +279,18 @@ fn contract_parts(capture: &Capture) -> Vec<(&'static str, Vec<u8>)> {
 pub fn surface_of(
     capture: &Capture,
     target: &Target,
-    limits: crate::payload::Limits,
+    limits: driftlab_contract::payload::Limits,
     whole_contract: bool,
-) -> Result<crate::surface::Surface, crate::payload::PayloadError> {
+) -> Result<driftlab_contract::surface::Surface, driftlab_contract::payload::PayloadError> {
     let label = target.label();
-    let surface = crate::payload::read(&capture.tools_list_bytes(), &label, limits)?;
+    let surface = driftlab_contract::payload::read(&capture.tools_list_bytes(), &label, limits)?;
     if !whole_contract {
         return Ok(surface);
     }
     let document = render(capture, target, "", None);
-    let unlimited = crate::payload::Limits {
+    let unlimited = driftlab_contract::payload::Limits {
         max_bytes: usize::MAX,
     };
-    let contract = crate::payload::contract::read(&document, &label, unlimited)?;
+    let contract = driftlab_contract::payload::contract::read(&document, &label, unlimited)?;
     Ok(surface.with_contract(contract))
 }

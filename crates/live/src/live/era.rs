@@ -164,7 +164,10 @@ fn discover<T: Transport>(
         let listed = head
             .supported_versions
             .map_or("no supportedVersions".to_string(), |v| {
-                format!("supportedVersions {}", crate::payload::short(&v))
+                format!(
+                    "supportedVersions {}",
+                    driftlab_contract::payload::short(&v)
+                )
             });
         return Ok(Err(NotModern { listed }));
     }

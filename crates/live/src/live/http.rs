@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{LiveError, Transport};
-use crate::text::excerpt;
+use driftlab_contract::text::excerpt;
 
 /// Streamable HTTP to one MCP endpoint, in either era: JSON or SSE answers, the session id and
 /// the protocol version header carried over.

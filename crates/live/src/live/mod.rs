@@ -4,7 +4,7 @@
 //! JSON-RPC; [`http`]: Streamable HTTP), one JSON-RPC [`session`] over either, and [`capture`]:
 //! `initialize`, `notifications/initialized`, then `tools/list` following `nextCursor`, with the
 //! result bytes kept exactly as the server sent them. Nothing in `check/`, `mutate/` or `study/`
-//! knows a payload came from a live server: a capture is read by [`crate::payload`] like a file.
+//! knows a payload came from a live server: a capture is read by [`driftlab_contract::payload`] like a file.
 
 pub mod capture;
 pub mod capture_file;
@@ -165,7 +165,7 @@ impl Target {
             Target::Command(argv) => argv.join(" "),
             Target::Url { url, .. } => url.clone(),
         };
-        format!("live:{}", crate::text::shorten(&text, 80))
+        format!("live:{}", driftlab_contract::text::shorten(&text, 80))
     }
 
     /// How a capture file records the server: `{"command": [argv…]}` or `{"url": …}` (headers

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::{LiveError, Transport};
-use crate::text::{excerpt, shorten};
+use driftlab_contract::text::{excerpt, shorten};
 
 /// At most this many notifications, server requests and non-JSON lines are recorded (each kind).
 const MAX_RECORDED: usize = 100;

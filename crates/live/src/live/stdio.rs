@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use super::flow::{Budget, Credit, Writer};
 use super::{LiveError, Transport};
-use crate::text::excerpt;
+use driftlab_contract::text::excerpt;
 
 /// How much of the server's stderr is kept in memory for error messages.
 const STDERR_TAIL: usize = 4096;

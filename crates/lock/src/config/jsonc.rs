@@ -15,7 +15,7 @@ pub fn blank(text: &str) -> String {
         match bytes[i] {
             b'"' => {
                 pending_comma = None;
-                i = crate::json_scan::string_end(bytes, i).unwrap_or(bytes.len());
+                i = driftlab_contract::json_scan::string_end(bytes, i).unwrap_or(bytes.len());
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 let end = bytes[i..]

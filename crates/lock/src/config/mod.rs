@@ -184,7 +184,7 @@ impl Start {
                     Written::Command(as_written) => as_written,
                     Written::Url(_) => argv,
                 };
-                let mut text = crate::text::shell_line(argv);
+                let mut text = driftlab_contract::text::shell_line(argv);
                 if !env.is_empty() {
                     let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
                     text.push_str(&format!("  (env: {})", names.join(", ")));

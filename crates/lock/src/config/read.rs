@@ -21,8 +21,8 @@ pub fn read(
     workspace: Option<&Path>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ClientConfig, ConfigError> {
-    let text =
-        crate::fs::read_text(path, MAX_CONFIG_BYTES).map_err(|e| ConfigError(e.to_string()))?;
+    let text = driftlab_contract::fs::read_text(path, MAX_CONFIG_BYTES)
+        .map_err(|e| ConfigError(e.to_string()))?;
     parse(path, text, client, workspace, env)
 }
 
@@ -117,7 +117,7 @@ fn claude_state(
     let key = project.display().to_string();
     if let Some(Value::Object(entry)) = root.get("projects").and_then(|p| p.get(&key)) {
         if entry.get("mcpServers").is_some() {
-            let prefix = crate::pointer::push("/projects", &key);
+            let prefix = driftlab_contract::pointer::push("/projects", &key);
             let local = entries(
                 entry,
                 "mcpServers",
@@ -191,7 +191,7 @@ fn entries(
             return Err(ConfigError(format!("{place} is not an object")));
         };
         let mut server = json_server(name, entry, &place, client, cx)?;
-        server.pointer = crate::pointer::push(&format!("{at}/{key}"), name);
+        server.pointer = driftlab_contract::pointer::push(&format!("{at}/{key}"), name);
         out.push(server);
     }
     Ok(out)
@@ -284,7 +284,7 @@ fn json_server(
         name: name.to_string(),
         written,
         start,
-        pointer: crate::pointer::push("/mcp_servers", name),
+        pointer: driftlab_contract::pointer::push("/mcp_servers", name),
     })
 }
 
@@ -325,7 +325,7 @@ fn start_of(
 /// Codex's `[mcp_servers.NAME]` tables.
 fn codex(text: &str, shown: &str, cx: &Context<'_>) -> Result<Vec<ConfiguredServer>, ConfigError> {
     let root: toml::Table = toml::from_str(text).map_err(|e| {
-        let (line, column, message) = crate::text::toml_error(text, &e);
+        let (line, column, message) = driftlab_contract::text::toml_error(text, &e);
         ConfigError(format!(
             "{shown}:{line}:{column}: not a TOML client config: {message}"
         ))

@@ -80,7 +80,7 @@ pub(crate) fn set_url_argv(
         )));
     }
     let blanked = super::jsonc::blank(&config.text);
-    let mut locator = crate::report::region::Locator::new(&blanked);
+    let mut locator = driftlab_report::report::region::Locator::new(&blanked);
     let not_url = || {
         ConfigError(format!(
             "{}: server {name:?} has no URL entry to rewrite",
@@ -150,7 +150,7 @@ struct Spans {
 
 fn json_spans(config: &ClientConfig, name: &str) -> Result<Spans, ConfigError> {
     let blanked = super::jsonc::blank(&config.text);
-    let mut locator = crate::report::region::Locator::new(&blanked);
+    let mut locator = driftlab_report::report::region::Locator::new(&blanked);
     let server = config
         .server(name)
         .map(|s| s.pointer.clone())

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 
 use super::closure::{self, Entry, Parts};
 use super::package::{node_package_dir, python_dist_info};
-use crate::fs::on_path;
+use driftlab_contract::fs::on_path;
 
 /// What was hashed, and its digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,7 +199,10 @@ fn hashed_parts(kind: &str, of: String, parts: &Parts) -> Option<Artifact> {
                 }
             }
         }
-        let digest = format!("sha256:{}", crate::text::hex(&hasher.finalize()));
+        let digest = format!(
+            "sha256:{}",
+            driftlab_contract::text::hex(&hasher.finalize())
+        );
         all.update(part.as_bytes());
         all.update([0]);
         all.update(digest.as_bytes());
@@ -208,7 +211,7 @@ fn hashed_parts(kind: &str, of: String, parts: &Parts) -> Option<Artifact> {
     Some(Artifact {
         kind: kind.into(),
         of,
-        digest: format!("sha256:{}", crate::text::hex(&all.finalize())),
+        digest: format!("sha256:{}", driftlab_contract::text::hex(&all.finalize())),
         parts: digests,
         not_pinned: None,
     })
@@ -278,7 +281,10 @@ fn hashed(kind: &str, root: &Path, mut files: Vec<PathBuf>) -> Option<Artifact> 
     Some(Artifact {
         kind: kind.into(),
         of: root.display().to_string(),
-        digest: format!("sha256:{}", crate::text::hex(&hasher.finalize())),
+        digest: format!(
+            "sha256:{}",
+            driftlab_contract::text::hex(&hasher.finalize())
+        ),
         parts: BTreeMap::new(),
         not_pinned: None,
     })

@@ -105,7 +105,7 @@ pub fn new_lockfile(
 ) -> Lockfile {
     Lockfile {
         lockfile_version: LOCKFILE_VERSION.into(),
-        digest_algorithm: crate::digest::ALGORITHM.into(),
+        digest_algorithm: driftlab_contract::digest::ALGORITHM.into(),
         config: Some(locked_config(config, lock_path)),
         discovered: None,
         servers,
@@ -128,7 +128,7 @@ pub fn discovered_lockfile(
         .collect();
     Lockfile {
         lockfile_version: LOCKFILE_VERSION.into(),
-        digest_algorithm: crate::digest::ALGORITHM.into(),
+        digest_algorithm: driftlab_contract::digest::ALGORITHM.into(),
         config: None,
         discovered: Some(super::Discovered {
             project: project.display().to_string(),

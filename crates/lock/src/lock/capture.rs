@@ -9,11 +9,11 @@ use thiserror::Error;
 
 use super::LockedProtocol;
 use crate::config::{Start, Written};
-use crate::live::http::HttpTransport;
-use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{self, CaptureOptions, LiveError, ProtocolMode, Target, Transport};
-use crate::payload::Limits;
-use crate::surface::Surface;
+use driftlab_contract::payload::Limits;
+use driftlab_contract::surface::Surface;
+use driftlab_live::live::http::HttpTransport;
+use driftlab_live::live::stdio::{Launch, StdioTransport};
+use driftlab_live::live::{self, CaptureOptions, LiveError, ProtocolMode, Target, Transport};
 
 /// What capturing a configured server gave.
 pub struct Captured {
@@ -65,7 +65,8 @@ fn capture_expanded(
         whole_contract: true,
         protocol: ProtocolMode::Auto,
     };
-    let failed = |e: &dyn std::error::Error| NotCaptured::Failed(crate::text::with_causes(e));
+    let failed =
+        |e: &dyn std::error::Error| NotCaptured::Failed(driftlab_contract::text::with_causes(e));
     let (target, transport): (Target, Box<dyn Transport>) = match start {
         Start::Stdio { argv, env, cwd } => {
             let launch = Launch {

@@ -5,9 +5,9 @@
 use serde_json::Value;
 
 use super::{Artifact, LockedServer, Lockfile, Package};
-use crate::check::rules::{ArtifactChanged, LaunchChanged};
-use crate::check::Finding;
 use crate::config::{ClientConfig, ConfiguredServer, Start, Written};
+use driftlab_check::check::rules::{ArtifactChanged, LaunchChanged};
+use driftlab_check::check::Finding;
 
 /// What happens to one server of the run.
 pub enum Plan<'c> {
@@ -152,7 +152,7 @@ pub fn describe(launch: &Value, package: Option<&Package>) -> String {
         (_, Some(Value::String(url))) => url.clone(),
         _ => launch.to_string(),
     };
-    let what = crate::text::shorten(&what, 160);
+    let what = driftlab_contract::text::shorten(&what, 160);
     match package {
         Some(p) => format!("{what} [{}]", p.describe()),
         None => what,
@@ -215,7 +215,7 @@ mod tests {
         )
         .expect("a new version is a changed launch");
         assert_eq!(bumped.rule, "launch-changed");
-        assert_eq!(bumped.severity, crate::check::Severity::Unknown);
+        assert_eq!(bumped.severity, driftlab_check::check::Severity::Unknown);
         assert_eq!(
             bumped.old.as_deref(),
             Some("npx -y @acme/server@1.0.0 [npm @acme/server@1.0.0]")

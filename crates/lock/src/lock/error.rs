@@ -1,7 +1,7 @@
 //! Why a lockfile cannot be read: each message one line that starts with the file.
 
-use crate::fs::ReadError;
-use crate::payload::PayloadError;
+use driftlab_contract::fs::ReadError;
+use driftlab_contract::payload::PayloadError;
 
 use super::LOCKFILE_VERSION;
 
@@ -72,7 +72,7 @@ pub enum LockError {
     #[error(
         "{file}: digests of another algorithm ({found:?}, expected {:?}); lock it again with \
          `driftlab lock --config FILE`",
-        crate::digest::ALGORITHM
+        driftlab_contract::digest::ALGORITHM
     )]
     DigestAlgorithm {
         /// The lockfile.

@@ -10,14 +10,14 @@ use std::time::Duration;
 use super::capture::{capture_each, Captured, NotCaptured, ToCapture};
 use super::check::{artifact_change, launch_change, Plan};
 use super::Lockfile;
-use crate::check::{FailOn, Finding, Rule};
-use crate::payload::PayloadError;
-use crate::report::anchor::{self as placing, Anchor, Side};
-use crate::report::region::{Locator, Place};
-use crate::report::servers::{LockReport, ServerGate, ServerState};
-use crate::report::GateReport;
-use crate::surface::Surface;
-use crate::verdict::{evaluate_with, Outcome, ResolvedPolicy};
+use driftlab_check::check::{FailOn, Finding, Rule};
+use driftlab_check::verdict::{evaluate_with, Outcome, ResolvedPolicy};
+use driftlab_contract::payload::PayloadError;
+use driftlab_contract::surface::Surface;
+use driftlab_report::report::anchor::{self as placing, Anchor, Side};
+use driftlab_report::report::region::{Locator, Place};
+use driftlab_report::report::servers::{LockReport, ServerGate, ServerState};
+use driftlab_report::report::GateReport;
 
 /// How each server is gated.
 pub struct GateSettings<'a> {
@@ -192,7 +192,7 @@ impl LockGate {
                     "{}:{}",
                     // A server whose code changed was not run: its contract is not compared.
                     if started { "live" } else { "not started" },
-                    crate::text::shorten(&configured.written.display(), 80)
+                    driftlab_contract::text::shorten(&configured.written.display(), 80)
                 ),
                 name,
                 outcome,

@@ -19,9 +19,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::payload::{self, Limits};
-use crate::surface::Surface;
 pub use artifact::Artifact;
+use driftlab_contract::payload::{self, Limits};
+use driftlab_contract::surface::Surface;
 pub use error::LockError;
 pub use package::Package;
 
@@ -128,7 +128,7 @@ impl LockedServer {
         surface: &Surface,
     ) -> LockedServer {
         let contract = surface.to_snapshot_value();
-        let digests = crate::digest::ContractDigests::of(&contract);
+        let digests = driftlab_contract::digest::ContractDigests::of(&contract);
         LockedServer {
             name: name.to_string(),
             launch,
@@ -189,7 +189,7 @@ impl Lockfile {
     /// Reads and checks a lockfile; every error is one line naming the file (and the place).
     pub fn read(path: &Path) -> Result<(Lockfile, String), LockError> {
         let file = path.display().to_string();
-        let bytes = crate::fs::read_limited(path, MAX_LOCK_BYTES)?;
+        let bytes = driftlab_contract::fs::read_limited(path, MAX_LOCK_BYTES)?;
         let unlimited = Limits {
             max_bytes: usize::MAX,
         };
@@ -206,7 +206,7 @@ impl Lockfile {
         if lock.config.is_some() == lock.discovered.is_some() {
             return Err(LockError::ConfigOrDiscovered { file });
         }
-        if lock.digest_algorithm != crate::digest::ALGORITHM {
+        if lock.digest_algorithm != driftlab_contract::digest::ALGORITHM {
             let found = lock.digest_algorithm.clone();
             return Err(LockError::DigestAlgorithm { file, found });
         }
@@ -224,7 +224,8 @@ impl Lockfile {
                 return Err(LockError::ContractOrSkipped { file, name: name() });
             }
             if let Some(contract) = &server.contract {
-                let recorded = serde_json::to_value(crate::digest::ContractDigests::of(contract));
+                let recorded =
+                    serde_json::to_value(driftlab_contract::digest::ContractDigests::of(contract));
                 if server.digests.as_ref() != recorded.as_ref().ok() {
                     return Err(LockError::DigestsDiffer { file, name: name() });
                 }

@@ -167,7 +167,7 @@ fn installed(program: &Path) -> Option<Package> {
 
 fn node_package(file: &Path) -> Option<Package> {
     let manifest = node_package_dir(file)?.join("package.json");
-    let text = crate::fs::read_text(&manifest, 1024 * 1024).ok()?;
+    let text = driftlab_contract::fs::read_text(&manifest, 1024 * 1024).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     Some(Package {
         ecosystem: "npm".into(),

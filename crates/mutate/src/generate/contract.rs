@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// Purpose tag of the per-surface contract stream.
 pub(crate) const PURPOSE: &str = "contract";
@@ -190,11 +190,12 @@ mod tests {
         for index in 0..50 {
             let value = super::super::surface_with_contract(5, index, 3);
             let bytes = serde_json::to_vec(&value).unwrap();
-            let contract = crate::payload::contract::read(&bytes, "s", Default::default())
-                .unwrap()
-                .expect("a contract");
+            let contract =
+                driftlab_contract::payload::contract::read(&bytes, "s", Default::default())
+                    .unwrap()
+                    .expect("a contract");
             let prompts = contract
-                .list(crate::surface::contract::ListKind::Prompts)
+                .list(driftlab_contract::surface::contract::ListKind::Prompts)
                 .unwrap();
             assert_eq!(prompts.len(), value["prompts"].as_array().unwrap().len());
             assert!(prompts.len() <= 3 && !prompts.is_empty());

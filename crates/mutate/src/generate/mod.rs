@@ -7,7 +7,7 @@ mod vocabulary;
 
 use serde_json::Value;
 
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 pub use plan::Plan;
 use plan::ToolPlan;
 use vocabulary::{NameStyle, DESCRIPTIONS, DIALECTS, NAME_STYLES, NOUNS, PARAMETERS, VERBS};
@@ -179,7 +179,7 @@ fn fill(template: &str, verb: &str, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::surface::is_valid_tool_name;
+    use driftlab_contract::surface::is_valid_tool_name;
 
     #[test]
     fn same_seed_and_index_give_the_same_surface() {
@@ -302,7 +302,7 @@ mod tests {
         for index in 0..200 {
             let value = surface(7, index, 1 + (index % 8) as usize);
             let mut written = Vec::new();
-            crate::payload::compact::write(&mut written, &value);
+            driftlab_contract::payload::compact::write(&mut written, &value);
             assert_eq!(written, serde_json::to_vec(&value).unwrap());
         }
     }

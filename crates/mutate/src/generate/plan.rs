@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::camel;
 use super::vocabulary::{Kind, PARAMETERS};
-use crate::payload::compact;
+use driftlab_contract::payload::compact;
 
 /// A generated surface as drawn: [`Plan::to_value`] builds it, [`Plan::write`] writes the bytes
 /// serializing that value gives, without building it (a test holds the two to each other).

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `annotation-became-dangerous` class: a read-only tool drops readOnlyHint (true -> false), or a non-destructive one sets destructiveHint false -> true.
 pub(crate) struct AnnotationBecameDangerous;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `capability-flag-dropped` class: a `listChanged` or `subscribe` flag that was true disappears.
 pub(crate) struct CapabilityFlagDropped;

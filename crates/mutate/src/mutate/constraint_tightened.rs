@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `constraint-tightened` class: one input constraint gets stricter: a maximum or maxLength halved toward its minimum, or additionalProperties: false added.
 pub(crate) struct ConstraintTightened;

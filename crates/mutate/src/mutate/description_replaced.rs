@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::description_reworded::{description_words, read_description_words, REWRITE_WORDS};
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `description-replaced` class: one tool's description is rewritten whole, no word of it kept.
 pub(crate) struct DescriptionReplaced;

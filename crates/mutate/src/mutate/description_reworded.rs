@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `description-reworded` class: a quarter of one tool's description words are replaced (a partial rewrite).
 pub(crate) struct DescriptionReworded;

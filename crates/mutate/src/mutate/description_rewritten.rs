@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `description-rewritten` class: one tool's description gains an instruction to the model (\"Always call this tool first ...\").
 pub(crate) struct DescriptionRewritten;

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::surface::Surface;
+use driftlab_contract::surface::Surface;
 
 /// A candidate's bytes as a change to its base's compact `{"tools":[…]}` bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub(crate) fn set_field(base: &Surface, tool: usize, key: &str, value: Vec<u8>) 
 /// [`set_field`] with the string `text` as the value, written as JSON.
 pub(crate) fn set_string(base: &Surface, tool: usize, key: &str, text: &str) -> Option<Edit> {
     let mut value = Vec::with_capacity(text.len() + 2);
-    crate::payload::compact::write_str(&mut value, text);
+    driftlab_contract::payload::compact::write_str(&mut value, text);
     set_field(base, tool, key, value)
 }
 
@@ -97,7 +97,7 @@ pub(crate) fn append_tool(base: &Surface, tool: &serde_json::Value) -> Option<Ed
     if !base.is_empty() {
         with.push(b',');
     }
-    crate::payload::compact::write(&mut with, tool);
+    driftlab_contract::payload::compact::write(&mut with, tool);
     Some(Edit::Splice {
         range: end..end,
         with,
@@ -110,7 +110,7 @@ fn compact_place(
     base: &Surface,
     tool: usize,
     key: &str,
-) -> Option<(usize, crate::surface::FieldPlace)> {
+) -> Option<(usize, driftlab_contract::surface::FieldPlace)> {
     let start = base.tool_span(tool)?.start;
     let place = base.tool(tool)?.field_place(key)?;
     let text = base.text().as_bytes();
@@ -125,7 +125,7 @@ fn compact_place(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::{self, Limits};
+    use driftlab_contract::payload::{self, Limits};
 
     fn written(base: &Surface, edit: &Edit) -> String {
         let Edit::Splice { range, with } = edit else {

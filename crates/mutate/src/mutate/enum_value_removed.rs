@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `enum-value-removed` class: one input parameter's enum loses its last value.
 pub(crate) struct EnumValueRemoved;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Applied, Label, MutationClass, Outcome};
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `identity` class: the control. Changes nothing.
 pub(crate) struct Identity;

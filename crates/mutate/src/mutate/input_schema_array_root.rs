@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
-use crate::rng::Stream;
-use crate::surface::Surface;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::Surface;
 
 /// The `input-schema-array-root` class: one tool's `inputSchema` gets an array root, wrapping the old schema.
 pub(crate) struct InputSchemaArrayRoot;

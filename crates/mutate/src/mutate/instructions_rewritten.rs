@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `instructions-rewritten` class: the server's instructions gain an instruction to the model.
 pub(crate) struct InstructionsRewritten;

@@ -12,9 +12,9 @@ use read_draws::{draw_read_named_tool, draw_read_tool, fresh_read_tool_name, rea
 
 use serde_json::{Map, Value};
 
-use crate::lookup::Lookup;
-use crate::rng::Stream;
-use crate::surface::{Surface, Tool};
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::{Surface, Tool};
 
 /// Where a mutation landed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +129,7 @@ pub trait MutationClass: Sync {
     fn serialize(&self, surface: &Value) -> Vec<u8> {
         // `serde_json::to_vec`'s bytes, written faster.
         let mut out = Vec::with_capacity(4096);
-        crate::payload::compact::write(&mut out, surface);
+        driftlab_contract::payload::compact::write(&mut out, surface);
         out
     }
     /// What `apply` changed, given what it reported. By default the tool it names: a class that
@@ -322,7 +322,7 @@ pub(crate) fn property_sites(
         };
         let required = root
             .as_object()
-            .map(crate::surface::required_names)
+            .map(driftlab_contract::surface::required_names)
             .unwrap_or_default();
         let Some(props) = root.field("properties").and_then(Value::as_object) else {
             continue;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `name-randomized` class: one tool's name becomes a random string of the same length (letters and digits).
 pub(crate) struct NameRandomized;

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{draw_read_tool, draw_tool, edit, label, Applied, Edit, Label, MutationClass, Outcome};
-use crate::rng::Stream;
-use crate::surface::Surface;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::Surface;
 
 /// The `name-space` class: one tool's name gains a space (e.g. a display name shipped as the name).
 pub(crate) struct NameSpace;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `name-typo` class: one tool or input parameter name gets a typo (two letters swapped, one dropped or one doubled).
 pub(crate) struct NameTypo;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `output-property-removed` class: one property of an outputSchema is removed (and from its required list).
 pub(crate) struct OutputPropertyRemoved;

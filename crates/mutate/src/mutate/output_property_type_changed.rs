@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `output-property-type-changed` class: one typed output property may now also be null (T -> [T, \"null\"]).
 pub(crate) struct OutputPropertyTypeChanged;

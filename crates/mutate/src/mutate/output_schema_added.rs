@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `output-schema-added` class: one tool without an outputSchema declares one.
 pub(crate) struct OutputSchemaAdded;

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `parameter-became-required` class: one optional input parameter becomes required.
 pub(crate) struct ParameterBecameRequired;

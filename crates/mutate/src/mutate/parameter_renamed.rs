@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `parameter-renamed` class: one input parameter is renamed (to renamed_<name>), keeping its schema and requiredness.
 pub(crate) struct ParameterRenamed;

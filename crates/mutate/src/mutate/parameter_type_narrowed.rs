@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `parameter-type-narrowed` class: one input parameter accepts fewer types: number -> integer, a type list -> its first type, or no type -> string.
 pub(crate) struct ParameterTypeNarrowed;

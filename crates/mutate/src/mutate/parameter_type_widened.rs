@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `parameter-type-widened` class: one input parameter accepts more: integer -> number, or T -> [T, \"null\"].
 pub(crate) struct ParameterTypeWidened;

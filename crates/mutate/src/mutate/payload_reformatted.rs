@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `payload-reformatted` class: the payload is pretty-printed (indentation and newlines) instead of compact.
 pub(crate) struct PayloadReformatted;
@@ -30,7 +30,7 @@ impl MutationClass for PayloadReformatted {
     fn serialize(&self, surface: &Value) -> Vec<u8> {
         // `serde_json::to_vec_pretty`'s bytes, written faster.
         let mut out = Vec::with_capacity(8192);
-        crate::payload::compact::write_pretty(&mut out, surface);
+        driftlab_contract::payload::compact::write_pretty(&mut out, surface);
         out
     }
     fn reach(&self, _: &Applied) -> Reach {

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `prompt-argument-removed` class: one prompt loses one of its arguments.
 pub(crate) struct PromptArgumentRemoved;

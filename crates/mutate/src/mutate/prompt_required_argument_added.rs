@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `prompt-required-argument-added` class: one prompt gains a required argument.
 pub(crate) struct PromptRequiredArgumentAdded;

@@ -3,8 +3,8 @@
 //! place (`tests/it/fast_paths.rs` holds every edit to it).
 
 use super::{draw, fresh};
-use crate::rng::Stream;
-use crate::surface::{Surface, Tool};
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::{Surface, Tool};
 
 /// [`draw_tool`](super::draw_tool)'s draw on a surface read from bytes: the same tool for the same stream.
 pub(super) fn draw_read_tool<'s>(

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `required-parameter-added` class: one tool gains a new required string parameter.
 pub(crate) struct RequiredParameterAdded;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `resource-removed` class: one listed resource disappears.
 pub(crate) struct ResourceRemoved;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `schema-key-order-changed` class: the keys of one tool's inputSchema object are listed in reverse order.
 pub(crate) struct SchemaKeyOrderChanged;

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 fn ids_are_unique_and_kebab_case() {
     let ids = ids();
     assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len());
-    assert!(ids.iter().all(|id| crate::is_kebab_case(id)));
+    assert!(ids.iter().all(|id| driftlab_contract::is_kebab_case(id)));
     assert_eq!(CONTROL.id(), "identity");
 }
 

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `tool-added` class: a new tool is appended to the list.
 pub(crate) struct ToolAdded;

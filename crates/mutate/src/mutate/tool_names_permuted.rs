@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `tool-names-permuted` class: the tools' names are permuted among them (a cycle, so no tool keeps its own), the set of names unchanged.
 pub(crate) struct ToolNamesPermuted;

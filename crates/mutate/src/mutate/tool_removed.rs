@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `tool-removed` class: one tool disappears from the list.
 pub(crate) struct ToolRemoved;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
 
 /// The `tool-renamed` class: one tool gets another valid name (<name>_v2), everything else unchanged.
 pub(crate) struct ToolRenamed;

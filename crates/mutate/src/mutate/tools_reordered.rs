@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{tools_mut, Applied, Edit, Label, MutationClass, NotApplicable, Outcome, Reach};
-use crate::rng::Stream;
-use crate::surface::Surface;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::Surface;
 
 /// The `tools-reordered` class: the tools are listed in another order (a non-identity permutation).
 pub(crate) struct ToolsReordered;

@@ -15,7 +15,7 @@ use super::error::Drawn;
 use super::legend;
 use super::style::{self, FONT};
 use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
-use crate::record::Summary;
+use driftlab_record::Summary;
 
 mod layout;
 use layout::{Layout, Sizes};
@@ -373,7 +373,6 @@ mod tests {
 
     #[test]
     fn a_large_study_gets_one_group_per_gate_on_a_bounded_canvas() {
-        driftlab_rules::register();
         let small = super::super::sample_summary(2, 5);
         assert_eq!(chart(&small).groups.len(), 6, "per class, plus all classes");
         for (gates, classes) in [(9, 24), (15, 25), (40, 60)] {
@@ -392,7 +391,6 @@ mod tests {
 
     #[test]
     fn a_long_study_title_wraps_on_the_canvas() {
-        driftlab_rules::register();
         let mut summary = super::super::sample_summary(2, 5);
         summary.title = "a study title far longer than any canvas is wide ".repeat(6);
         let figure = render(&summary, Medium::Screen).unwrap();

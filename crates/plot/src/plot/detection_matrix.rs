@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::error::Drawn;
 use super::style::{self, FONT};
 use super::{render_both, Drawing, Figure, Medium, PlotError};
-use crate::record::Summary;
+use driftlab_record::Summary;
 
 mod print;
 
@@ -101,8 +101,10 @@ impl Drawing for Screen<'_> {
 
 /// Consecutive runs of classes with the same label: (label, first column, end column). Empty
 /// for a study without labels.
-pub(crate) fn label_bands(summary: &Summary) -> Vec<(crate::mutate::Label, usize, usize)> {
-    let mut bands: Vec<(crate::mutate::Label, usize, usize)> = Vec::new();
+pub(crate) fn label_bands(
+    summary: &Summary,
+) -> Vec<(driftlab_mutate::mutate::Label, usize, usize)> {
+    let mut bands: Vec<(driftlab_mutate::mutate::Label, usize, usize)> = Vec::new();
     for (c, class) in summary.mutations.iter().enumerate() {
         let Some(label) = summary.labels.iter().find(|l| &l.mutation == class) else {
             return Vec::new();
@@ -170,8 +172,8 @@ pub(super) fn two_scales(summary: &Summary) -> bool {
     summary.labels.iter().any(|l| is_harmless(l.label))
 }
 
-fn is_harmless(label: crate::mutate::Label) -> bool {
-    use crate::mutate::Label;
+fn is_harmless(label: driftlab_mutate::mutate::Label) -> bool {
+    use driftlab_mutate::mutate::Label;
     matches!(label, Label::Compatible | Label::Benign)
 }
 

@@ -19,8 +19,8 @@ pub mod timeline;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::record::Summary;
 use bitmap_text::TextBackend;
+use driftlab_record::Summary;
 use error::Drawn;
 
 pub use detection_chart::FILE_STEM as DETECTION_CHART;
@@ -208,7 +208,7 @@ fn encode_png(rgb: &[u8], (width, height): (u32, u32), dpi: Option<u32>) -> Draw
 /// applicable), for checking that charts stay readable at the sizes later studies reach.
 #[doc(hidden)]
 pub fn sample_summary(gates: usize, classes: usize) -> Summary {
-    use crate::record::{rate, Cell, GateInfo};
+    use driftlab_record::{rate, Cell, GateInfo};
     let gate_ids: Vec<String> = (0..gates)
         .map(|g| format!("classifier-fail-on-warning+ordered-snapshot-{g:02}"))
         .collect();

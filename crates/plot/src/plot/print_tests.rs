@@ -4,7 +4,7 @@
 
 use super::contract_chart::{render_stacked, ContractRow, SEGMENTS};
 use super::*;
-use crate::record::{ClassLabel, Summary};
+use driftlab_record::{ClassLabel, Summary};
 
 /// A text element of an SVG: font size, anchor x, anchor kind, rotated or not, content.
 struct SvgText {
@@ -107,7 +107,7 @@ fn committed(folder: &str) -> Summary {
 
 /// The synthetic 15 × 25 matrix, its classes labelled in runs as a taxonomy's are.
 fn labelled_sample() -> Summary {
-    use crate::mutate::Label;
+    use driftlab_mutate::mutate::Label;
     let mut summary = sample_summary(15, 25);
     for (c, class) in summary.mutations.iter().enumerate() {
         let label = [
@@ -126,7 +126,6 @@ fn labelled_sample() -> Summary {
 
 #[test]
 fn every_study_figure_prints_at_7_pt_or_more_at_both_widths() {
-    driftlab_rules::register();
     let summaries = [
         committed("mcp-contract-drift-2026-08-22"),
         committed("mcp-drift-taxonomy-2026-11-30"),
@@ -174,7 +173,6 @@ fn a_stacked_chart_with_long_labels_prints_at_7_pt_or_more() {
 
 #[test]
 fn the_screen_figures_keep_their_pixel_canvas() {
-    driftlab_rules::register();
     let summary = committed("mcp-contract-drift-2026-08-22");
     for figure in all(&summary, Medium::Screen).unwrap() {
         assert!(figure.svg.starts_with(&format!(

@@ -194,8 +194,8 @@ pub(crate) fn series_colour(i: usize) -> RGBColor {
 }
 
 /// The colour of each label's band in the matrix header.
-pub(crate) fn label_colour(label: crate::mutate::Label) -> RGBColor {
-    use crate::mutate::Label;
+pub(crate) fn label_colour(label: driftlab_mutate::mutate::Label) -> RGBColor {
+    use driftlab_mutate::mutate::Label;
     match label {
         Label::Breaking => RGBColor(178, 34, 34),
         Label::Dangerous => RGBColor(213, 94, 0),
@@ -254,10 +254,11 @@ pub(crate) fn reds(rate: f64) -> RGBColor {
 
 /// A gate as figures name it: its id, marked `(emulated)` when every rule it runs emulates a
 /// published tool's check (`sorted-hash`, `description-hash`, `name-set`, `required-and-types`).
-pub(crate) fn gate_label(gate: &crate::record::GateInfo) -> String {
+pub(crate) fn gate_label(gate: &driftlab_record::GateInfo) -> String {
     let emulated = !gate.rules.is_empty()
         && gate.rules.iter().all(|id| {
-            crate::check::rules::by_id(id).is_some_and(|r| r.summary().starts_with("emulation:"))
+            driftlab_check::check::rules::by_id(id)
+                .is_some_and(|r| r.summary().starts_with("emulation:"))
         });
     match emulated {
         true => format!("{} (emulated)", gate.id),

@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::drift::ToolDrift;
 use super::fixes;
 use super::words::{self, ServerWords};
-use crate::contract::Contract;
+use driftlab_contract::contract::Contract;
 
 /// The guard's decision on one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,8 +209,11 @@ mod tests {
     }
 
     fn contract(schema: Value) -> Contract {
-        let surface =
-            crate::payload::from_value(json!([{"name": "t", "inputSchema": schema}]), "t").unwrap();
+        let surface = driftlab_contract::payload::from_value(
+            json!([{"name": "t", "inputSchema": schema}]),
+            "t",
+        )
+        .unwrap();
         Contract::of(&surface.tool(0).unwrap())
     }
 

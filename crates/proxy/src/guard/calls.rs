@@ -5,10 +5,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::contract::validator;
-use crate::contract::values::{resolve, Valid};
-use crate::contract::values::{valid_number, valid_string};
-use crate::rng::Stream;
+use driftlab_contract::contract::validator;
+use driftlab_contract::contract::values::{resolve, Valid};
+use driftlab_contract::contract::values::{valid_number, valid_string};
+use driftlab_contract::rng::Stream;
 
 /// Draws made for one call before giving up on a schema whose valid instances we cannot build.
 const ATTEMPTS: usize = 16;

@@ -7,9 +7,9 @@
 use std::collections::HashMap;
 
 use super::words::{self, ServerWords};
-use crate::check::{Finding, Severity};
-use crate::contract::Contract;
-use crate::verdict::FailOn;
+use driftlab_check::check::{Finding, Severity};
+use driftlab_check::verdict::FailOn;
+use driftlab_contract::contract::Contract;
 
 /// One breaking (or unjudged) change of a pinned tool, as a refusal may say it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +138,7 @@ fn change(finding: &Finding, pinned: Option<&Contract>) -> Change {
             .and_then(|c| c.params.as_ref())
             .is_some_and(|p| p.contains(name))
     });
-    let summary = crate::check::rules::by_id(finding.rule).map_or("", |r| r.summary());
+    let summary = driftlab_check::check::rules::by_id(finding.rule).map_or("", |r| r.summary());
     let kind = match &param {
         Some(name) => format!("{}: {} ({summary})", words::name(name), finding.rule),
         None => format!("{} ({summary})", finding.rule),
@@ -155,7 +155,7 @@ fn change(finding: &Finding, pinned: Option<&Contract>) -> Change {
 pub(crate) fn lowered_trust(findings: &[Finding]) -> HashMap<String, Vec<&'static str>> {
     let mut lowered: HashMap<String, Vec<&'static str>> = HashMap::new();
     for finding in findings {
-        if !crate::check::TRUST_RULES.contains(&finding.rule) {
+        if !driftlab_check::check::TRUST_RULES.contains(&finding.rule) {
             continue;
         }
         let name = finding.tool.as_ref().map(|t| t.name.as_str()).unwrap_or("");

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use super::drift::ToolDrift;
 use super::words::{self, ServerWords};
-use crate::contract::values::resolve;
+use driftlab_contract::contract::values::resolve;
 
 /// What a fix may name: the server's words as `words` allows, and what the pin approved.
 pub(crate) struct Said<'a> {

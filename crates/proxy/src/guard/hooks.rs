@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::words::{self, ServerWords};
 use super::{is_guard_id, Guard, LiveView, GUARD_ID};
-use crate::jsonrpc::{self, Refusal};
 use crate::proxy::{id_json, Action, Hooks, Message, Side};
+use driftlab_contract::jsonrpc::{self, Refusal};
 
 impl Guard {
     /// A client line that failed the strict reading, or one the guard will not forward: a

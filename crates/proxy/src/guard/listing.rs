@@ -9,13 +9,13 @@ use serde_json::{json, Value};
 
 use super::words::{self, ServerWords};
 use super::{Guard, Live, LiveView, GUARD_ID};
-use crate::check::rules::of_kind;
-use crate::check::RuleKind;
-use crate::contract::Contract;
-use crate::live::DEFAULT_MAX_PAGES;
-use crate::payload::{self, Limits, DEFAULT_MAX_BYTES};
 use crate::proxy::{Action, Side};
-use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
+use driftlab_check::check::rules::of_kind;
+use driftlab_check::check::RuleKind;
+use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy};
+use driftlab_contract::contract::Contract;
+use driftlab_contract::payload::{self, Limits, DEFAULT_MAX_BYTES};
+use driftlab_live::live::DEFAULT_MAX_PAGES;
 
 /// A tools/list the guard is paging through.
 pub(super) struct Listing {
@@ -167,7 +167,7 @@ impl Guard {
             listing.tools.extend(tools.iter().cloned());
         }
         // An empty cursor ends a listing before 2026-07-28 and is one to follow from then on.
-        let modern = self.listing_era.as_deref() == Some(crate::live::era::MODERN);
+        let modern = self.listing_era.as_deref() == Some(driftlab_live::live::era::MODERN);
         let cursor = result
             .get("nextCursor")
             .filter(|c| c.as_str().is_some_and(|s| modern || !s.is_empty()));

@@ -11,7 +11,7 @@
 //! - **Circuit.** More than `max_retries` refusals for one tool within the window opens its
 //!   circuit until a human updates the pin.
 //! - **Output assertions.** `structuredContent` is validated against the pinned outputSchema.
-//! - **Fail closed.** Every line is read once, strictly ([`crate::jsonrpc`]); a client line that
+//! - **Fail closed.** Every line is read once, strictly ([`driftlab_contract::jsonrpc`]); a client line that
 //!   fails that reading is refused with a JSON-RPC error and never reaches the server, whatever
 //!   the mode. A server line that fails it is dropped (the client gets an error for the request
 //!   it answered). A call is decided on a live listing: until one has succeeded calls wait for
@@ -40,12 +40,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::contract::Contract;
 pub use admission::Admission;
+use driftlab_contract::contract::Contract;
 pub use words::ServerWords;
 
 use crate::proxy::Side;
-use crate::surface::Surface;
+use driftlab_contract::surface::Surface;
 
 /// What breaking drift between the pin and the live server does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -93,7 +93,7 @@ pub struct GuardOptions {
     pub list_timeout: Duration,
     /// `Trust`: a tool whose change lowers a trusting client's guard (`TRUST_RULES`) is refused
     /// too, in refuse mode, by the kinds of change only. Any other: breaking drift alone.
-    pub fail_on: crate::verdict::FailOn,
+    pub fail_on: driftlab_check::verdict::FailOn,
     /// What a refusal may say of the live server: by kind only, or quoting it.
     pub server_words: ServerWords,
     /// `--translate renames`: a call in the approved form to a tool or parameter the server
@@ -113,7 +113,7 @@ impl GuardOptions {
             on_output: OnOutput::Warn,
             on_audit_failure: OnAuditFailure::Refuse,
             list_timeout: Duration::from_secs(30),
-            fail_on: crate::verdict::FailOn::Breaking,
+            fail_on: driftlab_check::verdict::FailOn::Breaking,
             server_words: ServerWords::Kinds,
             translate_renames: false,
         }

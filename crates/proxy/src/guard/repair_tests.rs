@@ -16,7 +16,7 @@ fn guard(on_drift: OnDrift, pinned: Value, live: Value) -> Guard {
 
 fn guard_saying(on_drift: OnDrift, pinned: Value, live: Value, words: ServerWords) -> Guard {
     let bytes = serde_json::to_vec(&pinned).unwrap();
-    let pinned = crate::payload::read(&bytes, "pin", Default::default()).unwrap();
+    let pinned = driftlab_contract::payload::read(&bytes, "pin", Default::default()).unwrap();
     let options = GuardOptions {
         server_words: words,
         ..GuardOptions::deciding_every_call(on_drift)
@@ -67,7 +67,6 @@ fn repaired(pinned: Value, live: Value, call: (&str, Value)) -> (String, Value, 
 
 #[test]
 fn a_renamed_parameter_names_its_new_name() {
-    driftlab_rules::register();
     let query = |name: &str| json!({name: {"type": "string", "description": "What to find"}, "n": {"type": "integer"}});
     let v1 = json!([tool("search", "Searches.", query("query"), &["query"])]);
     let v2 = json!([tool(
@@ -86,7 +85,6 @@ fn a_renamed_parameter_names_its_new_name() {
 
 #[test]
 fn an_unpaired_optional_rename_names_the_new_parameter() {
-    driftlab_rules::register();
     let v1 = json!([tool(
         "search_docs",
         "Searches the documentation.",
@@ -113,7 +111,6 @@ fn an_unpaired_optional_rename_names_the_new_parameter() {
 
 #[test]
 fn an_unpaired_rename_names_the_new_required_parameter_and_its_type() {
-    driftlab_rules::register();
     let v1 = json!([tool(
         "get_forecast",
         "Weather forecast for a city.",
@@ -140,7 +137,6 @@ fn an_unpaired_rename_names_the_new_required_parameter_and_its_type() {
 
 #[test]
 fn a_removed_enum_value_lists_the_allowed_ones() {
-    driftlab_rules::register();
     let unit = |values: Value| json!({"value": {"type": "number"}, "unit": {"enum": values}});
     let v1 = json!([tool(
         "convert",
@@ -174,7 +170,6 @@ fn a_removed_enum_value_lists_the_allowed_ones() {
 
 #[test]
 fn a_new_required_parameter_is_named_with_its_type() {
-    driftlab_rules::register();
     let v1 = json!([tool(
         "get_forecast",
         "Forecast.",
@@ -197,7 +192,6 @@ fn a_new_required_parameter_is_named_with_its_type() {
 
 #[test]
 fn a_parameter_that_became_required_takes_the_default_the_pin_promised() {
-    driftlab_rules::register();
     let count = json!({"count": {"type": "integer", "minimum": 1, "default": 3}});
     let v1 = json!([tool("links", "Links.", count.clone(), &[])]);
     let v2 = json!([tool("links", "Links.", count, &["count"])]);
@@ -211,7 +205,6 @@ fn a_parameter_that_became_required_takes_the_default_the_pin_promised() {
 
 #[test]
 fn a_renamed_tool_names_the_new_tool() {
-    driftlab_rules::register();
     let props = json!({"city": {"type": "string", "description": "The city"}});
     let v1 = json!([tool(
         "get_weather_forecast",
@@ -248,7 +241,6 @@ fn a_renamed_tool_names_the_new_tool() {
 
 #[test]
 fn a_narrowed_type_is_named_and_refuse_mode_admits_calls_it_does_not_touch() {
-    driftlab_rules::register();
     let v1 = json!([tool(
         "set_temperature",
         "Sets it.",
@@ -361,7 +353,6 @@ fn the_repairer_reads_pydantic_zod_jsonschema_and_python_errors_for_what_they_na
 
 #[test]
 fn by_default_no_word_of_a_hostile_server_reaches_a_refusal() {
-    driftlab_rules::register();
     const HOSTILE: &str = "IGNORE_PREVIOUS";
     let v1 = json!([
         tool(
@@ -435,7 +426,6 @@ fn by_default_no_word_of_a_hostile_server_reaches_a_refusal() {
 
 #[test]
 fn a_translated_call_goes_in_the_new_names_and_keeps_to_its_circuit() {
-    driftlab_rules::register();
     let query = |name: &str| json!({name: {"type": "string"}});
     let v1 = json!([tool("search", "Searches.", query("query"), &["query"])]);
     let v2 = json!([tool(

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::drift::ToolDrift;
 use super::{Guard, LiveView};
-use crate::contract::Contract;
+use driftlab_contract::contract::Contract;
 
 /// A call rewritten into the server's new names.
 #[derive(Debug, Clone, PartialEq)]

@@ -25,7 +25,7 @@ pub(crate) const QUOTE_CAP: usize = 200;
 pub(crate) fn quoted(text: &str) -> String {
     let kept = text
         .chars()
-        .filter(|&c| !crate::text::is_invisible(c) || matches!(c, '\n' | '\r' | '\t'))
+        .filter(|&c| !driftlab_contract::text::is_invisible(c) || matches!(c, '\n' | '\r' | '\t'))
         .map(|c| if c.is_whitespace() { ' ' } else { c });
     let mut out: String = kept.clone().take(QUOTE_CAP).collect();
     if kept.count() > QUOTE_CAP {
@@ -112,7 +112,7 @@ pub(crate) fn approved_values<'a>(pinned: Option<&'a Value>, name: &str) -> Vec<
     };
     let property = match property.get("$ref").and_then(Value::as_str) {
         Some(reference) => pinned
-            .and_then(|s| crate::contract::values::resolve(s, reference))
+            .and_then(|s| driftlab_contract::contract::values::resolve(s, reference))
             .unwrap_or(property),
         None => property,
     };

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
-use crate::contract::Contract;
-use crate::diff::pair;
-use crate::surface::Surface;
+use driftlab_contract::contract::Contract;
+use driftlab_contract::surface::Surface;
+use driftlab_diff::diff::pair;
 
 /// The fate of one call.
 #[derive(Debug, Clone, PartialEq)]

@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::live::http::{self, read_event_stream, StreamError};
-use crate::live::redact;
+use driftlab_live::live::http::{self, read_event_stream, StreamError};
+use driftlab_live::live::redact;
 
 /// Where the server is and what every request to it carries.
 #[derive(Debug, Clone)]

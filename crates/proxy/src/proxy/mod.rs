@@ -4,7 +4,7 @@
 //! (faults and drift) and `guard` (admission) are sets of hooks on this one loop.
 //!
 //! One thread reads each side into lines and one writes to each side; the loop handles one
-//! message at a time, reading it strictly once ([`crate::jsonrpc`]), so hooks see the messages in
+//! message at a time, reading it strictly once ([`driftlab_contract::jsonrpc`]), so hooks see the messages in
 //! the order they arrived and their decisions depend only on that order.
 
 pub(crate) mod drifted_server;
@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::jsonrpc::{self, Profile, Refusal};
-use crate::live::flow::{Budget, Credit, Writer};
-use crate::live::stdio::{read_lines_with, StdoutEvent};
-use crate::live::{LiveError, GRACE_PERIOD};
+use driftlab_contract::jsonrpc::{self, Profile, Refusal};
+use driftlab_live::live::flow::{Budget, Credit, Writer};
+use driftlab_live::live::stdio::{read_lines_with, StdoutEvent};
+use driftlab_live::live::{LiveError, GRACE_PERIOD};
 
 /// What to do with one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +138,7 @@ enum Event {
 /// Starts `upstream` (runs its command, or opens the bridge to its URL) and proxies between it
 /// and this process's stdin/stdout until the server's side closes (after the client hung up, or
 /// on its own). A command's stderr passes through to ours. Each direction is written by a thread of its own and bounded to about
-/// `max_line` bytes in flight ([`crate::live::flow`]), so neither peer can block the other
+/// `max_line` bytes in flight ([`driftlab_live::live::flow`]), so neither peer can block the other
 /// through the proxy or grow its memory.
 pub fn run(
     upstream: &Upstream,

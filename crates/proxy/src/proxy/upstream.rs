@@ -6,8 +6,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use super::http_upstream::{self, Bridge, HttpUpstream};
-use crate::live::stdio::{describe_status, ServerProcess};
-use crate::live::LiveError;
+use driftlab_live::live::stdio::{describe_status, ServerProcess};
+use driftlab_live::live::LiveError;
 
 /// The server behind the proxy.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ impl Upstream {
         match self {
             Upstream::Command(argv) => format!("live:{}", argv.join(" ")),
             Upstream::Http(http) => {
-                format!("live:{}", crate::live::redact::shown_url(&http.url))
+                format!("live:{}", driftlab_live::live::redact::shown_url(&http.url))
             }
         }
     }

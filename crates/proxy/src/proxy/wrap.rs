@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 
 use super::drifted_server::{DriftedServer, Handled};
 use super::{id_json, Action, Hooks, Message};
-use crate::contract::values::corrupt_value;
-use crate::mutate::MutationClass;
-use crate::rng::Stream;
+use driftlab_contract::contract::values::corrupt_value;
+use driftlab_contract::rng::Stream;
+use driftlab_mutate::mutate::MutationClass;
 
 /// What `wrap` can do to a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -113,7 +113,7 @@ impl WrapHooks {
         };
         let mut last: Option<&dyn MutationClass> = None;
         for class in self.options.drift.clone() {
-            let mut rng = crate::mutate::stream(self.options.seed, class, index);
+            let mut rng = driftlab_mutate::mutate::stream(self.options.seed, class, index);
             let outcome = match &self.options.drift_tool {
                 Some(name) => apply_to_tool(class, result, name, &mut rng),
                 None => class.apply(result, &mut rng),
@@ -222,10 +222,11 @@ fn apply_to_tool(
     class: &dyn MutationClass,
     result: &mut Value,
     name: &str,
-    rng: &mut crate::rng::Stream,
-) -> crate::mutate::Outcome {
-    let not_here =
-        || crate::mutate::NotApplicable(format!("the listing has no tool named {name:?}"));
+    rng: &mut driftlab_contract::rng::Stream,
+) -> driftlab_mutate::mutate::Outcome {
+    let not_here = || {
+        driftlab_mutate::mutate::NotApplicable(format!("the listing has no tool named {name:?}"))
+    };
     let tools = result
         .get_mut("tools")
         .and_then(Value::as_array_mut)

@@ -9,8 +9,8 @@
 //! removed parameter) lands on the nearest enclosing member it does contain.
 
 use super::region::{Locator, Place};
-use crate::check::{inside_tool, Finding};
-use crate::surface::Surface;
+use driftlab_check::check::{inside_tool, Finding};
+use driftlab_contract::surface::Surface;
 
 /// Which document the anchor file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,9 +100,9 @@ fn tools_list(surface: &Surface) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::rules::of_kind;
-    use crate::check::{run_rules, RuleKind};
-    use crate::payload::{self, Limits};
+    use driftlab_check::check::rules::of_kind;
+    use driftlab_check::check::{run_rules, RuleKind};
+    use driftlab_contract::payload::{self, Limits};
 
     fn surface(text: &str) -> Surface {
         payload::read_owned(text.as_bytes().to_vec(), "t.json", Limits::default()).unwrap()
@@ -125,7 +125,6 @@ mod tests {
 
     #[test]
     fn each_side_lands_on_its_own_line() {
-        driftlab_rules::register();
         // In the candidate the changed type is on line 3; in the approved file on line 2.
         let narrowed = "type-changed";
         assert!(
@@ -144,7 +143,6 @@ mod tests {
 
     #[test]
     fn what_the_anchor_lacks_lands_on_the_nearest_member() {
-        driftlab_rules::register();
         let rules: Vec<_> = findings().iter().map(|f| f.rule).collect();
         assert!(
             rules.contains(&"tool-removed") && rules.contains(&"tool-added"),

@@ -1,7 +1,7 @@
-//! Escaping for the report formats: [`visible`] (the shared rule, `crate::text`) and Markdown
+//! Escaping for the report formats: [`visible`] (the shared rule, `driftlab_contract::text`) and Markdown
 //! code spans that nothing can leave.
 
-pub use crate::text::visible;
+pub use driftlab_contract::text::visible;
 
 /// A Markdown code span that holds `text` whatever it contains: the fence is longer than any run
 /// of backticks inside, so nothing can leave the span (and no link, image or @mention renders).

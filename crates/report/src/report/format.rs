@@ -56,18 +56,17 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::check::rules::of_kind;
-    use crate::check::RuleKind;
     use crate::report::servers::{ServerGate, ServerState};
-    use crate::verdict::{evaluate, FailOn, ResolvedPolicy};
+    use driftlab_check::check::rules::of_kind;
+    use driftlab_check::check::RuleKind;
+    use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy};
 
     /// In a lockfile's report each checked server reads as its own gate report, in every
     /// format, without rendering one and taking it apart again.
     #[test]
     fn a_lockfile_report_holds_each_servers_gate_report() {
-        driftlab_rules::register();
         let read = |value: Value| {
-            crate::payload::read(
+            driftlab_contract::payload::read(
                 &serde_json::to_vec(&value).unwrap(),
                 "p",
                 Default::default(),

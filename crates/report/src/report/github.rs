@@ -2,7 +2,7 @@
 
 use super::servers::{LockReport, ServerState};
 use super::{GateReport, Render};
-use crate::check::Severity;
+use driftlab_check::check::Severity;
 
 /// Annotations GitHub shows per level and step; more are dropped without a word, so driftlab
 /// writes at most this many and says how many it left out.

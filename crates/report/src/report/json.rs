@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::servers::{LockReport, ServerState};
 use super::{GateReport, Render};
-use crate::check::Finding;
-use crate::verdict::Waiver;
+use driftlab_check::check::Finding;
+use driftlab_check::verdict::Waiver;
 
 /// One finding as JSON. Serialised straight to text: a report with 100k findings never becomes
 /// a tree of `Value`s first.

@@ -81,7 +81,7 @@ fn suite(report: &GateReport<'_>, name: &str, (tests, failures): (usize, usize))
             f.message,
             f.pointer,
             f.fingerprint(),
-            if f.baseline == Some(crate::check::Baseline::Unchanged) {
+            if f.baseline == Some(driftlab_check::check::Baseline::Unchanged) {
                 " (pre-existing)"
             } else {
                 ""

@@ -19,7 +19,7 @@ fn text(message: &str) -> String {
     }
     out
 }
-use crate::verdict::Verdict;
+use driftlab_check::verdict::Verdict;
 
 /// One table cell: a pipe would end it (escaped even inside code spans, as GFM asks).
 fn cell(text: &str) -> String {
@@ -82,7 +82,7 @@ pub fn render_within(report: &GateReport<'_>, max_bytes: usize) -> String {
     out
 }
 
-fn row(f: &crate::check::Finding) -> String {
+fn row(f: &driftlab_check::check::Finding) -> String {
     format!(
         "| {} | `{}` | {} | {} | {} | {} | {} |\n",
         f.severity.as_str(),
@@ -90,7 +90,7 @@ fn row(f: &crate::check::Finding) -> String {
         cell(&f.about().map_or(String::new(), code_span)),
         cell(&code_span(&f.pointer)),
         cell(&match f.baseline {
-            Some(crate::check::Baseline::Unchanged) =>
+            Some(driftlab_check::check::Baseline::Unchanged) =>
                 format!("{} (pre-existing)", text(&f.message)),
             _ => text(&f.message),
         }),

@@ -16,7 +16,7 @@ mod waivers;
 
 pub use format::Format;
 
-use crate::verdict::Outcome;
+use driftlab_check::verdict::Outcome;
 
 /// One output format, as one type: it renders a gate's report and a lockfile's report (one
 /// gate per server) alike. Each lives in its format's file; [`Format`] lists them.
@@ -57,7 +57,7 @@ impl GateReport<'_> {
             .outcome
             .findings
             .iter()
-            .filter(|f| f.baseline == Some(crate::check::Baseline::Unchanged))
+            .filter(|f| f.baseline == Some(driftlab_check::check::Baseline::Unchanged))
             .count();
         match (parts.is_empty(), existing) {
             (true, _) => "no findings".into(),

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::json_scan::{string_end, value_end};
+use driftlab_contract::json_scan::{string_end, value_end};
 
 /// A pointer's place in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl<'a> Locator<'a> {
         };
         let mut exact = true;
         for token in &tokens {
-            let next = crate::pointer::push(&found.0, token);
+            let next = driftlab_contract::pointer::push(&found.0, token);
             if !self.seen.contains_key(&next) && self.read.insert(found.0.clone()) {
                 self.read_children(&found.0, found.2.clone());
             }
@@ -146,7 +146,7 @@ impl<'a> Locator<'a> {
             };
             // A repeated key: the last one is the value every reader keeps.
             self.seen.insert(
-                crate::pointer::push(pointer, &name),
+                driftlab_contract::pointer::push(pointer, &name),
                 (member_start..end, at..end),
             );
             at = skip_ws(bytes, end);

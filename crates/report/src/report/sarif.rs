@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::region::Place;
 use super::servers::{LockReport, ServerState};
 use super::{GateReport, Render};
-use crate::check::{rules, Finding, Rule, Severity};
+use driftlab_check::check::{rules, Finding, Rule, Severity};
 
 /// Results written at most: the number GitHub shows of one upload (the rest are truncated, with
 /// a note in the run's invocation).

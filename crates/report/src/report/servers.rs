@@ -4,7 +4,7 @@
 //! format's own file).
 
 use super::GateReport;
-use crate::verdict::{FailOn, Verdict};
+use driftlab_check::verdict::{FailOn, Verdict};
 
 /// One server's part of the run.
 pub enum ServerState<'a> {

@@ -3,8 +3,8 @@
 use super::escape::visible;
 use super::servers::{LockReport, ServerState};
 use super::{GateReport, Render};
-use crate::check::Severity;
-use crate::verdict::Verdict;
+use driftlab_check::check::Severity;
+use driftlab_check::verdict::Verdict;
 
 /// The gate's report as text for a terminal, painted with ANSI colours when `colour`.
 pub fn render(report: &GateReport<'_>, colour: bool) -> String {
@@ -66,11 +66,11 @@ pub fn render(report: &GateReport<'_>, colour: bool) -> String {
             };
             out.push_str(&format!(
                 "    witness ({what}): {}\n",
-                visible(&crate::payload::short(&w.value))
+                visible(&driftlab_contract::payload::short(&w.value))
             ));
         }
         out.push_str(&format!("    fingerprint: {}\n", f.fingerprint()));
-        if f.baseline == Some(crate::check::Baseline::Unchanged) {
+        if f.baseline == Some(driftlab_check::check::Baseline::Unchanged) {
             out.push_str("    pre-existing: the approved snapshot has it too (fails only with --fail-on-existing)\n");
         }
     }

@@ -2,7 +2,7 @@
 //! count again) and those no finding matches any more (safe to delete).
 
 use super::escape::visible;
-use crate::verdict::Outcome;
+use driftlab_check::verdict::Outcome;
 
 /// Every expired and stale waiver, a line each, for the text report.
 pub fn listing(outcome: &Outcome) -> String {

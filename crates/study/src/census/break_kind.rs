@@ -5,8 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::check::{Finding, Severity};
-use crate::surface::Surface;
+use driftlab_check::check::{Finding, Severity};
+use driftlab_contract::surface::Surface;
 
 /// What a breaking pair breaks, the most sweeping first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

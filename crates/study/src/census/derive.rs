@@ -11,13 +11,13 @@ use serde::{Deserialize, Serialize};
 use super::break_kind::{break_kind, BreakKind};
 use super::spec::{CensusSpec, Package};
 use super::version::{Bump, Numbering, Version};
-use crate::check::rules;
-use crate::check::RuleKind;
-use crate::check::{FailOn, Finding, Severity};
-use crate::payload::input::surface_of_bytes;
-use crate::payload::Limits;
-use crate::surface::Surface;
-use crate::verdict::{evaluate, ResolvedPolicy};
+use driftlab_check::check::rules;
+use driftlab_check::check::RuleKind;
+use driftlab_check::check::{FailOn, Finding, Severity};
+use driftlab_check::verdict::{evaluate, ResolvedPolicy};
+use driftlab_contract::payload::input::surface_of_bytes;
+use driftlab_contract::payload::Limits;
+use driftlab_contract::surface::Surface;
 
 /// A release that gave no contract: the stage it failed at and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,7 +264,8 @@ pub fn derive(spec: &CensusSpec, captures: &Path, rule_set: &str) -> Result<Cens
         );
         let unlisted = captures.join(package.folder()).join(VERSIONS_FAILED);
         if unlisted.is_file() && chosen.releases.is_empty() {
-            let failure: Failure = crate::fs::read_json(&unlisted).map_err(|e| e.to_string())?;
+            let failure: Failure =
+                driftlab_contract::fs::read_json(&unlisted).map_err(|e| e.to_string())?;
             census.releases.push(Release {
                 package: package.key(),
                 version: String::new(),
@@ -300,7 +301,7 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
     let failed = folder.join(failure_name(version));
     let install = folder.join(install_name(version));
     let install: Install = match install.is_file() {
-        true => crate::fs::read_json(&install).map_err(|e| e.to_string())?,
+        true => driftlab_contract::fs::read_json(&install).map_err(|e| e.to_string())?,
         false => Install::default(),
     };
     let release = |record, protocol, sandboxed, server_ran| Release {
@@ -315,7 +316,8 @@ fn read_release(captures: &Path, package: &Package, version: &str) -> Result<Rel
         yanked: install.yanked.clone(),
     };
     if failed.is_file() {
-        let failure: Failure = crate::fs::read_json(&failed).map_err(|e| e.to_string())?;
+        let failure: Failure =
+            driftlab_contract::fs::read_json(&failed).map_err(|e| e.to_string())?;
         let (sandboxed, server_ran) = (failure.sandboxed, failure.stage == "capture");
         return Ok(release(
             Record::Failed(failure),
@@ -366,7 +368,7 @@ fn revert_key(surface: &Surface) -> String {
 fn pairs_of(
     releases: &[Release],
     versions: &[&Version],
-    rules: &[&'static dyn crate::check::Rule],
+    rules: &[&'static dyn driftlab_check::check::Rule],
     pairs: &mut Vec<Pair>,
 ) {
     let captured: Vec<(usize, &Surface)> = releases

@@ -15,7 +15,7 @@ pub(super) fn npm_bin(
     let relative = Path::new("node_modules").join(&package.name);
     let dir = folder.join(&relative);
     let manifest: serde_json::Value =
-        crate::fs::read_json(&dir.join("package.json")).map_err(|e| e.to_string())?;
+        driftlab_contract::fs::read_json(&dir.join("package.json")).map_err(|e| e.to_string())?;
     let short = package.name.rsplit('/').next().unwrap_or(&package.name);
     let path = match manifest.get("bin") {
         Some(serde_json::Value::String(path)) => path.clone(),

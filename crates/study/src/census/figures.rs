@@ -8,10 +8,10 @@ use plotters::style::RGBColor;
 
 use super::derive::{Census, PairVerdict, Record};
 use super::version::Bump;
-use crate::check::Severity;
-use crate::plot::contract_chart::{render_scaled, render_stacked, ContractRow, Scale};
-use crate::plot::timeline::{self, Kind, Lane, Link, Mark};
-use crate::plot::{self, Medium};
+use driftlab_check::check::Severity;
+use driftlab_plot::plot::contract_chart::{render_scaled, render_stacked, ContractRow, Scale};
+use driftlab_plot::plot::timeline::{self, Kind, Lane, Link, Mark};
+use driftlab_plot::plot::{self, Medium};
 
 pub(crate) const TIMELINE: &str = "census-timeline";
 pub const CLASSES: &str = "census-classes";

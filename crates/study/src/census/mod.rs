@@ -70,7 +70,7 @@ pub fn fetch(
         let folder = captures.join(package.folder());
         std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
         let write = |name: &str, bytes: &[u8]| {
-            crate::fs::write_atomic(&folder.join(name), bytes)
+            driftlab_contract::fs::write_atomic(&folder.join(name), bytes)
                 .map_err(|e| format!("{}: {e}", folder.join(name).display()))
         };
         let versions = match online::available_versions(spec, &package, scratch) {
@@ -175,7 +175,7 @@ pub fn derive_and_write(
     let rule_set = spec
         .rule_set
         .clone()
-        .unwrap_or_else(|| crate::check::rules::sets::latest().to_string());
+        .unwrap_or_else(|| driftlab_check::check::rules::sets::latest().to_string());
     let captures = dir.join(write::CAPTURES);
     // Whole captures (as a census before content-addressed storage wrote them) are split first.
     for package in &spec.packages {
@@ -184,7 +184,7 @@ pub fn derive_and_write(
     let census = derive::derive(spec, &captures, &rule_set)?;
     let captures = write::read_captures(dir, spec)?;
     let files = write::render(&census, &spec.id, &spec.title, command, &captures, extra)?;
-    let names = crate::fs::write_files_atomic(dir, files)
+    let names = driftlab_contract::fs::write_files_atomic(dir, files)
         .map_err(|(path, e)| format!("{}: {e}", path.display()))?;
     Ok((census, names))
 }

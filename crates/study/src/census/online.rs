@@ -15,8 +15,8 @@ use super::sandbox::{self, Step};
 use super::scratch::{ReleaseFolder, Scratch};
 use super::spec::{CensusSpec, Package, PackageSpec};
 use super::version::Scheme;
-use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{self, CaptureOptions, LiveError, ProtocolMode, Target};
+use driftlab_live::live::stdio::{Launch, StdioTransport};
+use driftlab_live::live::{self, CaptureOptions, LiveError, ProtocolMode, Target};
 
 /// Where npm installs from unless the spec says otherwise.
 pub const NPM_REGISTRY: &str = "https://registry.npmjs.org/";
@@ -422,13 +422,13 @@ fn capture(
         env: Vec::new(),
     };
     let transport = StdioTransport::spawn_in(&argv, MAX_BYTES, None, &launch)
-        .map_err(|e| failed(crate::text::with_causes(&e)))?;
+        .map_err(|e| failed(driftlab_contract::text::with_causes(&e)))?;
     // A timeout's own hint names `capture`'s flag; a census sets the spec's timeout instead.
     let capture = live::capture(transport, &options).map_err(|e| match e {
         LiveError::Timeout { phase, seconds } => failed(format!(
             "no answer to {phase} within {seconds} s (raise capture_timeout_seconds)"
         )),
-        e => failed(crate::text::with_causes(&e)),
+        e => failed(driftlab_contract::text::with_causes(&e)),
     })?;
     // Recorded as it ran, minus the environment's values and this machine's folders: a
     // sandboxed run as its policy's name (docs/census.md), the release's folder as `.`.
@@ -446,7 +446,7 @@ fn capture(
         false => scratch.scrub(&word.replace(&release, "")),
     }));
     // The capture's own record of when: the census derives nothing from it.
-    let at = crate::text::rfc3339(
+    let at = driftlab_contract::text::rfc3339(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

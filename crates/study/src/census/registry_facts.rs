@@ -58,7 +58,7 @@ pub(crate) fn facts(
                 .call()
                 .map_err(|e| format!("{url}: {e}"))?;
             let status = response.status();
-            let json = crate::live::http::header(&response, "content-type")
+            let json = driftlab_live::live::http::header(&response, "content-type")
                 .is_some_and(|t| t.starts_with(PEP_691));
             if !status.is_success() || !json {
                 return Err(format!(

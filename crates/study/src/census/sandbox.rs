@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::fs::on_path;
+use driftlab_contract::fs::on_path;
 
 /// The program a sandboxed run starts with: a capture whose recorded command begins with it
 /// was sandboxed.
@@ -132,7 +132,7 @@ impl Sandbox {
             false => Err(format!(
                 "bwrap is installed but fails here ({}): {}",
                 output.status,
-                crate::text::excerpt(output.stderr.trim_ascii(), 200)
+                driftlab_contract::text::excerpt(output.stderr.trim_ascii(), 200)
             )),
         }
     }

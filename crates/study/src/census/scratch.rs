@@ -60,7 +60,7 @@ impl Tools {
                 return Err(format!(
                     "{python}, which PyPI releases need, failed ({}): {}",
                     out.status,
-                    crate::text::shorten(first, 200)
+                    driftlab_contract::text::shorten(first, 200)
                 ));
             }
             let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -77,7 +77,7 @@ impl Tools {
         }
         if schemes.contains(&Scheme::Npm) {
             let found = |name: &str| {
-                crate::fs::on_path(name)
+                driftlab_contract::fs::on_path(name)
                     .and_then(|p| std::fs::canonicalize(p).ok())
                     .ok_or_else(|| format!("{name}, which npm releases need, is not on PATH"))
             };
@@ -108,7 +108,7 @@ impl Tools {
 
 /// A program named by a path (with a `/`) or found on PATH, as its real file.
 fn resolve(named: &str) -> Option<PathBuf> {
-    let path = crate::fs::on_path(named)?;
+    let path = driftlab_contract::fs::on_path(named)?;
     std::fs::canonicalize(path).ok().filter(|p| p.is_file())
 }
 

@@ -65,7 +65,7 @@ fn copy_records(from: &Path, to: &Path) -> Result<(), String> {
         if path.is_file() {
             let dest = to.join(path.file_name().unwrap_or_default());
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            crate::fs::write_atomic(&dest, &bytes)
+            driftlab_contract::fs::write_atomic(&dest, &bytes)
                 .map_err(|e| format!("{}: {e}", dest.display()))?;
         }
     }
@@ -84,7 +84,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<(Census, Vec
     let mut records: Vec<(ShardFile, &PathBuf)> = Vec::new();
     for dir in shards {
         let record: ShardFile =
-            crate::fs::read_json(&dir.join(SHARD_FILE)).map_err(|e| e.to_string())?;
+            driftlab_contract::fs::read_json(&dir.join(SHARD_FILE)).map_err(|e| e.to_string())?;
         let mismatches = crate::study::results::verify(dir, None).map_err(|e| e.to_string())?;
         if let Some(m) = mismatches.first() {
             return Err(format!(

@@ -208,7 +208,7 @@ impl CensusSpec {
     /// The census of shard `index` of `count` (1-based): packages ⌊(K−1)·P/N⌋ … ⌊K·P/N⌋ − 1 of
     /// the spec's P, split as a study splits its surfaces.
     pub fn shard(&self, index: u64, count: u64) -> CensusSpec {
-        let range = crate::record::Shard::of(index, count, self.packages.len() as u64);
+        let range = driftlab_record::Shard::of(index, count, self.packages.len() as u64);
         CensusSpec {
             packages: self.packages[range.first as usize..range.end as usize].to_vec(),
             ..self.clone()
@@ -230,7 +230,7 @@ impl CensusSpec {
             ));
         }
         if let Some(set) = &spec.rule_set {
-            let known = crate::check::rules::sets::ids();
+            let known = driftlab_check::check::rules::sets::ids();
             if !known.contains(&set.as_str()) {
                 return Err(format!(
                     "rule_set {set:?}: not a rule set of this build (one of {})",

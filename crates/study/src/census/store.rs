@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde_json::value::RawValue;
 
-use crate::text::sha256_hex;
+use driftlab_contract::text::sha256_hex;
 
 /// The folder under `captures/` that holds the contracts.
 pub(crate) const CONTRACTS: &str = "contracts";
@@ -105,7 +105,7 @@ pub(crate) fn write_capture(captures: &Path, path: &Path, capture: &[u8]) -> Res
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    crate::fs::write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    driftlab_contract::fs::write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn write_split(captures: &Path, path: &Path, parts: Split) -> Result<(), String> {

@@ -15,8 +15,8 @@ use super::failures;
 use super::figures;
 use super::spec::CensusSpec;
 use super::version::Bump;
-use crate::check::Severity;
-use crate::plot::{self, Medium};
+use driftlab_check::check::Severity;
+use driftlab_plot::plot::{self, Medium};
 
 /// One row per release.
 pub(crate) const RELEASES_CSV: &str = "releases.csv";
@@ -39,7 +39,7 @@ pub fn file_names() -> Vec<String> {
     for stem in figures::STEMS {
         names.extend(plot::file_names(stem, &Medium::DEFAULTS));
     }
-    names.push(crate::fs::manifest::MANIFEST.into());
+    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
     names
 }
 
@@ -271,7 +271,9 @@ pub fn render(
     files.extend(extra);
     let mut pinned = files.clone();
     pinned.extend(captures.iter().cloned());
-    files.push(crate::fs::manifest::folder_manifest(command, &pinned));
+    files.push(driftlab_contract::fs::manifest::folder_manifest(
+        command, &pinned,
+    ));
     Ok(files)
 }
 

@@ -10,8 +10,8 @@ use thiserror::Error;
 use super::study;
 use super::study_error::ScanStudyError;
 use super::ScanReport;
-use crate::payload::Limits;
 use crate::study::results::staging::{self, FolderError, StagedFolder};
+use driftlab_contract::payload::Limits;
 
 /// Why a corpus scan study stopped.
 #[derive(Debug, Error)]

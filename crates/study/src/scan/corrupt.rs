@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-pub use crate::contract::values::{corrupt_value, resolve, Valid, SENTINEL};
-use crate::contract::values::{other_than, out_of_range, valid_number, valid_string};
-use crate::rng::Stream;
+pub use driftlab_contract::contract::values::{corrupt_value, resolve, Valid, SENTINEL};
+use driftlab_contract::contract::values::{other_than, out_of_range, valid_number, valid_string};
+use driftlab_contract::rng::Stream;
 
 /// The property added to an object schema that declares no properties.
 pub const EXTRA_PROPERTY: &str = "driftlab_unexpected";

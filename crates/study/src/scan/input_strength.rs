@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::corrupt::{escape, SENTINEL};
-use crate::contract::validator;
+use driftlab_contract::contract::validator;
 use jsonschema::error::ValidationErrorKind;
 
 /// The parameter name used for the unknown-parameter call.

@@ -18,8 +18,8 @@ pub use study_error::ScanStudyError;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::rng::Stream;
-use crate::surface::Surface;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::Surface;
 use input_strength::InputVerdict;
 use output_contract::{Class, OutputVerdict};
 use probes::Probe;

@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::corrupt::{corruptions, Leaf};
-use crate::contract::validator;
-use crate::rng::Stream;
+use driftlab_contract::contract::validator;
+use driftlab_contract::rng::Stream;
 
 /// Keywords that constrain values (not only shapes): without any of them a schema cannot tell a
 /// right answer from a wrong one of the same shape.

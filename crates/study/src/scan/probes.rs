@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::live::{LiveError, Session, Transport};
-use crate::surface::Surface;
+use driftlab_contract::surface::Surface;
+use driftlab_live::live::{LiveError, Session, Transport};
 
 /// The method no server implements, and the tool no server has.
 pub(crate) const UNKNOWN_METHOD: &str = "driftlab/probe-unknown-method";

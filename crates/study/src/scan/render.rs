@@ -80,7 +80,7 @@ pub fn text(r: &ScanReport) -> String {
                 "  {:<18} {:<16} {}\n",
                 p.probe,
                 verdict.as_str().unwrap_or(""),
-                crate::text::shorten(&p.detail, 100)
+                driftlab_contract::text::shorten(&p.detail, 100)
             ));
         }
     }
@@ -97,11 +97,14 @@ pub fn text(r: &ScanReport) -> String {
         };
         out.push_str(&format!(
             "  {:<32} {output:<16} {bar}\n",
-            crate::text::shorten(&tool.name, 32)
+            driftlab_contract::text::shorten(&tool.name, 32)
         ));
         if let Some(o) = &tool.output {
             for reason in &o.reasons {
-                out.push_str(&format!("      {}\n", crate::text::shorten(reason, 200)));
+                out.push_str(&format!(
+                    "      {}\n",
+                    driftlab_contract::text::shorten(reason, 200)
+                ));
             }
         }
     }

@@ -9,10 +9,10 @@ use serde::Serialize;
 use super::output_contract::Class;
 use super::study_error::ScanStudyError;
 use super::{ratio, scan_surface, ScanReport};
-use crate::fs::write_atomic;
-use crate::payload::{self, Limits};
-use crate::plot::contract_chart::{self, ContractRow};
 use crate::study::results::csv_bytes;
+use driftlab_contract::fs::write_atomic;
+use driftlab_contract::payload::{self, Limits};
+use driftlab_plot::plot::contract_chart::{self, ContractRow};
 
 /// One row per server.
 pub(crate) const SERVERS_CSV: &str = "servers.csv";
@@ -28,11 +28,11 @@ pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [SERVERS_CSV, TOOLS_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(crate::plot::file_names(
+    names.extend(driftlab_plot::plot::file_names(
         contract_chart::FILE_STEM,
-        &crate::plot::Medium::DEFAULTS,
+        &driftlab_plot::plot::Medium::DEFAULTS,
     ));
-    names.push(crate::fs::manifest::MANIFEST.into());
+    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
     names
 }
 
@@ -62,7 +62,7 @@ pub(crate) struct Published {
 
 /// The `*.json` files of `dir`, sorted by name.
 fn json_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, ScanStudyError> {
-    crate::fs::json_files(dir).map_err(|error| ScanStudyError::Folder {
+    driftlab_contract::fs::json_files(dir).map_err(|error| ScanStudyError::Folder {
         folder: dir.display().to_string(),
         error,
     })
@@ -86,7 +86,7 @@ pub(crate) fn scan_folder(
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            let bytes = crate::fs::read_limited(path, limits.max_bytes)?;
+            let bytes = driftlab_contract::fs::read_limited(path, limits.max_bytes)?;
             let surface = payload::read(&bytes, &path.display().to_string(), limits)?;
             Ok(scan_surface(&surface, &name, seed))
         })
@@ -191,7 +191,7 @@ pub(crate) fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
     files
         .iter()
         .map(|path| {
-            let report: serde_json::Value = crate::fs::read_json(path)?;
+            let report: serde_json::Value = driftlab_contract::fs::read_json(path)?;
             let probes = report["probes"]
                 .as_array()
                 .ok_or_else(|| ScanStudyError::NotALiveReport(path.display().to_string()))?
@@ -283,13 +283,14 @@ pub fn write(
         serde_json::to_vec_pretty(&summary).map_err(|e| encode(SUMMARY_JSON, e.to_string()))?;
     summary_bytes.push(b'\n');
     let rows = chart_rows(reports);
-    let figures = crate::plot::files_in(&crate::plot::Medium::DEFAULTS, |medium| {
-        contract_chart::render(
-            "What each server's outputSchema does with a corrupted answer (share of its tools)",
-            &rows,
-            medium,
-        )
-    })?;
+    let figures =
+        driftlab_plot::plot::files_in(&driftlab_plot::plot::Medium::DEFAULTS, |medium| {
+            contract_chart::render(
+                "What each server's outputSchema does with a corrupted answer (share of its tools)",
+                &rows,
+                medium,
+            )
+        })?;
     let files: [(&str, Vec<u8>); 4] = [
         (
             SERVERS_CSV,
@@ -307,7 +308,9 @@ pub fn write(
         .map(|(name, bytes)| (name.to_string(), bytes))
         .collect();
     files.extend(figures);
-    files.push(crate::fs::manifest::folder_manifest(command, &files));
+    files.push(driftlab_contract::fs::manifest::folder_manifest(
+        command, &files,
+    ));
     for (name, bytes) in &files {
         write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
     }
@@ -445,7 +448,9 @@ fn render_report(
          and the server sets differ (see LIMITS.md).\n\n",
     );
     out.push_str("![Output contracts per server](output-contracts.svg)\n\n");
-    out.push_str(&crate::plot::print_links(&[contract_chart::FILE_STEM]));
+    out.push_str(&driftlab_plot::plot::print_links(&[
+        contract_chart::FILE_STEM,
+    ]));
     out.push_str("\n\n## Per server\n\n");
     out.push_str("| server | tools | outputSchema | enforceable | partial | vacuous | invalid | wrapped | input refuses unknown | input minimum bar |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

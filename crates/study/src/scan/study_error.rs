@@ -5,9 +5,9 @@ use std::io;
 
 use thiserror::Error;
 
-use crate::fs::ReadError;
-use crate::payload::PayloadError;
-use crate::plot::PlotError;
+use driftlab_contract::fs::ReadError;
+use driftlab_contract::payload::PayloadError;
+use driftlab_plot::plot::PlotError;
 
 /// Why a scan study stopped.
 #[derive(Debug, Error)]

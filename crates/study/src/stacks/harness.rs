@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::outcome::Evidence;
 use super::process;
 use super::StackStudyError;
-use crate::guard::study::session::Call;
+use driftlab_proxy::guard::study::session::Call;
 
 /// Each case's version-1 tools (name → inputSchema), as the harness prints them.
 pub fn schemas(

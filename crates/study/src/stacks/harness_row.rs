@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::spec::{fill, GuardPath, StackRow, StackStudy, CASE_PLACEHOLDER, VERSION_PLACEHOLDER};
 use super::{harness, judge_case, repairs, row_id, CallRow, StackStudyError, STRAIGHT};
-use crate::guard::study::session::{fresh_dir, run_session, Call};
+use driftlab_proxy::guard::study::session::{fresh_dir, run_session, Call};
 
 /// One harness row on one path.
 pub(crate) struct Run<'a> {

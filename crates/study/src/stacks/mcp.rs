@@ -14,7 +14,7 @@ use super::outcome::Evidence;
 use super::repairs;
 use super::spec::{fill, GuardPath, StackRow};
 use super::StackStudyError;
-use crate::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
+use driftlab_proxy::guard::study::session::{fresh_dir, run_session, Call, Outcome, SessionRun};
 
 /// The evidence of one path (`straight` or a guard path id) for one case's calls.
 pub struct Paths {

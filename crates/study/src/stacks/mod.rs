@@ -31,9 +31,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::guard::calls::valid_arguments;
-use crate::guard::study::session::Call;
-use crate::rng::Stream;
+use driftlab_contract::rng::Stream;
+use driftlab_proxy::guard::calls::valid_arguments;
+use driftlab_proxy::guard::study::session::Call;
 use outcome::{judge, Evidence, Judged, Outcome};
 pub use spec::{StackStudy, StackStudySpec};
 pub use write::{file_names, write};

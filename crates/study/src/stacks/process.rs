@@ -46,7 +46,7 @@ pub fn run(
                 dir.display()
             ))
         })?;
-    let _cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
+    let _cleanup = driftlab_contract::cleanup::kill_on_signal(child.id() as i32);
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(input)
@@ -58,7 +58,7 @@ pub fn run(
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
-                crate::live::stdio::ServerProcess::kill_group(child.id());
+                driftlab_live::live::stdio::ServerProcess::kill_group(child.id());
                 let _ = child.wait();
                 return Err(fail(format!(
                     "no exit within {timeout:?}{}",

@@ -1,5 +1,5 @@
 //! Repairability: each call whose caller got an error is retried once as the deterministic
-//! repairer ([`crate::guard::repair`]) rewrites it from the error's text and the tool's
+//! repairer ([`driftlab_proxy::guard::repair`]) rewrites it from the error's text and the tool's
 //! version-1 inputSchema alone, on the same row and path. A retry that runs correctly is an
 //! error a caller could act on; no model is involved.
 
@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::outcome::Evidence;
-use crate::guard::repair::repair;
-use crate::guard::study::aligned_retries;
-use crate::guard::study::session::Call;
+use driftlab_proxy::guard::repair::repair;
+use driftlab_proxy::guard::study::aligned_retries;
+use driftlab_proxy::guard::study::session::Call;
 
 /// Each call's retry beside the evidence of its run, where the repairer made one.
 pub(crate) type Retried = Vec<Option<(Call, Evidence)>>;

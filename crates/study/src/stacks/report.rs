@@ -160,7 +160,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
     let _ = writeln!(
         md,
         "{}\n",
-        crate::plot::print_links(&[FIGURE_STEM, ADAPTERS_FIGURE_STEM])
+        driftlab_plot::plot::print_links(&[FIGURE_STEM, ADAPTERS_FIGURE_STEM])
     );
     glance_table(&mut md, results, claims);
     let _ = writeln!(md, "## Stack × drift\n");

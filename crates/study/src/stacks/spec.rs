@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::StackStudyError;
-use crate::mutate;
-use crate::text::shell_line;
+use driftlab_contract::text::shell_line;
+use driftlab_mutate::mutate;
 
 /// The JSON Schema type names a case's `declared` may give (the spec refuses others).
 pub(crate) const JSON_TYPES: [&str; 7] = [
@@ -230,13 +230,13 @@ impl StackStudy {
     /// Reads and checks the spec at `path`.
     pub fn load(path: &Path) -> Result<StackStudy, StackStudyError> {
         let at = |message: String| StackStudyError::Spec(format!("{}: {message}", path.display()));
-        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
+        let text = driftlab_contract::fs::read_text(path, driftlab_contract::fs::MAX_SMALL_FILE)
             .map_err(|e| StackStudyError::Spec(e.to_string()))?;
         let spec: StackStudySpec = toml::from_str(&text).map_err(|e| {
-            let (line, column, message) = crate::text::toml_error(&text, &e);
+            let (line, column, message) = driftlab_contract::text::toml_error(&text, &e);
             at(format!("{line}:{column}: {message}"))
         })?;
-        if let Some(problem) = crate::id_problem(&spec.id) {
+        if let Some(problem) = driftlab_contract::id_problem(&spec.id) {
             return Err(at(format!("id {problem}")));
         }
         if spec.cases.is_empty() || spec.stacks.is_empty() || spec.calls_per_case == 0 {

@@ -14,9 +14,9 @@ use super::{
     CellCounts, StackStudyError, StudyResults, TableRow, ADAPTERS_FIGURE_STEM, CALLS_CSV,
     FIGURE_STEM, REPORT, STRAIGHT, SUMMARY_CSV, SUMMARY_JSON,
 };
-use crate::fs::write_files_atomic;
-use crate::plot::contract_chart::{render_stacked, ContractRow};
-use crate::plot::Medium;
+use driftlab_contract::fs::write_files_atomic;
+use driftlab_plot::plot::contract_chart::{render_stacked, ContractRow};
+use driftlab_plot::plot::Medium;
 
 /// Every file [`write`] writes: a folder holding only these is an earlier run's.
 pub fn file_names() -> Vec<String> {
@@ -24,9 +24,9 @@ pub fn file_names() -> Vec<String> {
         .map(String::from)
         .to_vec();
     for stem in [FIGURE_STEM, ADAPTERS_FIGURE_STEM] {
-        names.extend(crate::plot::file_names(stem, &Medium::DEFAULTS));
+        names.extend(driftlab_plot::plot::file_names(stem, &Medium::DEFAULTS));
     }
-    names.push(crate::fs::manifest::MANIFEST.into());
+    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
     names
 }
 
@@ -105,7 +105,7 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             call.retried.as_ref().map_or("", |r| r.detail.as_str()),
         ])?;
     }
-    crate::fs::csv_text::finish(w)
+    driftlab_contract::fs::csv_text::finish(w)
 }
 
 fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
@@ -156,7 +156,7 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             w.write_record(&record)?;
         }
     }
-    crate::fs::csv_text::finish(w)
+    driftlab_contract::fs::csv_text::finish(w)
 }
 
 /// One bar per row: its calls that ran at version 1, by outcome.
@@ -218,7 +218,7 @@ pub fn write(
         );
         let chart_rows = chart_rows(results, &rows);
         figures.extend(
-            crate::plot::files_in(&Medium::DEFAULTS, |medium| {
+            driftlab_plot::plot::files_in(&Medium::DEFAULTS, |medium| {
                 render_stacked(
                     stem,
                     &title,
@@ -270,6 +270,8 @@ pub fn write(
     ];
     let mut files = files;
     files.extend(figures);
-    files.push(crate::fs::manifest::folder_manifest(reproduce, &files));
+    files.push(driftlab_contract::fs::manifest::folder_manifest(
+        reproduce, &files,
+    ));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::splice::Base;
-use crate::generate;
 use crate::study::spec::Study;
+use driftlab_mutate::generate;
 
 /// Surface `index`'s base: generated, or a real payload drawn with `below(bases)` from the
 /// stream `(seed, "base", index)`.
@@ -46,7 +46,7 @@ fn real_base(study: &Study, index: u64) -> Option<(&str, &Value)> {
     if study.bases.is_empty() {
         return None;
     }
-    let mut rng = crate::rng::Stream::derive(study.spec.seed, "base", index);
+    let mut rng = driftlab_contract::rng::Stream::derive(study.spec.seed, "base", index);
     let (name, value) = rng.choose(&study.bases);
     Some((name.as_str(), value))
 }

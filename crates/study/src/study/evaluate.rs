@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-use crate::check::{Comparison, Finding};
-use crate::mutate::{self, Applied, MutationClass};
-use crate::payload::{self, Limits, PayloadError};
-use crate::record::Row;
 use crate::study::spec::Study;
-use crate::surface::Surface;
+use driftlab_check::check::{Comparison, Finding};
+use driftlab_contract::payload::{self, Limits, PayloadError};
+use driftlab_contract::surface::Surface;
+use driftlab_mutate::mutate::{self, Applied, MutationClass};
+use driftlab_record::Row;
 
 use super::bases::base;
 use super::gate::Gate;
@@ -139,21 +139,22 @@ pub(super) struct Shared {
     /// For each gate, the place of each of its rules in `Study::rules`.
     pub gate_rules: Vec<Vec<usize>>,
     /// The same places in the order a verdict is sought: rules that glance before rules that
-    /// parse schemas ([`crate::check::Rule::heavy`]), rules of the whole pair before per-tool
+    /// parse schemas ([`driftlab_check::check::Rule::heavy`]), rules of the whole pair before per-tool
     /// ones (which then find the changed schemas parsed).
     pub verdict_order: Vec<Vec<usize>>,
     /// Every rule's place, whole-pair rules before per-tool ones (which then find the changed
     /// schemas parsed): the order all of them run in for `--rows all`.
     pub every_rule: Vec<usize>,
     /// How much the diff must prove for the gates' verdicts.
-    pub proving: crate::diff::Proving,
+    pub proving: driftlab_diff::diff::Proving,
 }
 
 impl Shared {
     pub fn new(study: &Study) -> Shared {
         let control = mutate::CONTROL;
-        let place =
-            |rule: &&dyn crate::check::Rule| study.rules.iter().position(|r| r.id() == rule.id());
+        let place = |rule: &&dyn driftlab_check::check::Rule| {
+            study.rules.iter().position(|r| r.id() == rule.id())
+        };
         let gate_rules: Vec<Vec<usize>> = study
             .gates
             .iter()
@@ -178,7 +179,7 @@ impl Shared {
             gate_rules,
             verdict_order,
             every_rule,
-            proving: crate::check::rules::diff_rules::proving_for(&study.rules),
+            proving: driftlab_check::check::rules::diff_rules::proving_for(&study.rules),
         }
     }
 }
@@ -222,7 +223,7 @@ fn through_wrap(
     let expected: &[u8] = match class {
         None => base_bytes,
         Some(_) => {
-            crate::proxy::wrap::to_one_line(spliced);
+            driftlab_proxy::proxy::wrap::to_one_line(spliced);
             spliced
         }
     };
@@ -238,7 +239,7 @@ fn contract_of(
     bytes: &[u8],
     name: &str,
     whole_contract: bool,
-) -> Result<Option<crate::surface::ServerContract>, PayloadError> {
+) -> Result<Option<driftlab_contract::surface::ServerContract>, PayloadError> {
     match whole_contract {
         true => payload::contract::read(bytes, name, Limits::default()),
         false => Ok(None),

@@ -1,8 +1,8 @@
 //! A study's gates: the `[[gates]]` entry as written (`GateSpec`), the resolved `Gate` (rules
 //! and a threshold, or an external checker), and the checks of a checker entry.
 
-use crate::check::{FailOn, Rule};
 use crate::study::external::{CheckerSpec, Mode};
+use driftlab_check::check::{FailOn, Rule};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Duration;
@@ -156,7 +156,7 @@ pub(crate) fn resolve_checker(
     }
     Ok(Some(CheckerSpec {
         gate: gate.id.clone(),
-        command: crate::live::stdio::resolve_argv(dir, command),
+        command: driftlab_live::live::stdio::resolve_argv(dir, command),
         mode,
         processes,
         timeout,

@@ -1,6 +1,6 @@
 //! The headline table of a study summary, as plain text for the terminal.
 
-use crate::record::Summary;
+use driftlab_record::Summary;
 
 /// Rows: one per mutation class, then the total, then the control's false positives; one
 /// column per gate.

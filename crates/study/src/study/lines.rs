@@ -9,8 +9,8 @@ use thiserror::Error;
 
 use super::runner::{base_surface, checker_comparisons};
 use super::Study;
-use crate::mutate;
 use crate::study::external::{request_line, Request};
+use driftlab_mutate::mutate;
 
 /// Why `generate --checker-requests` could not write its lines.
 #[derive(Debug, Error)]

@@ -7,10 +7,12 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::spec::{LiveServerSpec, Study};
-use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{self, CaptureOptions, LiveError, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT};
-use crate::mutate::MutationClass;
-use crate::payload::DEFAULT_MAX_BYTES;
+use driftlab_contract::payload::DEFAULT_MAX_BYTES;
+use driftlab_live::live::stdio::{Launch, StdioTransport};
+use driftlab_live::live::{
+    self, CaptureOptions, LiveError, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT,
+};
+use driftlab_mutate::mutate::MutationClass;
 
 /// Why a live surface could not be captured or does not match its mutation. LiveErrors are
 /// boxed: they are large and travel up through the runner's every `?`.
@@ -67,7 +69,7 @@ fn server(study: &Study, index: u64) -> &LiveServerSpec {
 
 /// argv with the program resolved against the spec's folder when it is a relative path.
 fn resolve(study: &Study, argv: &[String]) -> Vec<String> {
-    crate::live::stdio::resolve_argv(&study.live_dir, argv)
+    driftlab_live::live::stdio::resolve_argv(&study.live_dir, argv)
 }
 
 fn capture(
@@ -91,7 +93,7 @@ fn capture(
         max_bytes: DEFAULT_MAX_BYTES,
         whole_contract: false,
         // The committed results were captured with the handshake; keep them reproducible.
-        protocol: crate::live::ProtocolMode::Legacy,
+        protocol: driftlab_live::live::ProtocolMode::Legacy,
     };
     let transport =
         StdioTransport::spawn_in(argv, DEFAULT_MAX_BYTES, None, &launch).map_err(|error| {

@@ -2,7 +2,7 @@
 //! waits for an external checker. Made by the runner, completed by the checkers, counted by the
 //! tally.
 
-use crate::record::Row;
+use driftlab_record::Row;
 
 /// Which rows of `rows.csv` to keep; the summary always counts every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -1,10 +1,10 @@
 //! `report.md`: an article-ready account of one study run, built from its summary.
 
-use crate::check::rules;
-use crate::mutate;
-use crate::plot::count;
-use crate::plot::{DETECTION_CHART, DETECTION_MATRIX};
-use crate::record::Summary;
+use driftlab_check::check::rules;
+use driftlab_mutate::mutate;
+use driftlab_plot::plot::count;
+use driftlab_plot::plot::{DETECTION_CHART, DETECTION_MATRIX};
+use driftlab_record::Summary;
 
 mod metrics_table;
 mod summary_table;
@@ -40,7 +40,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
          PNG versions: [`{DETECTION_CHART}.png`]({DETECTION_CHART}.png), \
          [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n{} `driftlab figures DIR --width 3.5in|7in --dpi N` redraws \
          them from summary.json.\n\n",
-        crate::plot::print_links(&[DETECTION_CHART, DETECTION_MATRIX])
+        driftlab_plot::plot::print_links(&[DETECTION_CHART, DETECTION_MATRIX])
     ));
 
     if !summary.metrics.is_empty() {
@@ -93,7 +93,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
         let what = match &gate.command {
             Some(command) => format!(
                 "external checker `{}` (see docs/checker-protocol.md)",
-                crate::report::escape::visible(&command.join(" "))
+                driftlab_report::report::escape::visible(&command.join(" "))
             ),
             None => grouped(&gate.rules, context.rule_set).join(" + "),
         };
@@ -113,17 +113,17 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
             "`@payload`" => format!(
                 "every payload rule of rule set {} ({}; see `driftlab rules`)",
                 context.rule_set,
-                group_ids(crate::check::RuleKind::Payload, context.rule_set).len()
+                group_ids(driftlab_check::check::RuleKind::Payload, context.rule_set).len()
             ),
             "`@diff`" => format!(
                 "every diff rule of rule set {} ({}; see `driftlab rules`)",
                 context.rule_set,
-                group_ids(crate::check::RuleKind::Diff, context.rule_set).len()
+                group_ids(driftlab_check::check::RuleKind::Diff, context.rule_set).len()
             ),
             "`@tools`" => format!(
                 "every payload and diff rule about tools alone, of rule set {} ({}; see `driftlab rules`, column part)",
                 context.rule_set,
-                crate::check::rules::sets::group("@tools", context.rule_set).map_or(0, |g| g.len())
+                driftlab_check::check::rules::sets::group("@tools", context.rule_set).map_or(0, |g| g.len())
             ),
             id => rules::by_id(id.trim_matches('`'))
                 .map_or("(not in this build's registry)", |r| r.summary())
@@ -228,7 +228,7 @@ pub fn headline(summary: &Summary) -> String {
                 "`{}` detected {} ({})",
                 t.gate,
                 count(t.detected, t.total),
-                crate::plot::percent(t.rate)
+                driftlab_plot::plot::percent(t.rate)
             )
         })
         .collect();
@@ -277,7 +277,7 @@ pub fn headline(summary: &Summary) -> String {
 
 /// The ids `@payload` or `@diff` stood for in rule set `set` (an unknown or empty set: this
 /// build's).
-fn group_ids(kind: crate::check::RuleKind, set: &str) -> Vec<&'static str> {
+fn group_ids(kind: driftlab_check::check::RuleKind, set: &str) -> Vec<&'static str> {
     rules::sets::of_kind_as_of(kind, set)
         .unwrap_or_else(|| rules::of_kind(kind))
         .iter()
@@ -292,8 +292,8 @@ fn grouped(ids: &[String], set: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut rest: Vec<&str> = ids.iter().map(String::as_str).collect();
     for (name, kind) in [
-        ("@payload", crate::check::RuleKind::Payload),
-        ("@diff", crate::check::RuleKind::Diff),
+        ("@payload", driftlab_check::check::RuleKind::Payload),
+        ("@diff", driftlab_check::check::RuleKind::Diff),
     ] {
         let group = group_ids(kind, set);
         if !group.is_empty() && group.iter().all(|g| rest.contains(g)) {
@@ -302,7 +302,7 @@ fn grouped(ids: &[String], set: &str) -> Vec<String> {
         }
     }
     // What is left may be the tool rules of both kinds (a gate that knows only tools/list).
-    let tools: Vec<&str> = crate::check::rules::sets::group("@tools", set)
+    let tools: Vec<&str> = driftlab_check::check::rules::sets::group("@tools", set)
         .unwrap_or_default()
         .iter()
         .map(|r| r.id())
@@ -326,10 +326,10 @@ fn labelled_headline(summary: &Summary) -> String {
     let negatives = m
         .first()
         .map_or(0, |m| m.false_positives + m.true_negatives);
-    let pct = |v: Option<f64>| crate::plot::percent(v);
-    let recall = |x: &crate::record::GateMetrics| x.recall.unwrap_or(0.0);
-    let fpr = |x: &crate::record::GateMetrics| x.false_positive_rate.unwrap_or(1.0);
-    let gates = |pick: &dyn Fn(&&crate::record::GateMetrics) -> bool| -> String {
+    let pct = |v: Option<f64>| driftlab_plot::plot::percent(v);
+    let recall = |x: &driftlab_record::GateMetrics| x.recall.unwrap_or(0.0);
+    let fpr = |x: &driftlab_record::GateMetrics| x.false_positive_rate.unwrap_or(1.0);
+    let gates = |pick: &dyn Fn(&&driftlab_record::GateMetrics) -> bool| -> String {
         join_and(
             &m.iter()
                 .filter(|x| pick(x))
@@ -373,7 +373,8 @@ fn labelled_headline(summary: &Summary) -> String {
                 &l.mutation == *class
                     && matches!(
                         l.label,
-                        crate::mutate::Label::Breaking | crate::mutate::Label::Dangerous
+                        driftlab_mutate::mutate::Label::Breaking
+                            | driftlab_mutate::mutate::Label::Dangerous
                     )
             });
             should

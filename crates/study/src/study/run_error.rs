@@ -1,7 +1,7 @@
 //! What stops a study run: a defect (a generated payload the reader refuses), a live server
 //! that failed, or an external checker that did.
 
-use crate::payload::PayloadError;
+use driftlab_contract::payload::PayloadError;
 
 /// A failure inside the runner: a defect when the generator or a mutation produced a payload
 /// the reader refuses; a property of the environment when a live server could not be captured.

@@ -15,9 +15,9 @@ use super::outcome::SurfaceResult;
 pub use super::run_error::{RunError, RunFailure};
 use super::splice::Workspace;
 use super::tally::Tally;
-use crate::mutate;
-use crate::record::{Row, Summary};
 use crate::study::spec::Study;
+use driftlab_mutate::mutate;
+use driftlab_record::{Row, Summary};
 
 /// Surfaces per parallel chunk.
 pub const CHUNK: u64 = 1024;

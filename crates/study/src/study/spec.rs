@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::gate::{Gate, GateSpec};
-use crate::check::rules;
-use crate::check::FailOn;
-use crate::mutate::{self, MutationClass};
+use driftlab_check::check::rules;
+use driftlab_check::check::FailOn;
+use driftlab_mutate::mutate::{self, MutationClass};
 
 /// The published study, embedded so `driftlab study` needs no files.
 pub const DEFAULT_SPEC: &str =
@@ -131,7 +131,7 @@ pub struct Study {
     /// Its gates, resolved.
     pub gates: Vec<Gate>,
     /// Every distinct rule any gate uses, each run once per candidate.
-    pub rules: Vec<&'static dyn crate::check::Rule>,
+    pub rules: Vec<&'static dyn driftlab_check::check::Rule>,
     /// The rule set `@payload` and `@diff` were read as: the spec's `rule_set`, else the newest.
     pub rule_set: &'static str,
     /// Real base surfaces (file stem, `{"tools":[…]}`), sorted by file name; empty when the
@@ -150,7 +150,7 @@ impl StudySpec {
     /// the list needs no edit of the title.
     pub fn parse(text: &str, path: &str) -> Result<StudySpec, SpecError> {
         let mut spec: StudySpec = toml::from_str(text).map_err(|e| {
-            let (line, column, message) = crate::text::toml_error(text, &e);
+            let (line, column, message) = driftlab_contract::text::toml_error(text, &e);
             SpecError::Syntax {
                 path: path.to_string(),
                 line,
@@ -183,7 +183,7 @@ impl StudySpec {
             key,
             message,
         };
-        if let Some(problem) = crate::id_problem(&self.id) {
+        if let Some(problem) = driftlab_contract::id_problem(&self.id) {
             return Err(invalid("id".into(), problem));
         }
         if self.surfaces == 0 {
@@ -258,7 +258,7 @@ impl StudySpec {
                 })?,
         };
         let mut gates = Vec::new();
-        let mut all_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
+        let mut all_rules: Vec<&'static dyn driftlab_check::check::Rule> = Vec::new();
         for (g, gate) in self.gates.iter().enumerate() {
             if gate.id.is_empty() || gate.id.contains([',', '\n', '"']) {
                 return Err(invalid(
@@ -281,7 +281,7 @@ impl StudySpec {
                     "list at least one rule, or give an external checker's `command`".into(),
                 ));
             }
-            let mut gate_rules: Vec<&'static dyn crate::check::Rule> = Vec::new();
+            let mut gate_rules: Vec<&'static dyn driftlab_check::check::Rule> = Vec::new();
             for (r, id) in gate.rules.iter().enumerate() {
                 let key = || format!("gates[{g}].rules[{r}]");
                 let found = match rules::sets::group(id, rule_set) {
@@ -336,7 +336,7 @@ impl StudySpec {
             });
         }
         for (i, server) in self.live.iter().enumerate() {
-            if !crate::is_safe_id(&server.name)
+            if !driftlab_contract::is_safe_id(&server.name)
                 || self.live[..i].iter().any(|s| s.name == server.name)
             {
                 return Err(invalid(

@@ -14,11 +14,11 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::generate::Plan;
-use crate::mutate::{Edit, MutationClass, Outcome, Reach};
-use crate::payload::compact;
-use crate::rng::Stream;
-use crate::surface::Surface;
+use driftlab_contract::payload::compact;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::surface::Surface;
+use driftlab_mutate::generate::Plan;
+use driftlab_mutate::mutate::{Edit, MutationClass, Outcome, Reach};
 
 /// A base surface, its compact bytes, and the byte range of each tool in them.
 pub struct Base<'a> {

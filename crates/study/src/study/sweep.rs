@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::runner::{self, RowsMode, RunError};
 use super::spec::Study;
-use crate::record::Summary;
+use driftlab_record::Summary;
 
 /// One configuration's result for one gate and class.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,10 +100,10 @@ pub fn rows(summaries: &[Summary]) -> Vec<SweepRow> {
                 seed: s.seed,
                 surfaces: s.surfaces,
                 gate: c.gate.clone(),
-                mutation: crate::mutate::CONTROL.id().into(),
+                mutation: driftlab_mutate::mutate::CONTROL.id().into(),
                 detected: c.false_positives,
                 total: c.total,
-                rate: crate::record::rate(c.false_positives, c.total),
+                rate: driftlab_record::rate(c.false_positives, c.total),
             });
         }
     }

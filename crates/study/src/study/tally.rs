@@ -1,10 +1,10 @@
 //! A study's running counts per (class, gate), and the summary they make.
 
 use super::outcome::Decision;
-use crate::record::{
+use crate::study::spec::Study;
+use driftlab_record::{
     metrics, rate, Cell, ClassLabel, Control, CrashCount, GateInfo, Shard, Summary, Total,
 };
-use crate::study::spec::Study;
 
 /// Running counts per (class, gate): detected, applicable, not applicable, checker crashes.
 pub(super) struct Tally {

@@ -2,7 +2,7 @@
 //! the shared contract diff (`diff::contract`) with its own id, severity and source.
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
-use crate::diff::contract::ContractChangeKind as K;
+use driftlab_diff::diff::contract::ContractChangeKind as K;
 
 /// A rule that reports one kind of change of the contract beyond tools.
 pub struct ContractRule {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::diff::{ChangeKind as K, Proof, Proving};
+use driftlab_diff::diff::{ChangeKind as K, Proof, Proving};
 
 /// A rule that reports one kind of change the diff engine finds.
 pub struct DiffRule {

@@ -1,7 +1,7 @@
 //! The rule registry: plain data, checked by the tests of `driftlab-rules`.
 //!
-//! The rules with logic of their own live in the crate `driftlab-rules`, above this one, which
-//! hands them over once at start ([`register`]); the tables here (diff, contract and profile
+//! The rules with logic of their own live in the crate `driftlab-rules`, above this one, whose
+//! table the linker gathers into [`HAND_WRITTEN`]; the tables here (diff, contract and profile
 //! rules) are data. So a change to one hand-written rule rebuilds only that crate and the
 //! binary's, not every crate that reads the registry.
 
@@ -25,29 +25,30 @@ use super::{Rule, RuleKind};
 /// sit where the lockfile code can name them.
 const LOCK_RULES: &[&dyn Rule] = &[&LaunchChanged, &ArtifactChanged];
 
-/// The hand-written rules, as `driftlab-rules` registered them.
-static HAND_WRITTEN: OnceLock<&'static [&'static dyn Rule]> = OnceLock::new();
+/// The hand-written rules, in their order: `driftlab-rules` places its one table here when it
+/// is linked (a static gathered by the linker, no call at start-up), so the crates that read the
+/// registry depend on this crate alone and a change to a rule rebuilds only `driftlab-rules` and
+/// the binary.
+#[linkme::distributed_slice]
+pub static HAND_WRITTEN: [&'static [&'static dyn Rule]];
 
-/// Hands the registry the rules with logic of their own (`driftlab_rules::HAND_WRITTEN`: the
-/// study rules, then the payload rules). The first call counts; the binary makes it before
-/// anything reads the registry.
-pub fn register(hand_written: &'static [&'static dyn Rule]) {
-    let _ = HAND_WRITTEN.set(hand_written);
-}
-
-/// Every rule driftlab knows, in the order `driftlab rules` lists them. Panics, naming the call
-/// to make, when the hand-written rules were not registered yet (a read then fails alone, and a
-/// later one after the registration succeeds).
+/// Every rule driftlab knows, in the order `driftlab rules` lists them: the hand-written rules,
+/// then the tables of this crate. Panics when `driftlab-rules` is not linked into the program
+/// (name it: `use driftlab_rules as _;`), except in this crate's own tests, which have none.
 pub fn registry() -> &'static [&'static dyn Rule] {
-    // A panic inside `get_or_init` leaves the cell empty (no poisoning): a later read, after the
-    // registration, builds it.
     static ALL: OnceLock<Vec<&'static dyn Rule>> = OnceLock::new();
     ALL.get_or_init(|| {
-        HAND_WRITTEN
-            .get()
-            .expect(
-                "the rule registry was read before driftlab_rules::register() (driftlab::start)",
-            )
+        let hand_written: &[&dyn Rule] = match HAND_WRITTEN[..] {
+            [table] => table,
+            #[cfg(test)]
+            [] => &[],
+            _ => panic!(
+                "{} tables of hand-written rules are linked, not one: link driftlab-rules once \
+                 (`use driftlab_rules as _;`)",
+                HAND_WRITTEN.len()
+            ),
+        };
+        hand_written
             .iter()
             .copied()
             .chain(LOCK_RULES.iter().copied())

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
-use crate::pointer;
-use crate::surface::Tool;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::Tool;
 
 /// A rule on tool names: whether a name is accepted, and the rule as a pattern for messages.
 type NameRule = (fn(&str) -> bool, &'static str);
@@ -232,7 +232,7 @@ impl Rule for ProfileRule {
         // Each candidate tool's approved counterpart, renames included (a name the client
         // rejects is most often a rename).
         let before: HashMap<usize, usize> = match self.newly {
-            true => crate::diff::pair(comparison.approved, comparison.candidate)
+            true => driftlab_diff::diff::pair(comparison.approved, comparison.candidate)
                 .pairs
                 .iter()
                 .map(|p| (p.new, p.old))

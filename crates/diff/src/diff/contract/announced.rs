@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::{quoted, word_diff, ContractChange, ContractChangeKind as K};
-use crate::pointer;
-use crate::surface::contract::Announced;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::contract::Announced;
 
 /// Capability flags a client relies on: dropping one leaves it with stale lists or no updates.
 const FLAGS: &[(&str, &str, &str)] = &[

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{quoted, ContractChange, ContractChangeKind as K};
-use crate::pointer::push;
-use crate::surface::contract::{capture_field, ServerContract};
+use driftlab_contract::pointer::push;
+use driftlab_contract::surface::contract::{capture_field, ServerContract};
 
 pub(super) fn compare(old: &ServerContract, new: &ServerContract, out: &mut Vec<ContractChange>) {
     let (Some(old_hints), Some(new_hints)) = (&old.cache_hints, &new.cache_hints) else {

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::{quoted, ContractChange, ContractChangeKind as K};
-use crate::pointer;
-use crate::surface::contract::{Item, ListKind};
+use driftlab_contract::pointer;
+use driftlab_contract::surface::contract::{Item, ListKind};
 
 /// Fields that are prompt-facing text: a change is a warning.
 const TEXT_FIELDS: &[&str] = &["description", "title"];

@@ -15,8 +15,8 @@ mod word_diff;
 
 use serde_json::Value;
 
-use crate::payload::short;
-use crate::surface::contract::{ListKind, ServerContract};
+use driftlab_contract::payload::short;
+use driftlab_contract::surface::contract::{ListKind, ServerContract};
 
 /// Every kind of contract change; each has exactly one rule (counted by a test, as the tool
 /// diff's kinds are).

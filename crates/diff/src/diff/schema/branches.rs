@@ -9,8 +9,8 @@ use super::keywords::type_set;
 use super::{At, Direction, Walker};
 use crate::diff::canonical;
 use crate::diff::ChangeKind as K;
-use crate::lookup::Lookup;
-use crate::pointer;
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {
     /// anyOf/oneOf: pair identical branches, then branches with the same types, in order; an

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::nested::accepts_everything;
 use super::{unchanged, At, Walker};
 use crate::diff::ChangeKind as K;
-use crate::lookup::Lookup;
+use driftlab_contract::lookup::Lookup;
 
 /// One side's item schemas, each with the keyword it is written under.
 struct Items<'a> {

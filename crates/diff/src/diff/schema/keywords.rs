@@ -9,7 +9,7 @@ use super::{At, Direction, Walker};
 use crate::diff::canonical;
 use crate::diff::property_renames::list_values;
 use crate::diff::ChangeKind as K;
-use crate::lookup::Lookup;
+use driftlab_contract::lookup::Lookup;
 
 /// Count bounds (minimum/maximum and their exclusive forms are compared as effective bounds).
 const LOWER_BOUNDS: &[&str] = &["minLength", "minItems", "minProperties"];

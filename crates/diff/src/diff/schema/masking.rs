@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::keywords::type_set;
 use super::{At, Direction, Walker};
 use crate::diff::ChangeKind as K;
-use crate::lookup::Lookup;
-use crate::pointer;
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::pointer;
 
 impl<'a> Walker<'_, 'a, '_> {
     /// Whether `anyOf` branches `old[i]` and `new[j]` (paired) are masked by an open sibling:

@@ -27,8 +27,8 @@ use serde_json::{Map, Value};
 pub use super::tool_diff::Direction;
 use super::tool_diff::ToolDiff;
 use super::ChangeKind as K;
-use crate::lookup::Lookup;
-use crate::pointer;
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::pointer;
 
 /// Deeper schemas are not compared further (reported as unjudged). Every schema level is at
 /// least two JSON levels, so this covers anything the reader accepts (`payload::MAX_DEPTH`).

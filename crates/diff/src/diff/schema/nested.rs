@@ -7,9 +7,9 @@ use super::{empty_map, unchanged, At, Direction, Walker};
 use crate::diff::pairing::MAX_RENAME_COMPARISONS;
 use crate::diff::property_renames::PropertyRenames;
 use crate::diff::ChangeKind as K;
-use crate::lookup::Lookup;
-use crate::pointer;
-use crate::surface::required_names;
+use driftlab_contract::lookup::Lookup;
+use driftlab_contract::pointer;
+use driftlab_contract::surface::required_names;
 
 impl<'a> Walker<'_, 'a, '_> {
     pub(super) fn additional_properties(
@@ -43,7 +43,7 @@ impl<'a> Walker<'_, 'a, '_> {
                 raw,
                 format!("{subject}: additionalProperties restriction dropped (unlisted properties allowed)"),
             ),
-            (a, b) if closed(a) => self.loosened(at, "additionalProperties", raw, format!("{subject}: additionalProperties false replaced by a schema {}", b.map(crate::payload::short).unwrap_or_default())),
+            (a, b) if closed(a) => self.loosened(at, "additionalProperties", raw, format!("{subject}: additionalProperties false replaced by a schema {}", b.map(driftlab_contract::payload::short).unwrap_or_default())),
             (_, b) if closed(b) => self.tightened(at, "additionalProperties", raw, format!("{subject}: additionalProperties set to false")),
             (Some(a), Some(b)) => {
                 let child = at.child("additionalProperties", None, format!("{}{{*}}", at.path));

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::branches::union_of;
 use super::{At, Walker};
-use crate::lookup::Lookup;
+use driftlab_contract::lookup::Lookup;
 
 impl<'a> Walker<'_, 'a, '_> {
     /// `anyOf: [{"type": A}, {"type": B}]` on one side and `"type": [A, B]` on the other, with

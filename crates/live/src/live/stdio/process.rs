@@ -43,7 +43,7 @@ pub struct ServerProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     closed: bool,
-    _cleanup: crate::cleanup::Registration,
+    _cleanup: driftlab_contract::cleanup::Registration,
     /// Kills the group if driftlab dies without closing it (SIGKILL).
     sentinel: Option<Sentinel>,
     /// The processes found below the server before it was told to end: once it exits, its
@@ -93,7 +93,7 @@ impl ServerProcess {
         };
         let stderr = child.stderr.take();
         // On Ctrl-C or SIGTERM the group goes too: it does not share our process group.
-        let cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
+        let cleanup = driftlab_contract::cleanup::kill_on_signal(child.id() as i32);
         let sentinel = Sentinel::watch(child.id());
         let process = ServerProcess {
             child,

@@ -9,10 +9,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{cell_colour, label_bands, two_scales, Drawn, NOTE_EMULATED, NOTE_NOT_APPLICABLE};
-use crate::mutate::Label;
 use crate::plot::style::{self, FONT};
 use crate::plot::{Drawing, PRINT_MIN_SIZE};
-use crate::record::Summary;
+use driftlab_mutate::mutate::Label;
+use driftlab_record::Summary;
 
 const TITLE_SIZE: f64 = 11.0;
 const SIZE: f64 = PRINT_MIN_SIZE;

@@ -4,7 +4,6 @@ use super::*;
 
 #[test]
 fn labels_fit_their_areas_at_15_by_25() {
-    driftlab_rules::register();
     style::register_fonts().unwrap();
     let summary = super::super::sample_summary(15, 25);
     let layout = layout(&summary);
@@ -37,9 +36,8 @@ fn labels_fit_their_areas_at_15_by_25() {
 
 #[test]
 fn a_one_column_band_names_its_label_in_full_within_the_column() {
-    driftlab_rules::register();
-    use crate::mutate::Label;
-    use crate::record::ClassLabel;
+    use driftlab_mutate::mutate::Label;
+    use driftlab_record::ClassLabel;
     let mut summary = super::super::sample_summary(2, 5);
     for (c, class) in summary.mutations.iter().enumerate() {
         let label = if c == 4 {
@@ -71,9 +69,8 @@ fn a_one_column_band_names_its_label_in_full_within_the_column() {
 
 #[test]
 fn labelled_columns_get_bands_and_the_canvas_fits_the_grid() {
-    driftlab_rules::register();
-    use crate::mutate::Label;
-    use crate::record::ClassLabel;
+    use driftlab_mutate::mutate::Label;
+    use driftlab_record::ClassLabel;
     let mut summary = super::super::sample_summary(9, 24);
     let labels = [
         (14, Label::Breaking),
@@ -145,9 +142,8 @@ fn labelled_columns_get_bands_and_the_canvas_fits_the_grid() {
 /// gives its count, and the note says only what the figure shows.
 #[test]
 fn a_false_alarm_never_looks_like_a_detection() {
-    driftlab_rules::register();
-    use crate::mutate::Label;
-    use crate::record::{ClassLabel, GateInfo};
+    use driftlab_mutate::mutate::Label;
+    use driftlab_record::{ClassLabel, GateInfo};
     let mut summary = super::super::sample_summary(2, 2);
     for cell in &mut summary.cells {
         (cell.detected, cell.total, cell.rate) = (240, 240, Some(1.0));

@@ -25,9 +25,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::mutate::{self, MutationClass};
-use crate::rng::Stream;
-use crate::text::shell_line;
+use driftlab_contract::rng::Stream;
+use driftlab_contract::text::shell_line;
+use driftlab_mutate::mutate::{self, MutationClass};
 use outcome::{is_drifted_server_entry, judge};
 pub use outcome::{CallRow, PathResult, Skipped, Verdict};
 use placement::{cell_calls, place};
@@ -80,13 +80,13 @@ impl GuardStudy {
     /// Reads and checks the spec at `path`.
     pub fn load(path: &Path) -> Result<GuardStudy, GuardStudyError> {
         let spec_error = GuardStudyError::Spec;
-        let text = crate::fs::read_text(path, crate::fs::MAX_SMALL_FILE)
+        let text = driftlab_contract::fs::read_text(path, driftlab_contract::fs::MAX_SMALL_FILE)
             .map_err(|e| spec_error(e.to_string()))?;
         let spec: GuardStudySpec = toml::from_str(&text).map_err(|e| {
-            let (line, column, message) = crate::text::toml_error(&text, &e);
+            let (line, column, message) = driftlab_contract::text::toml_error(&text, &e);
             spec_error(format!("{}:{line}:{column}: {message}", path.display()))
         })?;
-        if let Some(problem) = crate::id_problem(&spec.id) {
+        if let Some(problem) = driftlab_contract::id_problem(&spec.id) {
             return Err(spec_error(format!("{}: id {problem}", path.display())));
         }
         let classes = spec

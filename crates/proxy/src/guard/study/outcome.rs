@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::session::Outcome;
 
-use crate::mutate::Label;
+use driftlab_mutate::mutate::Label;
 
 /// What one call met, on one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::session::Call;
 use super::{Cell, GuardStudy, Pinned, StudyServer};
-use crate::mutate::{self, MutationClass};
+use driftlab_mutate::mutate::{self, MutationClass};
 
 /// Surface indices tried for a drift that lands on a callable tool.
 const MAX_DRIFT_INDEX: u64 = 256;

@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::live::stdio::{Launch, StdioTransport};
-use crate::live::{capture_on, CaptureOptions, LiveError, Session, DEFAULT_PROTOCOL_VERSION};
-use crate::payload::DEFAULT_MAX_BYTES;
+use driftlab_contract::payload::DEFAULT_MAX_BYTES;
+use driftlab_live::live::stdio::{Launch, StdioTransport};
+use driftlab_live::live::{
+    capture_on, CaptureOptions, LiveError, Session, DEFAULT_PROTOCOL_VERSION,
+};
 
 use super::SessionError;
 
@@ -87,7 +89,7 @@ pub fn run_session(
         max_bytes: DEFAULT_MAX_BYTES,
         whole_contract: false,
         // The committed results were captured with the handshake; keep them reproducible.
-        protocol: crate::live::ProtocolMode::Legacy,
+        protocol: driftlab_live::live::ProtocolMode::Legacy,
     };
     let capture = match capture_on(&mut session, &options) {
         Ok(capture) => capture,

@@ -6,7 +6,7 @@ use std::io;
 
 use thiserror::Error;
 
-use crate::live::LiveError;
+use driftlab_live::live::LiveError;
 
 /// Why a session of a guard study failed.
 #[derive(Debug, Error)]

@@ -51,7 +51,7 @@ pub(super) fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         }
         w.write_record(&record)?;
     }
-    crate::fs::csv_text::finish(w)
+    driftlab_contract::fs::csv_text::finish(w)
 }
 
 pub(super) fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec<u8>, csv::Error> {
@@ -100,5 +100,5 @@ pub(super) fn summary_csv(rows: &[SummaryRow], total: &SummaryRow) -> Result<Vec
         }
         w.write_record(&record)?;
     }
-    crate::fs::csv_text::finish(w)
+    driftlab_contract::fs::csv_text::finish(w)
 }

@@ -12,10 +12,10 @@ use serde::Serialize;
 use super::counts::{PathCounts, SummaryRow};
 use super::tables::{calls_csv, summary_csv};
 use super::{CallRow, GuardStudyError, StudyResults};
-use crate::fs::write_files_atomic;
-use crate::mutate::Label;
-use crate::plot::contract_chart::{render_stacked, ContractRow};
-use crate::plot::Medium;
+use driftlab_contract::fs::write_files_atomic;
+use driftlab_mutate::mutate::Label;
+use driftlab_plot::plot::contract_chart::{render_stacked, ContractRow};
+use driftlab_plot::plot::Medium;
 
 pub const CALLS_CSV: &str = "calls.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
@@ -28,8 +28,11 @@ pub fn file_names() -> Vec<String> {
     let mut names: Vec<String> = [CALLS_CSV, SUMMARY_CSV, SUMMARY_JSON, REPORT]
         .map(String::from)
         .to_vec();
-    names.extend(crate::plot::file_names(FIGURE_STEM, &Medium::DEFAULTS));
-    names.push(crate::fs::manifest::MANIFEST.into());
+    names.extend(driftlab_plot::plot::file_names(
+        FIGURE_STEM,
+        &Medium::DEFAULTS,
+    ));
+    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
     names
 }
 
@@ -260,7 +263,7 @@ fn report(
         results.control_failures
     );
     let _ = writeln!(md, "![Verdicts per class and path]({FIGURE_STEM}.svg)\n");
-    let _ = writeln!(md, "{}\n", crate::plot::print_links(&[FIGURE_STEM]));
+    let _ = writeln!(md, "{}\n", driftlab_plot::plot::print_links(&[FIGURE_STEM]));
     let _ = write!(md, "| class | label | calls |");
     for (path, _) in &total.paths {
         let _ = write!(md, " {}: silent | rejected | refused |", path_title(path));
@@ -338,7 +341,7 @@ pub fn write(
         "{}: verdicts of calls that worked before the drift",
         results.spec.title
     );
-    let figures = crate::plot::files_in(&Medium::DEFAULTS, |medium| {
+    let figures = driftlab_plot::plot::files_in(&Medium::DEFAULTS, |medium| {
         render_stacked(
             FIGURE_STEM,
             &title,
@@ -386,6 +389,8 @@ pub fn write(
     ];
     let mut files = files;
     files.extend(figures);
-    files.push(crate::fs::manifest::folder_manifest(reproduce, &files));
+    files.push(driftlab_contract::fs::manifest::folder_manifest(
+        reproduce, &files,
+    ));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 use super::{
     join_in_order, slices, Answer, CheckerError, CheckerSpec, Fault, Request, RequestFault,
 };
-use crate::live::stdio::describe_status;
+use driftlab_live::live::stdio::describe_status;
 
 /// Runs the command per comparison, in `processes` parallel workers, each with its own folder.
 pub struct Runner {
     spec: CheckerSpec,
     scratch: tempfile::TempDir,
-    _cleanup: crate::cleanup::Registration,
+    _cleanup: driftlab_contract::cleanup::Registration,
 }
 
 impl Runner {
@@ -25,7 +25,7 @@ impl Runner {
             .prefix("driftlab-checker-")
             .tempdir()
             .map_err(|e| CheckerError::new(spec, Fault::Scratch(e)))?;
-        let cleanup = crate::cleanup::remove_on_signal(scratch.path().to_path_buf());
+        let cleanup = driftlab_contract::cleanup::remove_on_signal(scratch.path().to_path_buf());
         Ok(Runner {
             spec: spec.clone(),
             scratch,
@@ -104,14 +104,14 @@ fn run_one(
             program: argv[0].clone(),
             source,
         })?;
-    let _cleanup = crate::cleanup::kill_on_signal(child.id() as i32);
+    let _cleanup = driftlab_contract::cleanup::kill_on_signal(child.id() as i32);
     let until = Instant::now() + spec.timeout;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(2)),
             Ok(None) => {
-                crate::live::stdio::ServerProcess::kill_group(child.id());
+                driftlab_live::live::stdio::ServerProcess::kill_group(child.id());
                 let _ = child.wait();
                 return Err(RequestFault::NoExit(spec.timeout));
             }

@@ -10,8 +10,8 @@ use super::{
     join_in_order, parse_answer, request_line, slices, Answer, CheckerError, CheckerSpec, Fault,
     Request, RequestFault,
 };
-use crate::live::stdio::{describe_status, read_lines, Launch, ServerProcess, StdoutEvent};
 use crate::study::external::MAX_ANSWER_LINE;
+use driftlab_live::live::stdio::{describe_status, read_lines, Launch, ServerProcess, StdoutEvent};
 
 /// The checker's processes, each with the channel its stdout lines arrive on.
 pub struct Pool {

@@ -125,7 +125,7 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, RequestFault> {
     }
     let line: Line = serde_json::from_slice(line).map_err(|error| RequestFault::NotAnAnswer {
         error,
-        line: crate::text::shorten(&String::from_utf8_lossy(line), 80),
+        line: driftlab_contract::text::shorten(&String::from_utf8_lossy(line), 80),
     })?;
     if line.id != expected {
         return Err(RequestFault::OutOfOrder {
@@ -134,7 +134,9 @@ fn parse_answer(line: &[u8], expected: u64) -> Result<Answer, RequestFault> {
         });
     }
     if let Some(error) = line.error {
-        return Ok(Answer::Crashed(crate::text::shorten(&error, 200)));
+        return Ok(Answer::Crashed(driftlab_contract::text::shorten(
+            &error, 200,
+        )));
     }
     let Some(detected) = line.detected else {
         return Err(RequestFault::NoVerdict);

@@ -1,8 +1,8 @@
 //! The report's metrics table: each gate against the expected labels, with what it counts
 //! and what it leaves out said above it.
 
-use crate::plot::count;
-use crate::record::Summary;
+use driftlab_plot::plot::count;
+use driftlab_record::Summary;
 
 /// The section: a paragraph on what is counted, then one row per gate.
 pub(super) fn metrics_table(summary: &Summary) -> String {

@@ -1,8 +1,8 @@
 //! The report's main table: each class's detection by each gate, with the totals and the false
 //! positives on unchanged controls.
 
-use crate::plot::count;
-use crate::record::Summary;
+use driftlab_plot::plot::count;
+use driftlab_record::Summary;
 
 /// The table in Markdown, a label column when every class has a label.
 pub(super) fn summary_table(summary: &Summary) -> String {
@@ -43,7 +43,7 @@ pub(super) fn summary_table(summary: &Summary) -> String {
                 format!(
                     "{} ({}{na})",
                     count(c.detected, c.total),
-                    crate::plot::percent(c.rate)
+                    driftlab_plot::plot::percent(c.rate)
                 )
             });
             out.push_str(&format!(" {text} |"));
@@ -57,7 +57,7 @@ pub(super) fn summary_table(summary: &Summary) -> String {
             format!(
                 "**{}** ({})",
                 count(t.detected, t.total),
-                crate::plot::percent(t.rate)
+                driftlab_plot::plot::percent(t.rate)
             )
         });
         out.push_str(&format!(" {text} |"));

@@ -1,4 +1,4 @@
-//! Unit tests of `study_report`.
+//! Unit tests of `study::report`.
 
 use super::*;
 

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Mismatch;
-use crate::fs::hash_file;
 use crate::study::Study;
+use driftlab_contract::fs::hash_file;
 
 /// The spec's folder, and per external gate each file its command names (the word as the spec
 /// writes it, from that folder) and its sha256.

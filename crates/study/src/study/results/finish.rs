@@ -9,12 +9,12 @@ use super::manifest::{hash_files, Manifest, RunRecord};
 use super::{
     csv_bytes, json_bytes, MANIFEST, METRICS_CSV, REPORT, ROWS, RUN_JSON, SUMMARY_CSV, SUMMARY_JSON,
 };
-use crate::plot;
-use crate::record::Summary;
-use crate::study::report::{self as study_report, ReportContext};
+use crate::study::report::{self, ReportContext};
 use crate::study::runner::RowsMode;
 use crate::study::spec::DEFAULT_SPEC_PATH;
 use crate::study::StudySpec;
+use driftlab_plot::plot;
+use driftlab_record::Summary;
 use std::time::Instant;
 
 const DEFAULT_LIMITS: &str =
@@ -53,15 +53,11 @@ pub fn write_report(dir: &Path, summary: &Summary, manifest: &Manifest) -> Resul
         research_dir: manifest.research.as_deref(),
         limits: limits.as_deref(),
         rule_set: match manifest.rule_set.as_str() {
-            "" => crate::check::rules::sets::latest(),
+            "" => driftlab_check::check::rules::sets::latest(),
             set => set,
         },
     };
-    write(
-        dir,
-        REPORT,
-        study_report::markdown(summary, &context).as_bytes(),
-    )
+    write(dir, REPORT, report::markdown(summary, &context).as_bytes())
 }
 
 /// The folder holding a spec's METHOD.md / LIMITS.md: the default study's research folder, or the
@@ -86,9 +82,9 @@ pub fn research_dir(spec: Option<&Path>) -> Option<String> {
 /// is not on disk (e.g. the binary runs outside a checkout).
 fn limits_text(research: Option<&str>) -> Option<String> {
     let research = research?;
-    crate::fs::read_text(
+    driftlab_contract::fs::read_text(
         &Path::new(research).join("LIMITS.md"),
-        crate::fs::MAX_SMALL_FILE,
+        driftlab_contract::fs::MAX_SMALL_FILE,
     )
     .ok()
     .or_else(|| {
@@ -100,7 +96,7 @@ fn limits_text(research: Option<&str>) -> Option<String> {
 /// Writes `bytes` to `dir/name` atomically.
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     let path = dir.join(name);
-    crate::fs::write_atomic(&path, bytes)
+    driftlab_contract::fs::write_atomic(&path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -149,7 +145,7 @@ impl Finish<'_> {
             seed: self.spec.seed,
             spec: self.spec.clone(),
             rule_set: self.rule_set.to_string(),
-            rng: crate::rng::ALGORITHM.to_string(),
+            rng: driftlab_contract::rng::ALGORITHM.to_string(),
             command: self.command.clone(),
             research: self.research.clone(),
             rows: self.rows.as_str().to_string(),

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::{staging, Manifest, StagedFolder, MANIFEST, ROWS};
-use crate::fs::{csv_text, AtomicFile};
-use crate::record::{Row, Shard};
 use crate::study::runner::RowsMode;
 use crate::study::StudySpec;
+use driftlab_contract::fs::{csv_text, AtomicFile};
+use driftlab_record::{Row, Shard};
 use std::io::Write;
 
 /// A study's results folder while it is written: staged beside `out`, swapped in whole on commit.

@@ -9,9 +9,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{MANIFEST, RUN_JSON};
-use crate::fs::{hash_file, read_json, regular_file, write_atomic, ReadError};
-use crate::record::Shard;
 use crate::study::StudySpec;
+use driftlab_contract::fs::{hash_file, read_json, regular_file, write_atomic, ReadError};
+use driftlab_record::Shard;
 
 /// What produced a results folder: entirely deterministic (the same spec and seed give the same
 /// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
@@ -104,26 +104,25 @@ pub struct CodeVersion {
     pub source_sha256: String,
 }
 
-/// The code version the program registered ([`CodeVersion::register`]).
-static REGISTERED: std::sync::OnceLock<CodeVersion> = std::sync::OnceLock::new();
+/// The code the running program was built from, as its own crate names it at link time (the
+/// binary's crate places one function here, because only it sees every source: a digest taken
+/// here would rebuild this crate on every change anywhere).
+#[linkme::distributed_slice]
+pub static CODE_VERSION: [fn() -> CodeVersion];
 
 impl CodeVersion {
-    /// Names the code the running program was built from; the first call counts. The binary's
-    /// crate makes it at start (`driftlab::start`), because only it sees every source: a digest
-    /// taken here would rebuild this crate on every change anywhere.
-    pub fn register(version: CodeVersion) {
-        let _ = REGISTERED.set(version);
-    }
-
-    /// This program's, as registered; a program that registered none gets its version alone and
+    /// This program's ([`CODE_VERSION`]); a program that names none gets its version alone and
     /// `source_sha256` "unregistered".
     pub fn current() -> CodeVersion {
-        REGISTERED.get().cloned().unwrap_or_else(|| CodeVersion {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: None,
-            git_dirty: None,
-            source_sha256: "unregistered".to_string(),
-        })
+        match CODE_VERSION[..] {
+            [version] => version(),
+            _ => CodeVersion {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                git_commit: None,
+                git_dirty: None,
+                source_sha256: "unregistered".to_string(),
+            },
+        }
     }
 }
 
@@ -151,7 +150,9 @@ impl RunInfo {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         RunInfo {
-            started_at: crate::text::rfc3339(unix.saturating_sub(started.elapsed().as_secs())),
+            started_at: driftlab_contract::text::rfc3339(
+                unix.saturating_sub(started.elapsed().as_secs()),
+            ),
             duration_ms: started.elapsed().as_millis() as u64,
             host: host_name(),
             threads: rayon::current_num_threads(),
@@ -166,7 +167,7 @@ impl Manifest {
     }
 
     /// Like [`Manifest::read`], with a one-line reason on failure.
-    pub fn load(dir: &Path) -> Result<Manifest, crate::fs::ReadError> {
+    pub fn load(dir: &Path) -> Result<Manifest, driftlab_contract::fs::ReadError> {
         read_json(&dir.join(MANIFEST))
     }
 }

@@ -10,9 +10,9 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::{verify, Finish, Manifest, ResultsFolder, ROWS, SUMMARY_JSON};
-use crate::fs::AtomicFile;
-use crate::record::{metrics, rate, Summary};
 use crate::study::runner::RowsMode;
+use driftlab_contract::fs::AtomicFile;
+use driftlab_record::{metrics, rate, Summary};
 
 struct ShardResult {
     dir: PathBuf,
@@ -53,7 +53,7 @@ pub fn merge(
             );
         }
         let manifest = Manifest::load(dir)?;
-        let summary: Summary = crate::fs::read_json(&dir.join(SUMMARY_JSON))?;
+        let summary: Summary = driftlab_contract::fs::read_json(&dir.join(SUMMARY_JSON))?;
         shards.push(ShardResult {
             dir: dir.clone(),
             manifest,
@@ -149,7 +149,7 @@ fn concatenate_rows(shards: &[ShardResult], dest: &Path) -> Result<()> {
     let mut header_written = false;
     for s in shards {
         let path = s.dir.join(ROWS);
-        crate::fs::regular_file(&path)?;
+        driftlab_contract::fs::regular_file(&path)?;
         let file = File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let mut header = Vec::new();
@@ -252,7 +252,8 @@ fn sum(shards: &[ShardResult]) -> Result<Summary> {
     // In the order an unsharded run lists them: by gate, then class (the control first).
     let gate_at = |g: &str| merged.gates.iter().position(|x| x.id == g);
     let class_at = |c: &str| {
-        (c != crate::mutate::CONTROL.id()).then(|| merged.mutations.iter().position(|x| x == c))
+        (c != driftlab_mutate::mutate::CONTROL.id())
+            .then(|| merged.mutations.iter().position(|x| x == c))
     };
     let mut crashes = std::mem::take(&mut merged.crashes);
     crashes.sort_by_key(|c| (gate_at(&c.gate), class_at(&c.mutation)));

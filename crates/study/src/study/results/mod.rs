@@ -16,7 +16,7 @@ pub use finish::{research_dir, write, write_figures, write_figures_in, write_rep
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
     hash_files, host_name, pinned_files, verify, CodeVersion, Manifest, Mismatch, RunInfo,
-    RunRecord,
+    RunRecord, CODE_VERSION,
 };
 pub use merge::{merge, Merged};
 pub use staging::StagedFolder;
@@ -29,7 +29,7 @@ pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 /// Each gate judged against the labels.
 pub(crate) const METRICS_CSV: &str = "metrics.csv";
-pub use crate::fs::manifest::MANIFEST;
+pub use driftlab_contract::fs::manifest::MANIFEST;
 /// The report.
 pub const REPORT: &str = "report.md";
 /// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a
@@ -37,7 +37,7 @@ pub const REPORT: &str = "report.md";
 pub(crate) const RUN_JSON: &str = "run.json";
 
 /// Rows serialized as CSV (a header from the first row's field names), in memory, formula-like
-/// cells made text ([`crate::fs::csv_text`]).
+/// cells made text ([`driftlab_contract::fs::csv_text`]).
 pub(crate) fn csv_bytes<T: Serialize>(
     rows: impl IntoIterator<Item = T>,
 ) -> Result<Vec<u8>, csv::Error> {
@@ -45,7 +45,7 @@ pub(crate) fn csv_bytes<T: Serialize>(
     for row in rows {
         writer.serialize(row)?;
     }
-    crate::fs::csv_text::finish(writer)
+    driftlab_contract::fs::csv_text::finish(writer)
 }
 
 /// Pretty JSON with a trailing newline.

@@ -6,10 +6,10 @@ use std::ffi::OsString;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use crate::cleanup::{self, Registration};
+use driftlab_contract::cleanup::{self, Registration};
 
 /// The prefix of every staging folder (and temporary file) driftlab writes.
-pub use crate::fs::TEMP_PREFIX;
+pub use driftlab_contract::fs::TEMP_PREFIX;
 
 /// Random characters after a staging folder's name: fixed, so the leftovers of one folder are
 /// never confused with those of a folder whose name extends it (`a` and `a-b`).

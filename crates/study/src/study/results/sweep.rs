@@ -9,9 +9,9 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::{csv_bytes, hash_files, json_bytes, RunRecord, StagedFolder, MANIFEST};
-use crate::record::Summary;
 use crate::study::sweep::{self, Spread};
 use crate::study::{Study, StudySpec};
+use driftlab_record::Summary;
 
 /// The files of a sweep folder besides the manifest and run record.
 pub const FILES: [&str; 3] = ["sweep.csv", "sweep-summary.csv", "sweep-summary.json"];
@@ -46,7 +46,7 @@ pub fn write(
         "driftlab_version": env!("CARGO_PKG_VERSION"),
         "spec": study.spec,
         "rule_set": study.rule_set,
-        "rng": crate::rng::ALGORITHM,
+        "rng": driftlab_contract::rng::ALGORITHM,
         "command": command,
         "configurations": sweep::configurations(study),
         "files": hash_files(dir, &FILES)?,
@@ -64,7 +64,8 @@ fn refuse_other(out: &Path, spec: &StudySpec) -> Result<()> {
         return Ok(());
     }
     let overwrite = "choose another folder with --out or overwrite with --force";
-    let manifest: Option<serde_json::Value> = crate::fs::read_json(&out.join(MANIFEST)).ok();
+    let manifest: Option<serde_json::Value> =
+        driftlab_contract::fs::read_json(&out.join(MANIFEST)).ok();
     let Some(manifest) = manifest else {
         bail!(
             "{} is not empty and has no {}: not a driftlab results folder; {overwrite}",

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::fs::ReadError;
-use crate::payload::{self, PayloadError, DEFAULT_MAX_BYTES};
+use driftlab_contract::fs::ReadError;
+use driftlab_contract::payload::{self, PayloadError, DEFAULT_MAX_BYTES};
 
 /// Why the bases cannot be read; the spec's error names the spec file and `bases` before it.
 #[derive(Debug, Error)]
@@ -28,7 +28,7 @@ pub fn load(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::Va
         .parent()
         .unwrap_or(Path::new("."))
         .join(folder);
-    let files = crate::fs::json_files(&dir).map_err(|error| BasesError::Folder {
+    let files = driftlab_contract::fs::json_files(&dir).map_err(|error| BasesError::Folder {
         dir: dir.clone(),
         error,
     })?;
@@ -38,7 +38,7 @@ pub fn load(spec_path: &str, folder: &str) -> Result<Vec<(String, serde_json::Va
     files
         .into_iter()
         .map(|file| {
-            let bytes = crate::fs::read_limited(&file, DEFAULT_MAX_BYTES)?;
+            let bytes = driftlab_contract::fs::read_limited(&file, DEFAULT_MAX_BYTES)?;
             let name = file.display().to_string();
             let surface = payload::read(&bytes, &name, payload::Limits::default())?;
             let stem = file

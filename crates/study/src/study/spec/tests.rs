@@ -13,7 +13,6 @@ const GOOD: &str = "id = \"x\"\nseed = 1\nsurfaces = 2\nmutations = [\"name-spac
 
 #[test]
 fn default_spec_resolves() {
-    driftlab_rules::register();
     let study = Study::default_study();
     assert_eq!(study.spec.surfaces, 240);
     assert_eq!(study.spec.tools, 3);
@@ -24,7 +23,6 @@ fn default_spec_resolves() {
 
 #[test]
 fn good_spec_defaults_tools_to_three() {
-    driftlab_rules::register();
     let s = StudySpec::parse(GOOD, "s.toml")
         .unwrap()
         .resolve("s.toml")
@@ -34,7 +32,6 @@ fn good_spec_defaults_tools_to_three() {
 
 #[test]
 fn groups_read_as_the_pinned_rule_set() {
-    driftlab_rules::register();
     let spec = GOOD.replace("\"structural\"", "\"@payload\", \"@diff\"");
     let resolve = |text: &str| {
         StudySpec::parse(text, "s.toml")
@@ -50,7 +47,8 @@ fn groups_read_as_the_pinned_rule_set() {
     let expected: Vec<&str> = rules::registry()
         .iter()
         .filter(|r| {
-            r.kind() != crate::check::RuleKind::Study && rules::sets::existed(r.id(), "2026-11-30")
+            r.kind() != driftlab_check::check::RuleKind::Study
+                && rules::sets::existed(r.id(), "2026-11-30")
         })
         .map(|r| r.id())
         .collect();
@@ -60,7 +58,6 @@ fn groups_read_as_the_pinned_rule_set() {
 
 #[test]
 fn the_tools_group_is_the_tool_rules_and_classes_beyond_tools_want_generated_servers() {
-    driftlab_rules::register();
     let spec = GOOD.replace("\"structural\"", "\"@tools\"");
     let study = StudySpec::parse(&spec, "s.toml")
         .unwrap()
@@ -91,7 +88,6 @@ fn the_tools_group_is_the_tool_rules_and_classes_beyond_tools_want_generated_ser
 
 #[test]
 fn errors_name_file_and_key_on_one_line() {
-    driftlab_rules::register();
     let cases = [
         (
             GOOD.replace("seed = 1", "seed = \"one\""),
@@ -143,7 +139,6 @@ fn title_placeholders_read_as_the_counts() {
 
 #[test]
 fn at_tools_spells_out_every_tool_class_by_label() {
-    driftlab_rules::register();
     let text = GOOD
         .replace("[\"name-space\"]", "[\"@tools\"]")
         .replace("id = \"x\"", "id = \"x\"\ntitle = \"{classes} classes\"");
