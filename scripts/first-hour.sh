@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Times the README's first hour on a fresh clone of this checkout, step by step, as written:
-# the study, installing the pinned servers and checkers, the test suite, and the first gate
-# example. Cargo's download cache (~/.cargo/registry) is used as it is, so on a machine that has
+# Times the README's set-up on a fresh clone of this checkout, step by step, as written: the
+# release build, installing what the tests start (scripts/install-test-deps.sh), the test suite,
+# and the first gate example. Cargo's download cache (~/.cargo/registry) is used as it is, so on a machine that has
 # never fetched driftlab's crates add their download time. Usage: scripts/first-hour.sh
 set -euo pipefail
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,10 +23,8 @@ step() {
   printf '%-40s %4d s\n' "$name" $(($(date +%s) - start))
 }
 
-step "cargo run --release -- study" 1 cargo run --release -- study
-step "install the pinned servers and checkers" 2 bash -c \
-  'npm ci --prefix servers && scripts/install-registries.sh && python3 -m venv servers/.venv &&
-   servers/.venv/bin/pip install -r servers/requirements.txt && scripts/install-real-checkers.sh'
+step "cargo build --release --locked" 1 cargo build --release --locked
+step "scripts/install-test-deps.sh" 2 scripts/install-test-deps.sh
 step "cargo test --release --locked" 3 cargo test --release --locked
 cd tests/data/corpus
 step "first gate example (check)" 4 ../../../target/release/driftlab check --approved \

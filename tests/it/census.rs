@@ -611,12 +611,12 @@ fn rederives(study: &str, spec: &str) {
             "{name} of {study} differs from the committed copy: rerun the census with --offline"
         );
     }
-    // The README quotes the committed headline.
+    // The census page quotes the committed headline.
     let summary = read_json(&committed.join("summary.json"));
-    let readme = fs::read_to_string(repo().join("README.md")).unwrap();
+    let page = fs::read_to_string(repo().join("docs/census.md")).unwrap();
     assert!(
-        readme.contains(summary["headline"].as_str().unwrap()),
-        "README lacks the census headline"
+        page.contains(summary["headline"].as_str().unwrap()),
+        "docs/census.md lacks the headline of {study}"
     );
 }
 

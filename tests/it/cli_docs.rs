@@ -59,12 +59,10 @@ fn man_writes_a_page_per_command() {
     assert_eq!(pages, 1 + commands, "{help}");
 }
 
-/// The README's first-hour block: its shell lines, comments stripped.
-fn first_hour_commands() -> Vec<String> {
+/// The README's set-up block: its shell lines, comments stripped.
+fn set_up_commands() -> Vec<String> {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = &readme[readme
-        .find("## The first hour")
-        .expect("README: The first hour")..];
+    let section = &readme[readme.find("## Set up").expect("README: Set up")..];
     let block = section.split("```sh\n").nth(1).unwrap();
     let block = &block[..block.find("```").unwrap()];
     block
@@ -76,11 +74,11 @@ fn first_hour_commands() -> Vec<String> {
 
 #[test]
 fn the_readme_test_command_is_what_ci_runs() {
-    let commands = first_hour_commands();
+    let commands = set_up_commands();
     let test = commands
         .iter()
         .find(|c| c.starts_with("cargo test"))
-        .expect("README first hour names the test command");
+        .expect("README's set-up names the test command");
     let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
     assert!(
         ci.lines().any(|line| line.trim() == test),
@@ -89,7 +87,10 @@ fn the_readme_test_command_is_what_ci_runs() {
     // It reuses the first command's build: both are release builds.
     assert!(commands
         .iter()
-        .any(|c| c.starts_with("cargo run --release")));
+        .any(|c| c.starts_with("cargo build --release")));
+    // And the install step is the script CI runs.
+    assert!(commands.iter().any(|c| c == "scripts/install-test-deps.sh"));
+    assert!(ci.contains("scripts/install-test-deps.sh"));
     assert!(test.contains("--release"), "{test}");
 }
 

@@ -282,17 +282,17 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
 }
 
 #[test]
-fn the_readme_quotes_the_committed_table_at_a_glance() {
+fn the_results_page_quotes_the_committed_table_at_a_glance() {
     let report =
         std::fs::read_to_string(repo().join("results").join(STUDY).join("report.md")).unwrap();
     let start = report
         .find("| stack · option |")
         .expect("a table at a glance");
     let end = start + report[start..].find("\n\n").unwrap();
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(repo().join("docs/six-stacks.md")).unwrap();
     assert!(
-        readme.contains(&report[start..end]),
-        "README.md does not quote the table at a glance of results/{STUDY}/report.md: copy it"
+        page.contains(&report[start..end]),
+        "docs/six-stacks.md does not quote the table at a glance of results/{STUDY}/report.md: run scripts/regenerate --docs-only"
     );
 }
 
