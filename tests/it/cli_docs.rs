@@ -155,7 +155,7 @@ fn every_derived_region_is_up_to_date() {
         stderr(&output)
     );
     // The regions this test keeps: the rule and class tables, the rule pages, the counts in
-    // prose, the metrics table and the README's table at a glance.
+    // prose, the metrics table and the six-stack table at a glance (docs/six-stacks.md).
     let summary = stdout(&output);
     let regions: usize = summary.split_whitespace().next().unwrap().parse().unwrap();
     assert!(regions >= 12, "{summary}");
