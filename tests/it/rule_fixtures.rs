@@ -1,6 +1,9 @@
 //! One fixture per rule (tests/fixtures/rules/<rule-id>.json): the rule fires exactly at the
 //! expected pointers. A fixture's documents may be whole-contract snapshots (prompts, resources,
-//! instructions, capabilities beside the tools), read as `driftlab check` reads them. Registry invariants: every rule has a fixture, every fixture a rule.
+//! instructions, capabilities beside the tools), read as `driftlab check` reads them. Registry
+//! invariants: every rule has a fixture, every fixture a rule. And every fixture goes through
+//! every rule: what each other rule reports on it is pinned (`snapshots/…rule-on-every-fixture`),
+//! so a rule that fires where it should not changes the snapshot and fails until reviewed.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -8,7 +11,20 @@ use std::path::PathBuf;
 
 use driftlab_check::check::{rules, Comparison};
 use driftlab_contract::payload;
+use driftlab_contract::surface::Surface;
 use serde_json::Value;
+
+/// A fixture's two documents, read as `driftlab check` reads them.
+fn sides(fixture: &Value) -> (Surface, Surface) {
+    let read = |side: &str| {
+        let value = &fixture[side];
+        let contract = payload::contract::from_value(value, side).unwrap();
+        payload::from_value(value.clone(), side)
+            .unwrap()
+            .with_contract(contract)
+    };
+    (read("approved"), read("candidate"))
+}
 
 fn fixtures() -> Vec<(String, Value)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
@@ -50,14 +66,7 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
 fn every_rule_fires_exactly_where_its_fixture_expects() {
     for (id, fixture) in fixtures() {
         let rule = rules::by_id(&id).unwrap();
-        let read = |side: &str| {
-            let value = &fixture[side];
-            let contract = payload::contract::from_value(value, side).unwrap();
-            payload::from_value(value.clone(), side)
-                .unwrap()
-                .with_contract(contract)
-        };
-        let (approved, candidate) = (read("approved"), read("candidate"));
+        let (approved, candidate) = sides(&fixture);
         let comparison = Comparison::new(&approved, &candidate);
         let mut found = Vec::new();
         rule.check(&comparison, &mut found);
@@ -100,4 +109,29 @@ fn every_rule_fires_exactly_where_its_fixture_expects() {
             "{id} fires on an unchanged surface"
         );
     }
+}
+
+/// Every rule on every fixture: the fixture's own rule is held to its `expect` above; what the
+/// others report is pinned whole, one line per finding (`fixture: rule at pointer`), so a new or
+/// changed rule that fires on another rule's fixture shows up as a changed line to review
+/// (`INSTA_UPDATE=always` accepts it; CONTRIBUTING, *Adding a checker rule*).
+#[test]
+fn every_rule_on_every_fixture_reports_what_was_reviewed() {
+    let registry: Vec<_> = rules::registry()
+        .iter()
+        .filter(|r| r.kind() != driftlab_check::check::RuleKind::Lock)
+        .collect();
+    let mut lines = String::new();
+    for (id, fixture) in fixtures() {
+        let (approved, candidate) = sides(&fixture);
+        let comparison = Comparison::new(&approved, &candidate);
+        for rule in registry.iter().filter(|r| r.id() != id) {
+            let mut found = Vec::new();
+            rule.check(&comparison, &mut found);
+            for finding in found {
+                lines.push_str(&format!("{id}: {} at {}\n", finding.rule, finding.pointer));
+            }
+        }
+    }
+    insta::assert_snapshot!("every-rule-on-every-fixture", lines);
 }

@@ -1,66 +1,38 @@
 //! The rules of the contract beyond tools, as data. Each reports one [`ContractChangeKind`] of
 //! the shared contract diff (`diff::contract`) with its own id, severity and source.
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity};
+use super::table::{Reported, TableRule};
+use crate::check::{Comparison, Finding, Severity};
 use driftlab_diff::diff::contract::ContractChangeKind as K;
 
 /// A rule that reports one kind of change of the contract beyond tools.
-pub struct ContractRule {
-    /// The rule's id.
-    pub id: &'static str,
-    /// Its severity.
-    pub severity: Severity,
-    /// The kind of change it reports.
-    pub change: K,
-    /// Its line in `driftlab rules`.
-    pub summary: &'static str,
-    /// Where it comes from.
-    pub source: &'static str,
-    /// The rule set it joined.
-    pub added_in: &'static str,
-}
+pub type ContractRule = TableRule<K>;
 
-impl Rule for ContractRule {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn severity(&self) -> Severity {
-        self.severity
-    }
-    fn kind(&self) -> RuleKind {
-        RuleKind::Diff
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn source(&self) -> &'static str {
-        self.source
-    }
-    fn added_in(&self) -> &'static str {
-        self.added_in
-    }
-    fn era(&self) -> &'static str {
-        match self.source {
+impl Reported for K {
+    const HEAVY: bool = false;
+
+    fn era(rule: &ContractRule) -> &'static str {
+        match rule.source {
             CACHING => "2026-07-28",
             _ => "all",
         }
     }
-    fn part(&self) -> &'static str {
-        match self.source {
+    fn part(rule: &ContractRule) -> &'static str {
+        match rule.source {
             PROMPTS => "prompts",
             RESOURCES => "resources",
             CACHING => "all",
-            _ if self.id.starts_with("contract-") => "all",
+            _ if rule.id.starts_with("contract-") => "all",
             _ => "server",
         }
     }
-    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+    fn check(rule: &ContractRule, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for change in comparison
             .contract_changes()
             .iter()
-            .filter(|c| c.kind == self.change)
+            .filter(|c| c.kind == rule.change)
         {
-            let mut finding = comparison.finding(self, || {
+            let mut finding = comparison.finding(rule, || {
                 let pointer = change
                     .new_pointer
                     .clone()

@@ -4,56 +4,31 @@
 
 use std::sync::Arc;
 
-use crate::check::{Comparison, Finding, Rule, RuleKind, Severity, ToolRef};
+use super::table::{Reported, TableRule};
+use crate::check::{Comparison, Finding, Rule, Severity, ToolRef};
 use driftlab_diff::diff::{ChangeKind as K, Proof, Proving};
 
 /// A rule that reports one kind of change the diff engine finds.
-pub struct DiffRule {
-    /// The rule's id.
-    pub id: &'static str,
-    /// Its severity.
-    pub severity: Severity,
-    /// The kind of change it reports.
-    pub change: K,
-    /// Its line in `driftlab rules`.
-    pub summary: &'static str,
-    /// The rule set it joined.
-    pub added_in: &'static str,
-}
+pub type DiffRule = TableRule<K>;
 
-impl Rule for DiffRule {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn severity(&self) -> Severity {
-        self.severity
-    }
-    fn kind(&self) -> RuleKind {
-        RuleKind::Diff
-    }
-    fn summary(&self) -> &'static str {
-        self.summary
-    }
-    fn added_in(&self) -> &'static str {
-        self.added_in
-    }
-    fn source(&self) -> &'static str {
-        "MCP server/tools Tool fields; JSON Schema 2020-12 validation keywords, judged by data-flow direction"
-    }
-    fn heavy(&self) -> bool {
-        // The shared diff parses and walks every changed schema.
-        true
-    }
-    fn check(&self, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
+/// Where every diff rule comes from.
+const SOURCE: &str =
+    "MCP server/tools Tool fields; JSON Schema 2020-12 validation keywords, judged by data-flow direction";
+
+impl Reported for K {
+    // The shared diff parses and walks every changed schema.
+    const HEAVY: bool = true;
+
+    fn check(rule: &DiffRule, comparison: &Comparison<'_>, out: &mut Vec<Finding>) {
         for change in comparison
             .changes()
             .iter()
-            .filter(|c| c.kind == self.change)
+            .filter(|c| c.kind == rule.change)
         {
             if !comparison.detail() {
                 // Only the rule and severity are read: no text is copied.
-                let mut finding = Finding::verdict(self);
-                if matches!(change.proof, Proof::Missing(_)) && self.severity == Breaking {
+                let mut finding = Finding::verdict(rule);
+                if matches!(change.proof, Proof::Missing(_)) && rule.severity == Breaking {
                     finding.severity = Unknown;
                 }
                 out.push(finding);
@@ -62,16 +37,16 @@ impl Rule for DiffRule {
             // A change in what a schema accepts is breaking only with a witness; without one it
             // is unknown, and says why.
             let (severity, witness, message) = match &change.proof {
-                Proof::Witness(w) => (self.severity, Some(Arc::clone(w)), change.message.clone()),
-                Proof::Missing(why) if self.severity == Breaking => (
+                Proof::Witness(w) => (rule.severity, Some(Arc::clone(w)), change.message.clone()),
+                Proof::Missing(why) if rule.severity == Breaking => (
                     Unknown,
                     None,
                     format!("{} (unproven: {why})", change.message),
                 ),
-                _ => (self.severity, None, change.message.clone()),
+                _ => (rule.severity, None, change.message.clone()),
             };
             out.push(Finding {
-                rule: self.id,
+                rule: rule.id,
                 severity,
                 tool: Some(ToolRef {
                     index: change.tool_index,
@@ -104,6 +79,7 @@ macro_rules! diff_rule {
             severity: $severity,
             change: K::$change,
             summary: $summary,
+            source: SOURCE,
         }
     };
 }

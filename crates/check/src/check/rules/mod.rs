@@ -11,6 +11,7 @@ pub mod diff_rules;
 mod launch_changed;
 pub mod profiles;
 pub mod sets;
+mod table;
 
 use std::sync::OnceLock;
 
@@ -18,6 +19,7 @@ pub use artifact_changed::ArtifactChanged;
 pub use contract_rules::{ContractRule, CONTRACT_RULES};
 pub use diff_rules::{DiffRule, DIFF_RULES};
 pub use launch_changed::LaunchChanged;
+pub use table::{Reported, TableRule};
 
 use super::{Rule, RuleKind};
 
