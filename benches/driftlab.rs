@@ -13,6 +13,8 @@ use driftlab_check::check::{rules, Comparison};
 use driftlab_contract::payload::{self, Limits};
 use driftlab_mutate::{generate, mutate};
 use driftlab_study::study::{self, Study};
+// The hand-written rules join the registry when the crate is linked: naming it links it.
+use driftlab_rules as _;
 use serde_json::Value;
 
 /// A real 14-tool payload with input and output schemas, from the test data.

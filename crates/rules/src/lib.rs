@@ -46,21 +46,19 @@ static LINKED: &'static [&'static dyn Rule] = HAND_WRITTEN;
 /// candidate tool with its namesake. Built on the first lookup: those rules look up only the few
 /// tools that have what they look for, so most comparisons never build it.
 pub(crate) struct ApprovedByName<'a> {
-    approved: &'a driftlab_contract::surface::Surface,
-    map: std::cell::OnceCell<
-        std::collections::HashMap<&'a str, driftlab_contract::surface::Tool<'a>>,
-    >,
+    approved: &'a Surface,
+    map: std::cell::OnceCell<std::collections::HashMap<&'a str, Tool<'a>>>,
 }
 
 impl<'a> ApprovedByName<'a> {
-    pub(crate) fn new(comparison: &driftlab_check::check::Comparison<'a>) -> ApprovedByName<'a> {
+    pub(crate) fn new(comparison: &Comparison<'a>) -> ApprovedByName<'a> {
         ApprovedByName {
             approved: comparison.approved,
             map: std::cell::OnceCell::new(),
         }
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&driftlab_contract::surface::Tool<'a>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Tool<'a>> {
         let map = self.map.get_or_init(|| {
             let mut out = std::collections::HashMap::new();
             for tool in self.approved.tools() {
@@ -75,7 +73,7 @@ impl<'a> ApprovedByName<'a> {
 }
 
 /// A tool's description as the emulated hashing rules hash it: `""` when absent or not a string.
-pub(crate) fn hashed_description<'a>(tool: &driftlab_contract::surface::Tool<'a>) -> &'a str {
+pub(crate) fn hashed_description<'a>(tool: &Tool<'a>) -> &'a str {
     tool.get("description")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("")
@@ -83,10 +81,7 @@ pub(crate) fn hashed_description<'a>(tool: &driftlab_contract::surface::Tool<'a>
 
 /// Whether two tools' descriptions hash alike ([`hashed_description`]): equal texts hold equal
 /// descriptions, so they are parsed only when their texts differ.
-pub(crate) fn same_hashed_description(
-    a: &driftlab_contract::surface::Tool<'_>,
-    b: &driftlab_contract::surface::Tool<'_>,
-) -> bool {
+pub(crate) fn same_hashed_description(a: &Tool<'_>, b: &Tool<'_>) -> bool {
     a.raw_field("description") == b.raw_field("description")
         || hashed_description(a) == hashed_description(b)
 }
@@ -95,25 +90,21 @@ pub(crate) fn same_hashed_description(
 /// a map by label finds): searched in place when there are few (a study's surfaces, where
 /// building a map per candidate cost more than the rule), through a map otherwise.
 pub(crate) enum ByLabel<'a> {
-    Few(&'a driftlab_contract::surface::Surface),
+    Few(&'a Surface),
     Many(
-        std::collections::HashMap<
-            std::borrow::Cow<'a, str>,
-            driftlab_contract::surface::Tool<'a>,
-            foldhash::fast::RandomState,
-        >,
+        std::collections::HashMap<std::borrow::Cow<'a, str>, Tool<'a>, foldhash::fast::RandomState>,
     ),
 }
 
 impl<'a> ByLabel<'a> {
-    pub(crate) fn new(surface: &'a driftlab_contract::surface::Surface) -> ByLabel<'a> {
+    pub(crate) fn new(surface: &'a Surface) -> ByLabel<'a> {
         match surface.len() <= 16 {
             true => ByLabel::Few(surface),
             false => ByLabel::Many(surface.tools().map(|t| (t.label_ref(), t)).collect()),
         }
     }
 
-    pub(crate) fn get(&self, label: &str) -> Option<driftlab_contract::surface::Tool<'a>> {
+    pub(crate) fn get(&self, label: &str) -> Option<Tool<'a>> {
         match self {
             ByLabel::Few(surface) => (0..surface.len())
                 .rev()
@@ -124,7 +115,8 @@ impl<'a> ByLabel<'a> {
     }
 }
 
-use driftlab_check::check::Rule;
+use driftlab_check::check::{Comparison, Rule};
+use driftlab_contract::surface::{Surface, Tool};
 
 mod meta_validity;
 
