@@ -1,5 +1,5 @@
-//! docs/architecture.md's drawing of the crates, held to Cargo's: every crate a row, every arrow
-//! a `[dependencies]` entry and every entry an arrow, each job the one sentence that opens the
+//! docs/architecture.md's drawing of the crates, held to Cargo's graph (`cargo metadata`): every
+//! crate a row, every arrow a normal dependency and every normal dependency an arrow, each job the one sentence that opens the
 //! crate's `lib.rs`. And the paths: no crate root re-exports a neighbour's modules, and no
 //! command module of `src/cli/` imports from the dispatcher (`cli/mod.rs`).
 
@@ -7,29 +7,43 @@ use crate::architecture::{arrows, modules};
 use crate::common::repo;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The crates' folders (`crates/X`, and `.` for the root package) by package name.
-fn packages() -> BTreeMap<String, std::path::PathBuf> {
+/// Cargo's graph of the workspace (`cargo metadata --no-deps`): each package's folder and its
+/// normal dependencies on workspace crates, by short name (`driftlab-check` as `check`), by
+/// package name.
+fn packages() -> BTreeMap<String, (std::path::PathBuf, BTreeSet<String>)> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--offline",
+            "--no-deps",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(repo())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let mut out = BTreeMap::new();
-    out.insert("driftlab".to_string(), repo());
-    for entry in std::fs::read_dir(repo().join("crates")).unwrap() {
-        let dir = entry.unwrap().path();
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        out.insert(format!("driftlab-{name}"), dir);
+    for package in metadata["packages"].as_array().unwrap() {
+        let manifest = std::path::PathBuf::from(package["manifest_path"].as_str().unwrap());
+        let deps = package["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str()?.strip_prefix("driftlab-"))
+            .map(str::to_string)
+            .collect();
+        let name = package["name"].as_str().unwrap().to_string();
+        out.insert(name, (manifest.parent().unwrap().to_path_buf(), deps));
     }
     out
-}
-
-/// A package's `[dependencies]` on workspace crates, by short name (`driftlab-check` as `check`).
-fn dependencies(folder: &std::path::Path) -> BTreeSet<String> {
-    let manifest = std::fs::read_to_string(folder.join("Cargo.toml")).unwrap();
-    let manifest: toml::Table = toml::from_str(&manifest).unwrap();
-    let dependencies = manifest.get("dependencies").and_then(|d| d.as_table());
-    dependencies
-        .into_iter()
-        .flat_map(|d| d.keys())
-        .filter_map(|name| name.strip_prefix("driftlab-"))
-        .map(str::to_string)
-        .collect()
 }
 
 /// The first paragraph of a crate's `//!` docs, its lines joined by spaces.
@@ -81,11 +95,10 @@ fn the_crate_drawing_is_cargos() {
         "docs/architecture.md's crate table names other crates than the workspace has"
     );
     for (name, job, deps) in &rows {
-        let folder = &packages[name];
+        let (folder, cargos) = &packages[name];
         assert_eq!(
-            deps,
-            &dependencies(folder),
-            "{name}: the drawing's arrows are not its [dependencies]"
+            deps, cargos,
+            "{name}: the drawing's arrows are not Cargo's (its normal dependencies)"
         );
         let lib = folder.join("src/lib.rs");
         let opening = opening(&lib);
@@ -119,7 +132,7 @@ fn imports_types_only(line: &str) -> bool {
 fn no_crate_root_re_exports_a_neighbours_modules() {
     let re_exports: Vec<String> = packages()
         .values()
-        .flat_map(|folder| {
+        .flat_map(|(folder, _)| {
             let lib = folder.join("src/lib.rs");
             let text = std::fs::read_to_string(&lib).unwrap();
             text.lines()
