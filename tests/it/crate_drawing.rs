@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Cargo's graph of the workspace (`cargo metadata --no-deps`): each package's folder and its
 /// normal dependencies on workspace crates, by short name (`driftlab-check` as `check`), by
 /// package name.
-fn packages() -> BTreeMap<String, (std::path::PathBuf, BTreeSet<String>)> {
+pub(crate) fn packages() -> BTreeMap<String, (std::path::PathBuf, BTreeSet<String>)> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = std::process::Command::new(cargo)
         .args([

@@ -1,6 +1,6 @@
 //! The gate stands without the study: its crates (contract, diff, check, rules, report) depend
-//! on no crate of the study's side, and `driftlab check` built from them alone (the example
-//! `crates/report/examples/check.rs`) prints what the binary prints.
+//! on no crate of the study's side in Cargo's graph, and `driftlab check` built from them alone
+//! (the example `crates/report/examples/check.rs`) prints what the binary prints.
 
 use crate::common::*;
 use std::collections::BTreeSet;
@@ -9,27 +9,14 @@ use std::path::PathBuf;
 const GATE: [&str; 5] = ["contract", "diff", "check", "rules", "report"];
 const STUDY_SIDE: [&str; 7] = ["mutate", "live", "plot", "record", "proxy", "study", "lock"];
 
-/// A workspace crate's `[dependencies]` on other workspace crates (`driftlab-X` as `X`).
-fn workspace_dependencies(krate: &str) -> BTreeSet<String> {
-    let manifest = repo().join("crates").join(krate).join("Cargo.toml");
-    let manifest: toml::Table =
-        toml::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
-    let dependencies = manifest.get("dependencies").and_then(|d| d.as_table());
-    dependencies
-        .into_iter()
-        .flat_map(|d| d.keys())
-        .filter_map(|name| name.strip_prefix("driftlab-"))
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn the_gate_crates_depend_on_no_crate_of_the_study() {
+    let graph = crate::crate_drawing::packages();
     for krate in GATE {
         let mut reached = BTreeSet::new();
         let mut todo = vec![krate.to_string()];
         while let Some(next) = todo.pop() {
-            for dep in workspace_dependencies(&next) {
+            for dep in graph[&format!("driftlab-{next}")].1.clone() {
                 if reached.insert(dep.clone()) {
                     todo.push(dep);
                 }
