@@ -121,6 +121,8 @@ use driftlab_contract::surface::{Surface, Tool};
 mod meta_validity;
 
 #[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
 mod mutated_pairs;
 #[cfg(test)]
 mod run_tests;

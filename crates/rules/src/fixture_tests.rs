@@ -27,7 +27,8 @@ fn sides(fixture: &Value) -> (Surface, Surface) {
 }
 
 fn fixtures() -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
+    // The registry's fixtures, table rules' included, sit with the workspace's test data.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/rules");
     let mut out: Vec<(String, Value)> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
