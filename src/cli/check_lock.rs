@@ -41,7 +41,7 @@ pub(super) fn run(
         .collect();
     servers::consent(&config_path, &to_run, select.yes)?;
     let policy = gate::policy(options)?;
-    let rules = gate::check_rules(options, true);
+    let rules = driftlab_check::check::rules::gate_rules(gate::profiles(options), true);
     let timeout = super::live::timeout(server.timeout)?;
     let lock_name = lock_path.display().to_string();
     let anchor_uri = match options.format.places_findings() || options.sarif.is_some() {

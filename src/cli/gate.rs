@@ -6,8 +6,8 @@ use anyhow::{anyhow, bail, Result};
 
 use super::anchor::{self, Compared};
 use super::live::{scoped, surface_from, Scope, ServerArgs};
-use driftlab_check::check::rules::of_kind;
 use driftlab_check::check::rules::profiles::{ClientProfile, PROFILES};
+use driftlab_check::check::rules::{gate_rules, of_kind};
 use driftlab_check::check::{Rule, RuleKind};
 use driftlab_check::verdict::{evaluate, FailOn, Policy, ResolvedPolicy, Verdict};
 use driftlab_contract::payload::input::{read_surface, read_surface_beside};
@@ -151,7 +151,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         args.options.scope,
         snapshot.as_ref(),
     )?;
-    let rules = check_rules(&args.options, args.approved.is_some());
+    let rules = gate_rules(profiles(&args.options), args.approved.is_some());
     // With no snapshot the candidate is compared with itself: diff rules would find nothing.
     let approved = snapshot.as_ref().unwrap_or(&candidate);
     let compared = Compared {
@@ -202,7 +202,7 @@ fn profile_names() -> clap::builder::PossibleValuesParser {
 }
 
 /// The client profiles `--profile` chose, each once, in [`PROFILES`] order.
-fn profiles(options: &GateOptions) -> impl Iterator<Item = &'static ClientProfile> + '_ {
+pub(super) fn profiles(options: &GateOptions) -> impl Iterator<Item = &'static ClientProfile> + '_ {
     PROFILES
         .iter()
         .filter(|p| options.profiles.iter().any(|name| name == p.name))
@@ -290,22 +290,6 @@ pub(super) fn policy(options: &GateOptions) -> Result<ResolvedPolicy> {
     };
     policy.fail_on_existing |= options.fail_on_existing;
     Ok(policy)
-}
-
-/// The rules `check` runs: payload rules, the `--profile` ones, and with a snapshot the diff
-/// rules too.
-pub(super) fn check_rules(options: &GateOptions, with_snapshot: bool) -> Vec<&'static dyn Rule> {
-    let mut rules = of_kind(RuleKind::Payload);
-    for profile in profiles(options) {
-        rules.push(profile.rule(false));
-        if with_snapshot {
-            rules.push(profile.rule(true));
-        }
-    }
-    if with_snapshot {
-        rules.extend(of_kind(RuleKind::Diff));
-    }
-    rules
 }
 
 /// Appends `verdict`, `breaking` and `findings` to `GITHUB_OUTPUT` when set, so a workflow can

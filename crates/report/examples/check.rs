@@ -6,8 +6,7 @@
 
 use std::process::ExitCode;
 
-use driftlab_check::check::rules::of_kind;
-use driftlab_check::check::RuleKind;
+use driftlab_check::check::rules::gate_rules;
 use driftlab_check::verdict::{evaluate, FailOn, ResolvedPolicy, Verdict};
 use driftlab_contract::payload::input::read_surface;
 use driftlab_contract::payload::Limits;
@@ -27,8 +26,7 @@ fn main() -> ExitCode {
     let (Ok(approved), Ok(candidate)) = (read(approved_path), read(candidate_path)) else {
         return ExitCode::from(2);
     };
-    let mut rules = of_kind(RuleKind::Payload);
-    rules.extend(of_kind(RuleKind::Diff));
+    let rules = gate_rules([], true);
     let outcome = evaluate(
         &rules,
         &approved,

@@ -71,6 +71,26 @@ pub fn of_kind(kind: RuleKind) -> Vec<&'static dyn Rule> {
         .collect()
 }
 
+/// The rules `driftlab check` runs: the payload rules, the chosen client profiles' rules, and,
+/// when there is an approved snapshot to compare with, the profiles' "newly" rules and the diff
+/// rules.
+pub fn gate_rules(
+    profiles: impl IntoIterator<Item = &'static profiles::ClientProfile>,
+    with_snapshot: bool,
+) -> Vec<&'static dyn Rule> {
+    let mut rules = of_kind(RuleKind::Payload);
+    for profile in profiles {
+        rules.push(profile.rule(false));
+        if with_snapshot {
+            rules.push(profile.rule(true));
+        }
+    }
+    if with_snapshot {
+        rules.extend(of_kind(RuleKind::Diff));
+    }
+    rules
+}
+
 /// Looks a rule up by id.
 pub fn by_id(id: &str) -> Option<&'static dyn Rule> {
     registry().iter().copied().find(|rule| rule.id() == id)
