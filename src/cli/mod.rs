@@ -31,6 +31,7 @@ mod study;
 mod study_folder;
 mod sweep;
 mod verify;
+mod watch;
 mod wrap;
 
 use std::process::ExitCode;
@@ -76,6 +77,7 @@ enum Command {
     GuardStudy(guard_study::Args),
     StackStudy(stack_study::Args),
     Census(census::Args),
+    Watch(watch::Args),
     Verify(verify::Args),
     Rules(listings::RulesArgs),
     Mutations(listings::MutationsArgs),
@@ -126,6 +128,7 @@ where
         Command::GuardStudy(args) => guard_study::run(args),
         Command::StackStudy(args) => stack_study::run(args),
         Command::Census(args) => census::run(args),
+        Command::Watch(args) => watch::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Rules(args) => listings::rules(args),
         Command::Mutations(args) => listings::mutations(args),

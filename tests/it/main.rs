@@ -58,6 +58,7 @@ mod sweep;
 mod taxonomy;
 mod tool_schema;
 mod trust_profile;
+mod watch;
 mod witness_shapes;
 mod witnesses;
 mod wrap;

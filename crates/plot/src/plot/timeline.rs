@@ -130,7 +130,10 @@ impl Layout {
             .iter()
             .map(|k| (k.label.to_string(), k.colour))
             .collect();
-        series.push((NO_CONTRACT_LABEL.to_string(), NO_CONTRACT));
+        // Named only where a lane has such a mark (a watch's lanes never do).
+        if lanes.iter().any(|l| l.marks.iter().any(|m| !m.captured)) {
+            series.push((NO_CONTRACT_LABEL.to_string(), NO_CONTRACT));
+        }
         let legend_top =
             sizes.margin / 2 + sizes.title_line * title.len() as i32 + sizes.margin / 2;
         let (legend, legend_bottom) = legend::layout(&series, legend_top, width, &sizes.legend);
