@@ -61,6 +61,77 @@ fn endpoint(behaviour: Behaviour, clock: Arc<AtomicUsize>) -> String {
     url
 }
 
+/// An endpoint of the older HTTP+SSE transport (2024-11-05) on 127.0.0.1: `GET /sse` opens the
+/// event stream, whose first event names `/messages` as the endpoint; each message POSTed there
+/// is accepted with 202 and answered on the stream. Serves `SCHEDULE[clock]`. Returns its URL.
+fn sse_endpoint(clock: Arc<AtomicUsize>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/sse",
+        listener.local_addr().unwrap().port()
+    );
+    let stream_slot: Arc<std::sync::Mutex<Option<TcpStream>>> = Arc::default();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let (line, body) = read_request(&stream);
+            if line.starts_with("GET /sse") {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n\
+                     event: endpoint\ndata: /messages?sessionId=1\n\n"
+                );
+                *stream_slot.lock().unwrap() = Some(stream);
+                continue;
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            drop(stream);
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let id = request["id"].to_string();
+            let result = match request["method"].as_str() {
+                Some("initialize") => {
+                    r#"{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"legacy","version":"1"}}"#
+                }
+                Some("tools/list") => SCHEDULE[clock.load(Ordering::SeqCst)].1,
+                _ => continue,
+            };
+            if let Some(events) = stream_slot.lock().unwrap().as_mut() {
+                let _ = write!(
+                    events,
+                    "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{}}}\n\n",
+                    // A newline in the data goes on a `data:` line of its own, as SSE joins them.
+                    result.replace('\n', "\ndata: ")
+                );
+            }
+        }
+    });
+    url
+}
+
+/// A request's first line and its body.
+fn read_request(stream: &TcpStream) -> (String, Vec<u8>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap_or(0);
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    let _ = reader.read_exact(&mut body);
+    (line, body)
+}
+
 fn answer(mut stream: TcpStream, behaviour: Behaviour, clock: &AtomicUsize) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0;
@@ -127,8 +198,15 @@ fn answer(mut stream: TcpStream, behaviour: Behaviour, clock: &AtomicUsize) {
 fn spec(dir: &Path, servers: &[(&str, &str)]) -> std::path::PathBuf {
     let mut text = String::new();
     for (name, url) in servers {
+        // An endpoint at /sse speaks the older HTTP+SSE transport.
+        let transport = if url.ends_with("/sse") {
+            "sse"
+        } else {
+            "streamable-http"
+        };
         text.push_str(&format!(
-            "[[server]]\nname = \"{name}\"\nurl = \"{url}\"\nprotocol = \"legacy\"\ntimeout_seconds = 0.5\n\
+            "[[server]]\nname = \"{name}\"\nurl = \"{url}\"\ntransport = \"{transport}\"\n\
+             protocol = \"legacy\"\ntimeout_seconds = 0.5\n\
              headers = {{ Authorization = \"Bearer ${{WATCH_TEST_TOKEN}}\" }}\n\n"
         ));
     }
@@ -153,11 +231,13 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     let locked = endpoint(Behaviour::Unauthorized, clock.clone());
     let silent = endpoint(Behaviour::Silent, clock.clone());
     let garbage = endpoint(Behaviour::Garbage, clock.clone());
+    let legacy = sse_endpoint(clock.clone());
     let dir = tempfile::tempdir().unwrap();
     let spec = spec(
         dir.path(),
         &[
             ("drifting", &drifting),
+            ("legacy", &legacy),
             ("mirror", &mirror),
             ("locked", &locked),
             ("silent", &silent),
@@ -188,6 +268,16 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
         .collect();
     // B→A drops a parameter A's open schema still accepts: unproven, so `unknown`.
     assert_eq!(kinds, ["-", "-", "breaking", "unknown", "bytes", "text"]);
+    // The same history over the older HTTP+SSE transport.
+    let legacy_log = lines(&record.join("servers/legacy.jsonl"));
+    let contracts = |log: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        log.iter().map(|l| l["contract"].clone()).collect()
+    };
+    assert_eq!(
+        contracts(&legacy_log),
+        contracts(&drifting_log),
+        "{legacy_log:?}"
+    );
     let added = &drifting_log[2]["change"]["findings"];
     assert!(
         added
@@ -234,14 +324,14 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     ]);
     assert_eq!(report.status.code(), Some(0), "{}", common::stderr(&report));
     let summary = common::read_json(&out.join("summary.json"));
-    assert_eq!(summary["changes"], 6, "{summary}");
-    assert_eq!(summary["byte_only_changes"], 2);
-    assert_eq!(summary["events"], 4);
-    assert_eq!(summary["flaps"], 2);
+    assert_eq!(summary["changes"], 9, "{summary}");
+    assert_eq!(summary["byte_only_changes"], 3);
+    assert_eq!(summary["events"], 6);
+    assert_eq!(summary["flaps"], 3);
     assert_eq!(summary["families"], 1);
     assert_eq!(
         summary["families_of_several"][0],
-        serde_json::json!(["drifting", "mirror"])
+        serde_json::json!(["drifting", "legacy", "mirror"])
     );
     assert_eq!(summary["counted_events"], 2);
     assert_eq!(summary["counted_events_by_kind"]["breaking"], 1);
@@ -252,7 +342,7 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
         .unwrap()
         .starts_with("1 of 2 observed changes break a caller"));
     let events = std::fs::read_to_string(out.join("events.csv")).unwrap();
-    assert!(events.contains(",drifting,drifting mirror,2026-06-03T00:00:00Z,2026-06-04T00:00:00Z,2,breaking,true,true"), "{events}");
+    assert!(events.contains(",drifting,drifting legacy mirror,2026-06-03T00:00:00Z,2026-06-04T00:00:00Z,2,breaking,true,true"), "{events}");
     // A narrower window leaves A→B and B→A two events.
     let narrow = dir.path().join("narrow");
     let report = common::run(&[

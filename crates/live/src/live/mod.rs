@@ -15,6 +15,7 @@ mod options;
 pub(crate) mod process_tree;
 pub mod redact;
 pub mod session;
+pub mod sse;
 pub mod stdio;
 use std::time::Duration;
 

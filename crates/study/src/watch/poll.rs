@@ -11,6 +11,7 @@ use super::judge::judge;
 use super::record::{valid_server_name, value_digest, Observation, Record, Seen};
 use driftlab_check::check::Rule;
 use driftlab_live::live::http::HttpTransport;
+use driftlab_live::live::sse::SseTransport;
 use driftlab_live::live::stdio::StdioTransport;
 use driftlab_live::live::{self, CaptureOptions, LiveError, ProtocolMode, Transport};
 
@@ -29,9 +30,13 @@ pub struct WatchSpec {
 pub struct ServerSpec {
     /// Its name in the record (`servers/NAME.jsonl`): lowercase letters, digits, `.`, `_`, `-`.
     pub name: String,
-    /// A Streamable HTTP endpoint.
+    /// An HTTP endpoint: Streamable HTTP, or with `transport = "sse"` the event stream of the
+    /// older HTTP+SSE transport (2024-11-05).
     #[serde(default)]
     pub url: Option<String>,
+    /// `streamable-http` (the default) or `sse`, for a `url`.
+    #[serde(default)]
+    pub transport: Option<String>,
     /// Headers sent to `url`; `${VAR}` in a value is read from the environment, and no value is
     /// ever written to the record.
     #[serde(default)]
@@ -84,6 +89,18 @@ impl WatchSpec {
                         "{path}: server {name:?}: give exactly one of `url` and `command`"
                     ))
                 }
+            }
+            match server.transport.as_deref() {
+                None | Some("streamable-http") => {}
+                Some("sse") if server.url.is_some() => {}
+                Some("sse") => {
+                    return Err(format!(
+                        "{path}: server {name:?}: transport \"sse\" goes with a url"
+                    ))
+                }
+                Some(other) => return Err(format!(
+                    "{path}: server {name:?}: transport {other:?}: expected streamable-http or sse"
+                )),
             }
             if !server.headers.is_empty() && server.url.is_none() {
                 return Err(format!(
@@ -201,7 +218,13 @@ fn capture(
                     .map_err(|e| ("config".to_string(), format!("header {name}: {e}")))?;
                 headers.push((name.clone(), value));
             }
-            Box::new(HttpTransport::new(url, headers, timeout, MAX_BYTES))
+            match server.transport.as_deref() {
+                Some("sse") => Box::new(
+                    SseTransport::connect(url, headers, timeout, MAX_BYTES)
+                        .map_err(|e| failure(&e))?,
+                ),
+                _ => Box::new(HttpTransport::new(url, headers, timeout, MAX_BYTES)),
+            }
         }
         None => Box::new(
             StdioTransport::spawn(&server.command, MAX_BYTES, None).map_err(|e| failure(&e))?,
@@ -287,6 +310,10 @@ mod tests {
                 "twice",
             ),
             ("[[server]]\nname = \"a\"\nurl = \"ftp://x\"\n", "http"),
+            (
+                "[[server]]\nname = \"a\"\ncommand = [\"x\"]\ntransport = \"sse\"\n",
+                "goes with a url",
+            ),
             ("[[server]]\nname = \"a\"\nurl = \"https://x\"\nbogus = 1\n", "w.toml:4"),
         ] {
             let error = WatchSpec::parse(bad, "w.toml").unwrap_err();
