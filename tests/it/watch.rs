@@ -611,3 +611,39 @@ fn the_committed_re_judgement_of_mcp_drift_derives_from_its_logs() {
     }
     assert!(!common::repo().join(&record).join("contracts").exists());
 }
+
+/// A stdio server is watched as a command: two polls of the scripted fixture server give two
+/// lines naming one contract, no change.
+#[test]
+fn a_command_is_watched_over_stdio() {
+    let argv = common::live::fixture("contract/whole.json", &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("watch.toml");
+    let command: Vec<String> = argv.iter().map(|a| format!("{a:?}")).collect();
+    std::fs::write(
+        &spec,
+        format!(
+            "[[server]]\nname = \"local\"\ncommand = [{}]\n",
+            command.join(", ")
+        ),
+    )
+    .unwrap();
+    let record = dir.path().join("record");
+    for now in ["2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"] {
+        let output = common::run(&[
+            "watch",
+            "poll",
+            spec.to_str().unwrap(),
+            "--record",
+            record.to_str().unwrap(),
+            "--now",
+            now,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
+    }
+    let log = lines(&record.join("servers/local.jsonl"));
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log[0]["contract"].as_str().unwrap().starts_with("sha256:"));
+    assert_eq!(log[0]["contract"], log[1]["contract"]);
+    assert!(log[1].get("change").is_none());
+}

@@ -98,9 +98,11 @@ impl WatchSpec {
                         "{path}: server {name:?}: transport \"sse\" goes with a url"
                     ))
                 }
-                Some(other) => return Err(format!(
+                Some(other) => {
+                    return Err(format!(
                     "{path}: server {name:?}: transport {other:?}: expected streamable-http or sse"
-                )),
+                ))
+                }
             }
             if !server.headers.is_empty() && server.url.is_none() {
                 return Err(format!(
