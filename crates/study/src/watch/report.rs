@@ -119,6 +119,8 @@ fn summary(history: &History, rule_set: &str) -> Vec<u8> {
         "servers_changed": history.events.iter().map(|e| &e.server).collect::<std::collections::BTreeSet<_>>().len(),
         "polls": history.polls.values().sum::<usize>(),
         "failed_polls": history.failures.len(),
+        "servers_with_contract": history.families.iter().map(|f| f.members.len()).sum::<usize>(),
+        "recorded_changes": history.changes.len() + history.byte_only.len(),
         "changes": history.changes.len(),
         "byte_only_changes": history.byte_only.len(),
         "events": all.len(),
