@@ -133,23 +133,7 @@ fn read_request(stream: &TcpStream) -> (String, Vec<u8>) {
 }
 
 fn answer(mut stream: TcpStream, behaviour: Behaviour, clock: &AtomicUsize) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut length = 0;
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap_or(0);
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    let _ = reader.read_exact(&mut body);
+    let (_, body) = read_request(&stream);
     let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     let method = request["method"].as_str().unwrap_or("");
     let id = request["id"].to_string();
@@ -179,7 +163,7 @@ fn answer(mut stream: TcpStream, behaviour: Behaviour, clock: &AtomicUsize) {
         "tools/list" => match behaviour {
             Behaviour::Silent => {
                 // Hold the connection open, unanswered, until the client gives up.
-                let _ = reader.read_to_end(&mut Vec::new());
+                let _ = stream.read_to_end(&mut Vec::new());
             }
             Behaviour::Garbage => respond("200 OK", json, "this is not JSON"),
             _ => {

@@ -239,8 +239,16 @@ fn markdown(history: &History, title: &str, rule_set: &str) -> String {
          are never drift.\n",
         span(history.window)
     );
-    let _ = writeln!(md, "![changes over time]({TIMELINE}.svg)\n");
-    let _ = writeln!(md, "![changes by kind]({KINDS_FIGURE}.svg)\n");
+    // The figures are drawn when something changed.
+    if !history.changes.is_empty() || !history.byte_only.is_empty() {
+        let _ = writeln!(md, "![changes over time]({TIMELINE}.svg)\n");
+        let _ = writeln!(md, "![changes by kind]({KINDS_FIGURE}.svg)\n");
+        let _ = writeln!(
+            md,
+            "{}\n",
+            driftlab_plot::plot::print_links(&[TIMELINE, KINDS_FIGURE])
+        );
+    }
     let _ = writeln!(md, "## Servers\n");
     let _ = writeln!(
         md,
@@ -250,7 +258,12 @@ fn markdown(history: &History, title: &str, rule_set: &str) -> String {
         md,
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for server in &history.servers {
+    // Servers that never served a contract have nothing to count: they are listed once below.
+    for server in history
+        .servers
+        .iter()
+        .filter(|s| history.first_seen.contains_key(*s))
+    {
         let events: Vec<&Event> = history
             .events
             .iter()
@@ -338,16 +351,39 @@ fn markdown(history: &History, title: &str, rule_set: &str) -> String {
         }
     }
     if !history.failures.is_empty() {
-        let _ = writeln!(md, "\n## Failed polls\n");
-        let _ = writeln!(md, "| server | at | kind | reason |\n|---|---|---|---|");
+        // Each kind and reason once, with the servers and polls it covers.
+        let mut grouped: BTreeMap<(&str, &str), (Vec<&str>, usize)> = BTreeMap::new();
         for failure in &history.failures {
+            let entry = grouped
+                .entry((failure.failed.as_str(), failure.reason.as_str()))
+                .or_default();
+            entry.1 += 1;
+            if !entry.0.contains(&failure.server.as_str()) {
+                entry.0.push(&failure.server);
+            }
+        }
+        let never = history
+            .servers
+            .iter()
+            .filter(|s| !history.first_seen.contains_key(*s))
+            .count();
+        let _ = writeln!(md, "\n## Failed polls\n");
+        if never > 0 {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} |",
-                failure.server,
-                failure.at,
-                failure.failed,
-                failure.reason.replace('|', "\\|")
+                "{never} of the servers never served a contract: each of their polls is below.\n"
+            );
+        }
+        let _ = writeln!(
+            md,
+            "| kind | reason | polls | servers |\n|---|---|---:|---|"
+        );
+        for ((kind, reason), (servers, polls)) in grouped {
+            let _ = writeln!(
+                md,
+                "| {kind} | {} | {polls} | {} |",
+                reason.replace('|', "\\|"),
+                servers.join(", ")
             );
         }
     }
