@@ -64,11 +64,7 @@ pub fn run(args: Args) -> Result<u8> {
         later.push(args.server.capture(&target, &options)?);
     }
     let runs = (args.runs > 1).then(|| Runs::compare(&first, &later));
-    let captured_at = driftlab_contract::text::rfc3339(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    );
+    let captured_at = driftlab_contract::text::now_rfc3339();
     let bytes = capture_file::render(&first, &target, &captured_at, runs.as_ref());
     // Never write a file driftlab itself cannot read (a server's `1e999`, lone surrogate or
     // deep nesting, in its initialize result or its tools).

@@ -135,13 +135,6 @@ fn rules_of(record: &Record) -> Result<Vec<&'static dyn Rule>> {
     })
 }
 
-fn now() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    driftlab_contract::text::rfc3339(seconds)
-}
-
 fn run_poll(args: PollArgs) -> Result<u8> {
     let path = args.spec.display().to_string();
     let text = std::fs::read_to_string(&args.spec).map_err(|e| anyhow!("{path}: {e}"))?;
@@ -152,7 +145,7 @@ fn run_poll(args: PollArgs) -> Result<u8> {
                 .ok_or_else(|| anyhow!("--now {at}: expected an RFC 3339 time"))?;
             driftlab_contract::text::rfc3339(seconds)
         }
-        None => now(),
+        None => driftlab_contract::text::now_rfc3339(),
     };
     let shard = match args.shard {
         Some(choice) => choice.resolve().map_err(|e| anyhow!(e))?,

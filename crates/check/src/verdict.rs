@@ -227,10 +227,7 @@ fn today() -> Result<String, BadToday> {
             Err(BadToday(day))
         };
     }
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    Ok(driftlab_contract::text::rfc3339(seconds)[..10].to_string())
+    Ok(driftlab_contract::text::now_rfc3339()[..10].to_string())
 }
 
 /// What the gate decided, with everything a report needs.

@@ -162,6 +162,18 @@ pub fn hex(digest: &[u8]) -> String {
     out
 }
 
+/// Seconds since the Unix epoch now (0 on a clock set before 1970).
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Now as an RFC 3339 UTC timestamp.
+pub fn now_rfc3339() -> String {
+    rfc3339(unix_now())
+}
+
 /// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
 pub fn rfc3339(unix_seconds: u64) -> String {
     let days = (unix_seconds / 86_400) as i64;

@@ -446,11 +446,7 @@ fn capture(
         false => scratch.scrub(&word.replace(&release, "")),
     }));
     // The capture's own record of when: the census derives nothing from it.
-    let at = driftlab_contract::text::rfc3339(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    );
+    let at = driftlab_contract::text::now_rfc3339();
     Ok(live::capture_file::render(
         &capture,
         &Target::Command(recorded),

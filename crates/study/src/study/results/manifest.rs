@@ -146,9 +146,7 @@ fn all_rows() -> String {
 impl RunInfo {
     /// This run's time, duration since `started`, host and thread count.
     pub fn now(started: std::time::Instant) -> RunInfo {
-        let unix = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let unix = driftlab_contract::text::unix_now();
         RunInfo {
             started_at: driftlab_contract::text::rfc3339(
                 unix.saturating_sub(started.elapsed().as_secs()),
