@@ -199,6 +199,56 @@ fn spec(dir: &Path, servers: &[(&str, &str)]) -> std::path::PathBuf {
     path
 }
 
+/// `driftlab watch poll SPEC --record RECORD --now NOW`, with the test token set.
+fn poll(spec: &Path, record: &Path, now: &str) -> Command {
+    let mut command = common::driftlab();
+    command
+        .args(["watch", "poll"])
+        .arg(spec)
+        .arg("--record")
+        .arg(record)
+        .args(["--now", now])
+        .env("WATCH_TEST_TOKEN", "not-a-real-secret");
+    command
+}
+
+/// `driftlab watch verify RECORD`.
+fn verify(record: &Path) -> std::process::Output {
+    common::run(&["watch", "verify", record.to_str().unwrap()])
+}
+
+/// `driftlab watch report RECORD --out OUT` and `more`.
+fn report(record: &Path, out: &Path, more: &[&str]) -> std::process::Output {
+    let args = [
+        "watch",
+        "report",
+        record.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    common::run(&[&args[..], more].concat())
+}
+
+/// `driftlab watch import --from mcp-drift REPO --record RECORD`.
+fn import(repo: &Path, record: &Path) -> std::process::Output {
+    common::run(&[
+        "watch",
+        "import",
+        "--from",
+        "mcp-drift",
+        repo.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ])
+}
+
+/// Each line's change kind, `-` for a line without a change.
+fn kinds(log: &[serde_json::Value]) -> Vec<&str> {
+    log.iter()
+        .map(|l| l["change"]["kind"].as_str().unwrap_or("-"))
+        .collect()
+}
+
 fn lines(path: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -231,27 +281,18 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     let record = dir.path().join("record");
     for (tick, (now, _)) in SCHEDULE.iter().enumerate() {
         clock.store(tick, Ordering::SeqCst);
-        let output = common::driftlab()
-            .args(["watch", "poll"])
-            .arg(&spec)
-            .arg("--record")
-            .arg(&record)
-            .args(["--now", now])
-            .env("WATCH_TEST_TOKEN", "not-a-real-secret")
-            .output()
-            .unwrap();
+        let output = poll(&spec, &record, now).output().unwrap();
         assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
     }
 
     // One line per poll; the changes judged by direction.
     let drifting_log = lines(&record.join("servers/drifting.jsonl"));
     assert_eq!(drifting_log.len(), 6);
-    let kinds: Vec<&str> = drifting_log
-        .iter()
-        .map(|l| l["change"]["kind"].as_str().unwrap_or("-"))
-        .collect();
     // B→A drops a parameter A's open schema still accepts: unproven, so `unknown`.
-    assert_eq!(kinds, ["-", "-", "breaking", "unknown", "bytes", "text"]);
+    assert_eq!(
+        kinds(&drifting_log),
+        ["-", "-", "breaking", "unknown", "bytes", "text"]
+    );
     // The same history over the older HTTP+SSE transport.
     let legacy_log = lines(&record.join("servers/legacy.jsonl"));
     let contracts = |log: &[serde_json::Value]| -> Vec<serde_json::Value> {
@@ -293,20 +334,19 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     );
 
     // The record re-derives offline.
-    let verify = common::run(&["watch", "verify", record.to_str().unwrap()]);
-    assert_eq!(verify.status.code(), Some(0), "{}", common::stderr(&verify));
+    let verified = verify(&record);
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{}",
+        common::stderr(&verified)
+    );
 
     // The report folds the flap (A→B→A within 7 days), leaves the bytes out, counts the
     // family once, and lists the failures.
     let out = dir.path().join("report");
-    let report = common::run(&[
-        "watch",
-        "report",
-        record.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(report.status.code(), Some(0), "{}", common::stderr(&report));
+    let made = report(&record, &out, &[]);
+    assert_eq!(made.status.code(), Some(0), "{}", common::stderr(&made));
     let summary = common::read_json(&out.join("summary.json"));
     assert_eq!(summary["changes"], 9, "{summary}");
     assert_eq!(summary["byte_only_changes"], 3);
@@ -329,41 +369,26 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     assert!(events.contains(",drifting,drifting legacy mirror,2026-06-03T00:00:00Z,2026-06-04T00:00:00Z,2,breaking,true,true"), "{events}");
     // A narrower window leaves A→B and B→A two events.
     let narrow = dir.path().join("narrow");
-    let report = common::run(&[
-        "watch",
-        "report",
-        record.to_str().unwrap(),
-        "--out",
-        narrow.to_str().unwrap(),
-        "--window",
-        "12h",
-    ]);
-    assert_eq!(report.status.code(), Some(0));
+    let made = report(&record, &narrow, &["--window", "12h"]);
+    assert_eq!(made.status.code(), Some(0));
     assert_eq!(
         common::read_json(&narrow.join("summary.json"))["counted_events"],
         3
     );
     // The report is derived from the record alone: --check holds it.
-    let check = common::run(&[
-        "watch",
-        "report",
-        record.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--check",
-    ]);
+    let check = report(&record, &out, &["--check"]);
     assert_eq!(check.status.code(), Some(0), "{}", common::stderr(&check));
 
     // An edited line is caught.
     let log = record.join("servers/drifting.jsonl");
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::write(&log, text.replacen("\"breaking\"", "\"compatible\"", 1)).unwrap();
-    let verify = common::run(&["watch", "verify", record.to_str().unwrap()]);
-    assert_eq!(verify.status.code(), Some(1));
+    let verified = verify(&record);
+    assert_eq!(verified.status.code(), Some(1));
     assert!(
-        common::stderr(&verify).contains("servers/drifting.jsonl:3"),
+        common::stderr(&verified).contains("servers/drifting.jsonl:3"),
         "{}",
-        common::stderr(&verify)
+        common::stderr(&verified)
     );
 }
 
@@ -401,28 +426,26 @@ fn a_poll_killed_mid_write_leaves_a_record_that_verifies() {
     // Kill polls at growing delays, alternating contracts, then check the record each time.
     for attempt in 0..12u64 {
         clock.store(if attempt % 2 == 0 { 0 } else { 2 }, Ordering::SeqCst);
-        let mut child = common::driftlab()
-            .args(["watch", "poll"])
-            .arg(&spec)
-            .arg("--record")
-            .arg(&record)
-            .args(["--now", &format!("2026-06-{:02}T00:00:00Z", attempt + 1)])
-            .env("WATCH_TEST_TOKEN", "x")
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = poll(
+            &spec,
+            &record,
+            &format!("2026-06-{:02}T00:00:00Z", attempt + 1),
+        )
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(2 + attempt * 3));
         let _ = child.kill();
         let _ = child.wait();
         if !record.join("watch.json").exists() {
             continue;
         }
-        let verify = common::run(&["watch", "verify", record.to_str().unwrap()]);
+        let verified = verify(&record);
         assert_eq!(
-            verify.status.code(),
+            verified.status.code(),
             Some(0),
             "after a kill at attempt {attempt}: {}",
-            common::stderr(&verify)
+            common::stderr(&verified)
         );
     }
 }
@@ -484,38 +507,28 @@ fn a_watchers_git_history_is_imported_and_judged() {
         ],
     );
     let record = dir.path().join("record");
-    let import = common::run(&[
-        "watch",
-        "import",
-        "--from",
-        "mcp-drift",
-        repo.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(import.status.code(), Some(0), "{}", common::stderr(&import));
+    let imported = import(&repo, &record);
+    assert_eq!(
+        imported.status.code(),
+        Some(0),
+        "{}",
+        common::stderr(&imported)
+    );
     let alpha = lines(&record.join("servers/alpha.jsonl"));
-    let kinds: Vec<&str> = alpha
-        .iter()
-        .map(|l| l["change"]["kind"].as_str().unwrap_or("-"))
-        .collect();
-    assert_eq!(kinds, ["-", "breaking", "unknown", "text"]);
+    assert_eq!(kinds(&alpha), ["-", "breaking", "unknown", "text"]);
     // At the commit's time, in UTC.
     assert_eq!(alpha[1]["at"], "2026-05-11T08:00:00Z");
     let gated = lines(&record.join("servers/gated.jsonl"));
     assert_eq!(gated[0]["failed"], "no-listing");
-    let verify = common::run(&["watch", "verify", record.to_str().unwrap()]);
-    assert_eq!(verify.status.code(), Some(0), "{}", common::stderr(&verify));
+    let verified = verify(&record);
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{}",
+        common::stderr(&verified)
+    );
     // A second import into the same record is refused: an import is a whole history.
-    let again = common::run(&[
-        "watch",
-        "import",
-        "--from",
-        "mcp-drift",
-        repo.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let again = import(&repo, &record);
     assert_eq!(again.status.code(), Some(2));
     assert!(
         common::stderr(&again).contains("alpha"),
@@ -614,15 +627,7 @@ fn a_command_is_watched_over_stdio() {
     .unwrap();
     let record = dir.path().join("record");
     for now in ["2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z"] {
-        let output = common::run(&[
-            "watch",
-            "poll",
-            spec.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-            "--now",
-            now,
-        ]);
+        let output = poll(&spec, &record, now).output().unwrap();
         assert_eq!(output.status.code(), Some(0), "{}", common::stderr(&output));
     }
     let log = lines(&record.join("servers/local.jsonl"));

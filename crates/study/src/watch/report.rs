@@ -155,10 +155,13 @@ fn changes_csv(history: &History) -> Result<Vec<u8>, String> {
             "server", "at", "from", "to", "kind", "findings", "breaking", "event",
         ])
         .map_err(|e| e.to_string())?;
-    let mut rows: Vec<(usize, &super::history::Change)> =
-        history.changes.iter().enumerate().collect();
-    let bytes_rows = history.byte_only.iter().map(|c| (usize::MAX, c));
-    let mut all: Vec<(usize, &super::history::Change)> = rows.drain(..).chain(bytes_rows).collect();
+    // Byte-only changes have a row but no event: their index is none of the changes'.
+    let mut all: Vec<(usize, &super::history::Change)> = history
+        .changes
+        .iter()
+        .enumerate()
+        .chain(history.byte_only.iter().map(|c| (usize::MAX, c)))
+        .collect();
     all.sort_by(|a, b| (&a.1.server, a.1.seconds).cmp(&(&b.1.server, b.1.seconds)));
     for (index, change) in all {
         let breaking = change

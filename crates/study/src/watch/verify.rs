@@ -20,7 +20,9 @@ pub struct Verified {
 pub fn verify(record: &Record, rules: &[&'static dyn Rule]) -> Result<Verified, String> {
     let mut verified = Verified::default();
     for server in record.servers()? {
-        let mut last: Option<String> = None;
+        // The contract before this line, and its bytes (or why they cannot be read), so that
+        // each contract is read once.
+        let mut last: Option<(String, Result<Vec<u8>, String>)> = None;
         for (i, observation) in record.log(&server)?.into_iter().enumerate() {
             verified.lines += 1;
             let place = format!("servers/{server}.jsonl:{}", i + 1);
@@ -33,26 +35,27 @@ pub fn verify(record: &Record, rules: &[&'static dyn Rule]) -> Result<Verified, 
             else {
                 continue;
             };
-            let bytes = match record.contract(contract) {
+            let read = record.contract(contract);
+            let bytes = match &read {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     verified.problems.push(format!("{place}: {e}"));
-                    last = Some(contract.clone());
+                    last = Some((contract.clone(), read));
                     continue;
                 }
             };
-            let before = last.clone().filter(|before| before != contract);
-            let rejudged = match &before {
-                Some(before) => {
+            let before = last.as_ref().filter(|(before, _)| before != contract);
+            let rejudged = match before {
+                Some((_, old)) => {
                     verified.changes += 1;
-                    Some(judge(&record.contract(before)?, &bytes, rules))
+                    Some(judge(old.as_ref().map_err(Clone::clone)?, bytes, rules))
                 }
                 None => None,
             };
             let expected = Seen::Contract {
                 contract: contract.clone(),
-                value: value_digest(&bytes),
-                previous: before,
+                value: value_digest(bytes),
+                previous: before.map(|(digest, _)| digest.clone()),
                 change: rejudged,
             };
             let rederived = Observation {
@@ -61,14 +64,14 @@ pub fn verify(record: &Record, rules: &[&'static dyn Rule]) -> Result<Verified, 
             };
             if line(&rederived) != line(&observation) {
                 let why = match (previous, change) {
-                    (Some(p), _) if Some(p) != last.as_ref() => {
+                    (Some(p), _) if Some(p) != last.as_ref().map(|(digest, _)| digest) => {
                         "its `previous` is not the contract before it".to_string()
                     }
                     _ => "judging its contracts again gives another line".to_string(),
                 };
                 verified.problems.push(format!("{place}: {why}"));
             }
-            last = Some(contract.clone());
+            last = Some((contract.clone(), read));
         }
     }
     Ok(verified)
