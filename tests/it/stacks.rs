@@ -193,7 +193,11 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     }
     adapter_rows_measure_the_path_agents_use(&summary);
     translation_serves_every_adapter(&summary);
-    every_guard_refusal_that_names_a_fix_is_repaired(&summary, &fresh.fresh.join("calls.csv"));
+    the_patterns_cover_every_row_once(&summary);
+    every_guard_refusal_that_names_a_fix_is_retried_and_judged_by_meaning(
+        &summary,
+        &fresh.fresh.join("calls.csv"),
+    );
     // Every claim was held against a cell: confirmed, contradicted, partly, or untested for a
     // reason the report gives (every call failed at version 1), each with its evidence row.
     for claim in summary["claims"].as_array().unwrap() {
@@ -236,8 +240,8 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
         ),
         (
             text.replace(
-                "command = [\".venv/bin/python\", \"stacks/autogen_stack.py\", \"default\"]",
-                "command = [\"x\"]\nserver = [\"y\"]",
+                "\"stacks/autogen_stack.py\", \"default\"]",
+                "\"stacks/autogen_stack.py\", \"default\"]\nserver = [\"y\"]",
             ),
             "stack autogen: give either `command`",
         ),
@@ -285,9 +289,7 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
 fn the_results_page_quotes_the_committed_table_at_a_glance() {
     let report =
         std::fs::read_to_string(repo().join("results").join(STUDY).join("report.md")).unwrap();
-    let start = report
-        .find("| stack · option |")
-        .expect("a table at a glance");
+    let start = report.find("| pattern |").expect("a table at a glance");
     let end = start + report[start..].find("\n\n").unwrap();
     let page = std::fs::read_to_string(repo().join("docs/six-stacks.md")).unwrap();
     assert!(
@@ -329,6 +331,57 @@ fn translation_serves_every_adapter(summary: &Value) {
     }
 }
 
+/// The table at a glance groups the rows: every row is in exactly one pattern, and the rows of
+/// a pattern ended alike in every case about a tool's inputs (by their counts per outcome).
+fn the_patterns_cover_every_row_once(summary: &Value) {
+    let rows = summary["rows"].as_array().unwrap();
+    let patterns = summary["patterns"].as_array().unwrap();
+    let mut covered: Vec<&str> = patterns
+        .iter()
+        .flat_map(|p| p["rows"].as_array().unwrap())
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    let mut all: Vec<&str> = rows.iter().map(|r| r["row"].as_str().unwrap()).collect();
+    covered.sort_unstable();
+    all.sort_unstable();
+    assert_eq!(covered, all);
+    assert!(
+        patterns.len() < rows.len() / 2,
+        "{} patterns",
+        patterns.len()
+    );
+    let outcomes = ["silent", "loud", "crash", "refused"];
+    for pattern in patterns {
+        let members = pattern["rows"].as_array().unwrap();
+        let first = members[0].as_str().unwrap();
+        for member in members {
+            for case in summary["cases"].as_array().unwrap() {
+                let case = case.as_str().unwrap();
+                if case == "output-shape" {
+                    continue;
+                }
+                let (a, b) = (
+                    cell(summary, first, case),
+                    cell(summary, member.as_str().unwrap(), case),
+                );
+                // A cell with no calls is `–`, one whose calls all failed at version 1 `n/a`.
+                let status = |c: &Value| (c["calls"] == 0, c["calls"] == c["control_failed"]);
+                assert_eq!(
+                    status(a),
+                    status(b),
+                    "{first} and {member} differ on {case}"
+                );
+                for outcome in outcomes {
+                    assert_eq!(
+                        a[outcome], b[outcome],
+                        "{first} and {member} differ on {case}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The MCP adapters against the four server builds and the real servers: what they found.
 fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
     let rows = summary["rows"].as_array().unwrap();
@@ -337,8 +390,8 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
         .map(|r| r["row"].as_str().unwrap())
         .filter(|r| r.contains("-mcp-"))
         .collect();
-    // 25 straight, and 10 behind the guard with --translate renames.
-    assert_eq!(adapter_rows.len(), 35, "{adapter_rows:?}");
+    // 29 straight (AutoGen's two MCP paths), and 10 behind the guard with --translate renames.
+    assert_eq!(adapter_rows.len(), 39, "{adapter_rows:?}");
     assert_eq!(
         adapter_rows
             .iter()
@@ -370,6 +423,27 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
         );
         assert_eq!(c["loud"], 12, "{adapter}");
     }
+    // AutoGen's tools from mcp_server_tools validate with a pydantic model of the schema, which
+    // its McpWorkbench does not: loud where the workbench lets a stale call through, silent
+    // where the low-level Python body would have refused an unknown argument; and a schema
+    // whose `type` is a list cannot be loaded at all (every call fails before any drift).
+    for case in ["renamed-required", "required-added", "narrowed-float-int"] {
+        let workbench = cell(summary, "autogen-mcp-ts-lowlevel", case);
+        let tools = cell(summary, "autogen-tools-mcp-ts-lowlevel", case);
+        assert!(workbench["silent"].as_u64() > Some(0), "{case}");
+        assert_eq!(tools["silent"], 0, "{case}");
+        assert_eq!(tools["loud"], workbench["silent"], "{case}");
+    }
+    assert_eq!(
+        cell(summary, "autogen-mcp-py-lowlevel", "renamed-optional")["silent"],
+        0
+    );
+    assert_eq!(
+        cell(summary, "autogen-tools-mcp-py-lowlevel", "renamed-optional")["silent"],
+        4
+    );
+    let git_log = cell(summary, "autogen-tools-mcp-ts", "real-git-log");
+    assert_eq!(git_log["control_failed"], git_log["calls"]);
     // On the real servers a renamed filter is dropped and the call still runs: every adapter
     // passes the stale call, and the server answers without the filter.
     for adapter in ADAPTERS {
@@ -386,9 +460,14 @@ fn adapter_rows_measure_the_path_agents_use(summary: &Value) {
 }
 
 /// Behind the guard quoting the server's words, every refusal of a renamed parameter, a removed
-/// enum value, a new required parameter and a renamed tool is repaired from its text; the
-/// Agents SDK's own error names nothing to repair.
-fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: &Path) {
+/// enum value, a new required parameter and a renamed tool is retried from its text and the
+/// retry runs; judged by what the caller meant, a rename's retry is exact, and a new required
+/// parameter's is invented (the caller never sent one), so it is not repaired. The Agents SDK's
+/// own error names nothing to repair.
+fn every_guard_refusal_that_names_a_fix_is_retried_and_judged_by_meaning(
+    summary: &Value,
+    calls_csv: &Path,
+) {
     let repairable = [
         "renamed-required",
         "renamed-optional",
@@ -413,6 +492,13 @@ fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: 
         }
         if col("outcome") == "refused" {
             assert_eq!(col("retry_outcome"), "correct", "{record:?}");
+            assert!(!col("retry_received").is_empty(), "{record:?}");
+            let meant = match col("case") {
+                "renamed-required" | "renamed-optional" | "tool-renamed" => "exact",
+                "required-added" => "invented",
+                _ => col("retry_meaning"),
+            };
+            assert_eq!(col("retry_meaning"), meant, "{record:?}");
             checked += 1;
         }
     }
@@ -420,7 +506,17 @@ fn every_guard_refusal_that_names_a_fix_is_repaired(summary: &Value, calls_csv: 
     let cases = summary["cases"].as_array().unwrap();
     for case in cases.iter().map(|c| c.as_str().unwrap()) {
         assert_eq!(cell(summary, "agents-sdk", case)["repaired"], 0, "{case}");
+        let c = cell(summary, "mcp-python+guard-refuse", case);
+        assert_eq!(
+            c["repaired"].as_u64(),
+            Some(c["exact"].as_u64().unwrap() + c["coerced"].as_u64().unwrap()),
+            "{case}"
+        );
     }
+    assert_eq!(
+        cell(summary, "mcp-python+guard-refuse", "required-added")["repaired"],
+        0
+    );
 }
 
 /// A probe `bench/forkserver.py` runs in a server script's place: what `python SCRIPT` sees.

@@ -2,6 +2,9 @@
 SDK: `python forkserver.py SCRIPT ARGS...` behaves as `python SCRIPT ARGS...` (the same stdin,
 stdout, stderr, environment, working folder and exit code), without paying the SDK's import
 (about 0.75 s of CPU per start with mcp 2.x, most of the study's time: its ~400 server starts).
+`python forkserver.py --preload MODULE,... SCRIPT ARGS...` preloads those modules instead (an
+MCP adapter's stack, whose import costs 1–3 s of CPU per start); a module that starts a thread
+when imported (crewai does) must not be preloaded, as a forked child has no threads but its own.
 
 Each start is a fresh process that runs SCRIPT from the top as `__main__`; what it shares with
 the others is only the SDK's imported modules, as `multiprocessing`'s forkserver shares them.
@@ -36,16 +39,17 @@ START_SECONDS = 60
 MAX_REQUEST = 1 << 20
 
 
-def socket_path() -> str:
+def socket_path(preload: list) -> str:
     """One fork server per interpreter, environment (a venv's python resolves to its base
-    interpreter's file) and copy of this file, in a folder of this user's."""
+    interpreter's file), list of preloaded modules and copy of this file, in a folder of this
+    user's."""
     folder = os.path.join(tempfile.gettempdir(), f"driftlab-forkserver-{os.getuid()}")
     os.makedirs(folder, mode=0o700, exist_ok=True)
     info = os.lstat(folder)
     if info.st_uid != os.getuid() or info.st_mode & 0o077:
         sys.exit(f"forkserver.py: {folder} is not a folder only this user can open")
     key = "\0".join(
-        [sys.executable, sys.prefix, os.path.realpath(__file__), str(os.stat(__file__).st_mtime_ns)]
+        [sys.executable, sys.prefix, ",".join(preload), os.path.realpath(__file__), str(os.stat(__file__).st_mtime_ns)]
     )
     return os.path.join(folder, hashlib.sha256(key.encode()).hexdigest()[:20] + ".sock")
 
@@ -53,9 +57,9 @@ def socket_path() -> str:
 # The launcher: this process, started by the caller in the script's place.
 
 
-def launch(script_argv: list) -> None:
-    path = socket_path()
-    conn = connect_or_start(path)
+def launch(preload: list, script_argv: list) -> None:
+    path = socket_path(preload)
+    conn = connect_or_start(path, preload)
     request = json.dumps({"argv": script_argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
     fds = array.array("i", [0, 1, 2])
     conn.sendmsg([struct.pack("!I", len(request)), request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
@@ -72,7 +76,7 @@ def launch(script_argv: list) -> None:
     os._exit(int(answer))
 
 
-def connect_or_start(path: str) -> socket.socket:
+def connect_or_start(path: str, preload: list) -> socket.socket:
     conn = try_connect(path)
     if conn is not None:
         return conn
@@ -83,7 +87,7 @@ def connect_or_start(path: str) -> socket.socket:
             return conn
         if os.path.exists(path):
             os.unlink(path)  # left by a fork server that was killed
-        spawn_detached(path)
+        spawn_detached(path, preload)
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             conn = try_connect(path)
@@ -103,7 +107,7 @@ def try_connect(path: str):
         return None
 
 
-def spawn_detached(path: str) -> None:
+def spawn_detached(path: str, preload: list) -> None:
     """Forks twice, so the fork server is no child of the launcher: a caller that ends the
     launcher's descendants when a session closes must not end the fork server with it."""
     pid = os.fork()
@@ -114,7 +118,8 @@ def spawn_detached(path: str) -> None:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(devnull, fd)
-                os.execv(sys.executable, [sys.executable, os.path.abspath(__file__), "--serve", path])
+                serve_argv = [sys.executable, os.path.abspath(__file__), "--serve", path, ",".join(preload)]
+                os.execv(sys.executable, serve_argv)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
@@ -123,8 +128,8 @@ def spawn_detached(path: str) -> None:
 # The fork server.
 
 
-def serve(path: str) -> None:
-    for module in PRELOAD:
+def serve(path: str, preload: list) -> None:
+    for module in preload:
         __import__(module)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -291,9 +296,11 @@ def kill(pid) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
-        serve(sys.argv[2])
-    elif len(sys.argv) >= 2:
-        launch(sys.argv[1:])
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
+        serve(sys.argv[2], [m for m in sys.argv[3].split(",") if m])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "--preload":
+        launch([m for m in sys.argv[2].split(",") if m], sys.argv[3:])
+    elif len(sys.argv) >= 2 and sys.argv[1] != "--preload":
+        launch(PRELOAD, sys.argv[1:])
     else:
-        sys.exit("usage: python forkserver.py SCRIPT [ARGS...]")
+        sys.exit("usage: python forkserver.py [--preload MODULE,...] SCRIPT [ARGS...]")

@@ -12,10 +12,13 @@
 //! ([`repairs`]). See METHOD.md beside the spec.
 
 mod cells;
+pub(crate) use cells::CellCounts;
 mod harness;
 mod harness_row;
 mod mcp;
+pub mod meaning;
 pub mod outcome;
+mod patterns;
 mod process;
 mod repairs;
 mod report;
@@ -34,6 +37,7 @@ use thiserror::Error;
 use driftlab_contract::rng::Stream;
 use driftlab_proxy::guard::calls::valid_arguments;
 use driftlab_proxy::guard::study::session::Call;
+use meaning::{judge_meaning, Meaning};
 use outcome::{judge, Evidence, Judged, Outcome};
 pub use spec::{StackStudy, StackStudySpec};
 pub use write::{file_names, write};
@@ -92,8 +96,12 @@ pub struct CallRow {
     /// The repairer's retry of a call whose caller got an error (`{"tool", "arguments"}`), or
     /// empty.
     pub retry: String,
-    /// How the retry ended.
+    /// How the retry ended, judged by its own arguments.
     pub retried: Option<Judged>,
+    /// What the retry's body received (JSON), or empty.
+    pub retry_received: String,
+    /// For a retry that ran correctly: what it kept of the caller's call.
+    pub meaning: Option<Meaning>,
 }
 
 /// What a six-stack study found.
@@ -347,31 +355,51 @@ pub(crate) fn judge_case(
         .iter()
         .zip(control.iter().zip(drifted))
         .enumerate()
-        .map(|(i, (call, (before, after)))| CallRow {
-            row: row.clone(),
-            case: case.id.clone(),
-            call: i as u64,
-            arguments: call.arguments.to_string(),
-            control: judge(&unchanged, &call.arguments, before),
-            judged: judge(case, &call.arguments, after),
-            received: after
-                .received
-                .as_ref()
-                .map(Value::to_string)
-                .unwrap_or_default(),
-            answer: answer_text(after),
-            control_answer: answer_text(before),
-            retry: retried
-                .get(i)
-                .and_then(Option::as_ref)
-                .map(|(r, _)| json!({"tool": r.tool, "arguments": r.arguments}).to_string())
-                .unwrap_or_default(),
-            retried: retried
-                .get(i)
-                .and_then(Option::as_ref)
-                .map(|(r, evidence)| judge(&retry_case, &r.arguments, evidence)),
+        .map(|(i, (call, (before, after)))| {
+            let retry = retried.get(i).and_then(Option::as_ref);
+            let retry_judged =
+                retry.map(|(r, evidence)| judge(&retry_case, &r.arguments, evidence));
+            // Only a retry that ran correctly by its own arguments is judged by what the
+            // caller meant: the rest were not repaired in any sense.
+            let meaning = retry
+                .filter(|_| {
+                    retry_judged
+                        .as_ref()
+                        .is_some_and(|j| j.outcome == Outcome::Correct)
+                })
+                .map(|(r, evidence)| {
+                    judge_meaning(
+                        case,
+                        &call.arguments,
+                        before.received.as_ref(),
+                        &r.tool,
+                        evidence.received.as_ref(),
+                    )
+                });
+            CallRow {
+                row: row.clone(),
+                case: case.id.clone(),
+                call: i as u64,
+                arguments: call.arguments.to_string(),
+                control: judge(&unchanged, &call.arguments, before),
+                judged: judge(case, &call.arguments, after),
+                received: json_text(after.received.as_ref()),
+                answer: answer_text(after),
+                control_answer: answer_text(before),
+                retry: retry
+                    .map(|(r, _)| json!({"tool": r.tool, "arguments": r.arguments}).to_string())
+                    .unwrap_or_default(),
+                retried: retry_judged,
+                retry_received: json_text(retry.and_then(|(_, e)| e.received.as_ref())),
+                meaning,
+            }
         })
         .collect()
+}
+
+/// A JSON value as compact text, or empty.
+fn json_text(value: Option<&Value>) -> String {
+    value.map(Value::to_string).unwrap_or_default()
 }
 
 /// What the caller got, as text: the error, the answer's JSON, or why none came.
@@ -381,68 +409,5 @@ fn answer_text(evidence: &Evidence) -> String {
         (None, Some(returned), _) => returned.to_string(),
         (None, None, Some(failure)) => failure.clone(),
         _ => String::new(),
-    }
-}
-
-/// Counts of one table cell: a row's calls of one case that ran correctly at version 1.
-#[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct CellCounts {
-    /// Calls of the cell.
-    pub calls: usize,
-    /// Calls that did not run correctly at version 1 (left out of the rest).
-    pub control_failed: usize,
-    /// Calls that ran correctly at the drifted version.
-    pub correct: usize,
-    /// Calls that ran, silently wrong.
-    pub silent: usize,
-    /// Calls rejected with an error.
-    pub loud: usize,
-    /// Calls that crashed or timed out.
-    pub crash: usize,
-    /// Calls the guard refused.
-    pub refused: usize,
-    /// Loud, crashed or refused calls whose error names the cause.
-    pub names_cause: usize,
-    /// Behind the guard: refused calls that ran correctly on the same row without it.
-    pub needless_refusals: usize,
-    /// Loud, crashed or refused calls the repairer retried (their error named a change).
-    pub retried: usize,
-    /// Retries that ran correctly.
-    pub repaired: usize,
-}
-
-impl CellCounts {
-    /// Counts `calls` (those of one row and case).
-    pub fn of<'a>(calls: impl Iterator<Item = &'a CallRow>) -> CellCounts {
-        let mut counts = CellCounts::default();
-        for call in calls {
-            counts.calls += 1;
-            if call.control.outcome != Outcome::Correct {
-                counts.control_failed += 1;
-                continue;
-            }
-            match call.judged.outcome {
-                Outcome::Correct => counts.correct += 1,
-                Outcome::Silent => counts.silent += 1,
-                Outcome::Loud => counts.loud += 1,
-                Outcome::Crash => counts.crash += 1,
-                Outcome::Refused => counts.refused += 1,
-            }
-            if call.judged.outcome != Outcome::Correct && call.judged.names_cause {
-                counts.names_cause += 1;
-            }
-            if call.judged.outcome != Outcome::Correct {
-                if let Some(retry) = &call.retried {
-                    counts.retried += 1;
-                    counts.repaired += usize::from(retry.outcome == Outcome::Correct);
-                }
-            }
-        }
-        counts
-    }
-
-    /// The calls the drift touched: those that did not run correctly.
-    pub fn touched(&self) -> usize {
-        self.silent + self.loud + self.crash + self.refused
     }
 }

@@ -174,7 +174,7 @@ pub fn judge(case: &Case, arguments: &Value, evidence: &Evidence) -> Judged {
 }
 
 /// JSON equality with numbers compared by value (21.0 is 21).
-fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {
@@ -219,6 +219,7 @@ mod tests {
             class: "parameter-renamed".into(),
             drift: String::new(),
             tool: "t".into(),
+            renamed_tool: None,
             renames: renames
                 .iter()
                 .map(|(a, b)| (a.to_string(), b.to_string()))

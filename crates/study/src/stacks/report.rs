@@ -3,46 +3,12 @@
 
 use std::fmt::Write as _;
 
-use super::cells::{glance, measured, repairability, ClaimResult};
+use super::cells::{measured, repairability, ClaimResult};
 use super::outcome::Outcome;
 use super::spec::{GuardPath, StackRow};
 use super::{
     CallRow, StudyResults, ADAPTERS_FIGURE_STEM, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV,
 };
-
-/// The table at a glance: each cell the touched calls by outcome, with a claim's verdict as a
-/// mark (✓ confirmed, ✗ contradicted, ~ partly, ? untested). Quoted in the README.
-fn glance_table(md: &mut String, results: &StudyResults, claims: &[ClaimResult<'_>]) {
-    let _ = writeln!(md, "## At a glance\n");
-    row_table(
-        md,
-        results,
-        claims,
-        &["stack · option"],
-        " · ",
-        |cell, claim| {
-            cell.push_str(match claim.verdict {
-                "confirmed" => " ✓",
-                "contradicted" => " ✗",
-                "partly" => " ~",
-                _ => " ?",
-            })
-        },
-        glance,
-    );
-    let _ = writeln!(
-        md,
-        "\nOf {} calls per case: the calls the drift touched, by outcome (`ok`: every call ran \
-         correctly; `n/a`: no call got past version 1; `–`: not a case of the row). A mark is a survey claim about the \
-         cell: ✓ confirmed, ✗ contradicted, ~ partly, ? untested. *repaired*: of the calls \
-         whose caller got an error (loud, crashed or refused), those a deterministic repairer \
-         fixed: it reads only the error's text and the tool's version-1 schema, applies what \
-         the text names (a new name, the allowed values, a missing parameter with its type, \
-         the tool to call instead), retries once on the same path, and the retry ran \
-         correctly.\n",
-        results.spec.calls_per_case
-    );
-}
 
 /// A table with a line per stack row and a column per case: `separator` between the stack and
 /// its option, each cell from `cell`, then `mark` once per claim about that cell.
@@ -162,7 +128,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
         "{}\n",
         driftlab_plot::plot::print_links(&[FIGURE_STEM, ADAPTERS_FIGURE_STEM])
     );
-    glance_table(&mut md, results, claims);
+    super::patterns::glance_section(&mut md, results);
     let _ = writeln!(md, "## Stack × drift\n");
     row_table(
         &mut md,
@@ -186,7 +152,17 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
          or an answer without what the client reads); *loud*: rejected before the body ran, \
          with an error the caller sees; *crash*: the body ran and failed, or no answer came; \
          *refused*: the guard answered with a correction and the server never saw the call. \
-         In brackets: what decided the cell's first call the drift touched.\n"
+         In brackets: what decided the cell's first call the drift touched. *repaired*: of the calls \
+         whose caller got an error (loud, crashed or refused), those a deterministic repairer \
+         fixed: it reads only the error's text and the tool's version-1 schema, applies what \
+         the text names (a new name, the allowed values, a missing parameter with its type, \
+         the tool to call instead), retries once on the same path, and the retry ran \
+         correctly and as the caller meant it: what reached the tool body carries every value \
+         the caller sent (under version 2's names), invents none and calls the intended tool \
+         (*exact*), or changes a value only where version 2 narrowed its type (*coerced*, \
+         98.5 → 99). A retry that ran correctly but *lost* a value the caller sent (dropped or \
+         replaced), *invented* one, or called an *other tool* is not counted repaired; \
+         `retry_meaning` in calls.csv says which, per call.\n"
     );
     let notes: Vec<&StackRow> = spec.stacks.iter().filter(|r| r.note.is_some()).collect();
     if !notes.is_empty() {

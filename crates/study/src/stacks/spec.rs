@@ -93,6 +93,9 @@ pub struct Case {
     pub drift: String,
     /// The version-1 tool the calls go to.
     pub tool: String,
+    /// The tool's name at version 2, where version 2 renamed it: the tool a caller still means.
+    #[serde(default)]
+    pub renamed_tool: Option<String>,
     /// Parameters version 2 renamed: a correct run hands the body the value under the new name.
     #[serde(default)]
     pub renames: BTreeMap<String, String>,

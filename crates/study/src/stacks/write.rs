@@ -9,6 +9,7 @@ use plotters::style::RGBColor;
 use serde::Serialize;
 
 use super::cells::{claims, counts, row_total, ClaimResult};
+use super::patterns::{patterns, repair_totals, Pattern};
 use super::report::report;
 use super::{
     CellCounts, StackStudyError, StudyResults, TableRow, ADAPTERS_FIGURE_STEM, CALLS_CSV,
@@ -58,7 +59,17 @@ struct SummaryJson<'a> {
     calls_per_case: u64,
     cases: Vec<&'a str>,
     rows: Vec<RowJson<'a>>,
+    /// The rows grouped by their outcome in every input case (report.md's "At a glance").
+    patterns: Vec<Pattern>,
+    /// The repairs summed over the unguarded rows and the guarded paths.
+    repairs: Repairs,
     claims: &'a [ClaimResult<'a>],
+}
+
+#[derive(Serialize)]
+struct Repairs {
+    unguarded: CellCounts,
+    guarded: CellCounts,
 }
 
 fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
@@ -79,6 +90,9 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         "retry",
         "retry_outcome",
         "retry_detail",
+        "retry_received",
+        "retry_meaning",
+        "retry_meaning_detail",
     ])?;
     for call in &results.calls {
         let class = results
@@ -103,6 +117,9 @@ fn calls_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
             &call.retry,
             call.retried.as_ref().map_or("", |r| r.outcome.as_str()),
             call.retried.as_ref().map_or("", |r| r.detail.as_str()),
+            &call.retry_received,
+            call.meaning.as_ref().map_or("", |m| m.kept.as_str()),
+            call.meaning.as_ref().map_or("", |m| m.detail.as_str()),
         ])?;
     }
     driftlab_contract::fs::csv_text::finish(w)
@@ -127,6 +144,11 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
         "needless_refusals",
         "retried",
         "repaired",
+        "exact",
+        "coerced",
+        "lost",
+        "invented",
+        "other_tool",
     ])?;
     for row in &results.rows {
         for case in &results.spec.cases {
@@ -143,6 +165,11 @@ fn summary_csv(results: &StudyResults) -> Result<Vec<u8>, csv::Error> {
                 c.needless_refusals,
                 c.retried,
                 c.repaired,
+                c.exact,
+                c.coerced,
+                c.lost,
+                c.invented,
+                c.other_tool,
             ]
             .map(|n| n.to_string());
             let mut record = vec![
@@ -231,6 +258,7 @@ pub fn write(
             .map_err(|e| fail(e.to_string()))?,
         );
     }
+    let (unguarded, guarded) = repair_totals(results);
     let json = SummaryJson {
         title: &results.spec.title,
         seed: results.spec.seed,
@@ -249,6 +277,8 @@ pub fn write(
                     .collect(),
             })
             .collect(),
+        patterns: patterns(results),
+        repairs: Repairs { unguarded, guarded },
         claims: &claims,
     };
     let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| fail(e.to_string()))?;
