@@ -11,9 +11,10 @@ cd "$(dirname "$0")/../research/2026-12-03-six-stacks"
 python3 -m venv .venv
 python3 -m venv .venv-adapters
 # The two venvs install side by side; each pip waits mostly on downloads.
-.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt &
+.venv/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements.txt &
 stacks=$!
-.venv-adapters/bin/pip install --quiet --disable-pip-version-check -r requirements-adapters.txt \
+.venv-adapters/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
+  -r requirements-adapters.txt \
   2> >(grep -v "does not provide the extra" >&2) &
 adapters=$!
 wait "$stacks"

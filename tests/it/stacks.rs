@@ -191,6 +191,7 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
             );
         }
     }
+    verdicts_follow_the_written_rules(&summary);
     adapter_rows_measure_the_path_agents_use(&summary);
     translation_serves_every_adapter(&summary);
     the_patterns_cover_every_row_once(&summary);
@@ -203,6 +204,7 @@ fn the_six_stack_study_regenerates_byte_for_byte() {
     for claim in summary["claims"].as_array().unwrap() {
         let verdict = claim["verdict"].as_str().unwrap();
         assert!(["confirmed", "contradicted", "partly", "untested"].contains(&verdict));
+        assert!(!claim["reason"].as_str().unwrap().is_empty(), "{claim}");
         let record = claim["evidence_record"].as_u64().unwrap() as usize;
         let calls = csv::Reader::from_path(fresh.fresh.join("calls.csv"))
             .unwrap()
@@ -244,6 +246,13 @@ fn a_spec_that_names_what_does_not_exist_is_refused() {
                 "\"stacks/autogen_stack.py\", \"default\"]\nserver = [\"y\"]",
             ),
             "stack autogen: give either `command`",
+        ),
+        (
+            text.replace(
+                "against = \"agents-sdk-non-strict\"",
+                "against = \"agents-sdk-lenient\"",
+            ),
+            "claim compared against unknown row \"agents-sdk-lenient\"",
         ),
         (
             text.replace("calls_per_case = 12", "calls_per_case = 0"),
@@ -329,6 +338,79 @@ fn translation_serves_every_adapter(summary: &Value) {
             }
         }
     }
+}
+
+/// The verdicts METHOD.md's rules give the cells an audit disputed, and the tally that keeps
+/// driftlab's own claims apart from the survey's.
+fn verdicts_follow_the_written_rules(summary: &Value) {
+    let claims = summary["claims"].as_array().unwrap();
+    let find = |row: &str, case: &str, says: &str| {
+        claims
+            .iter()
+            .find(|c| {
+                c["row"] == row && c["case"] == case && c["says"].as_str().unwrap().contains(says)
+            })
+            .unwrap_or_else(|| panic!("no claim {says} on {row} {case}"))
+    };
+    // Validation is skipped where the body ran on the drifted value, silent or crashing in it.
+    for row in ["mcp-python-lowlevel", "mcp-typescript-lowlevel"] {
+        for case in ["narrowed-list-str", "enum-value-removed"] {
+            let claim = find(row, case, "skip validation");
+            assert!(
+                cell(summary, row, case)["crash"].as_u64() > Some(0),
+                "{row} {case}"
+            );
+            assert_eq!(claim["verdict"], "confirmed", "{claim}");
+        }
+    }
+    // A high-level SDK server stopped the wrong type before the body.
+    let claim = find("mcp-python", "narrowed-float-int", "skip validation");
+    assert_eq!(claim["verdict"], "contradicted", "{claim}");
+    // Strict mode decides nothing on the bench: the row without it ended alike.
+    for case in [
+        "narrowed-float-int",
+        "narrowed-list-str",
+        "enum-value-removed",
+    ] {
+        let claim = find("agents-sdk", case, "strict mode");
+        assert_eq!(claim["verdict"], "untested", "{claim}");
+        assert!(
+            claim["reason"]
+                .as_str()
+                .unwrap()
+                .contains("agents-sdk-non-strict"),
+            "{claim}"
+        );
+    }
+    // No call of CrewAI's forbid row gets past version 1; the reason quotes why.
+    let claim = find("crewai-forbid", "renamed-optional", "forbid");
+    assert_eq!(claim["verdict"], "untested");
+    let reason = claim["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("version 1") && reason.contains("security_context"),
+        "{claim}"
+    );
+    // Each survey claim about a stack is held on its MCP adapter's rows too.
+    for row in [
+        "langchain-mcp-ts-lowlevel",
+        "autogen-tools-mcp-py",
+        "crewai-mcp-py",
+    ] {
+        assert!(claims.iter().any(|c| c["row"] == row), "{row}");
+    }
+    let tally = &summary["claims_tally"];
+    let guard = claims
+        .iter()
+        .filter(|c| c["row"].as_str().unwrap().contains('+'))
+        .count();
+    let counted = |t: &Value| {
+        ["confirmed", "contradicted", "partly", "untested"]
+            .iter()
+            .map(|k| t[k].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    assert_eq!(counted(&tally["guard"]), guard as u64);
+    assert_eq!(counted(&tally["survey"]), (claims.len() - guard) as u64);
 }
 
 /// The table at a glance groups the rows: every row is in exactly one pattern, and the rows of

@@ -1,33 +1,11 @@
 //! The cells of the six-stack study's main table: each row's calls of one case counted by
-//! outcome, in words, and each of the survey's claims held against its cells.
+//! outcome, in words, and summed per row.
 
 use serde::Serialize;
 
 use super::meaning::Kept;
 use super::outcome::Outcome;
-use super::spec::Claim;
 use super::{CallRow, StudyResults};
-
-/// A claim of the survey held against its cells.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct ClaimResult<'a> {
-    pub row: &'a str,
-    pub case: &'a str,
-    pub says: &'a str,
-    pub claimed: String,
-    pub measured: String,
-    /// `confirmed`, `contradicted`, `partly` (the outcome holds, the named error does not) or
-    /// `untested` (no call of the cell ran correctly at version 1).
-    pub verdict: &'static str,
-    /// What the verdict holds for: the row's stack and option (and guard path), never more.
-    pub scope: String,
-    /// The evidence: the cell's first call the drift touched, else its first call that ran at
-    /// version 1, else its first call (whose `control_answer` says why none ran), as its
-    /// calls.csv record number (1 is the first after the header; a record may span lines).
-    pub evidence_record: usize,
-    /// The same call by its key: `row`, `case` and `call` of calls.csv.
-    pub evidence_call: u64,
-}
 
 pub fn cell_calls<'a>(
     results: &'a StudyResults,
@@ -180,81 +158,6 @@ pub(crate) fn repairability(results: &StudyResults, row: &str) -> String {
         (false, false) => format!(" ({kept}; {short})"),
     };
     format!("{} of {errored}{split}", total.repaired)
-}
-
-/// Holds each claim against its cells.
-pub fn claims<'a>(results: &'a StudyResults) -> Vec<ClaimResult<'a>> {
-    let mut out = Vec::new();
-    for claim in &results.spec.claims {
-        for case in &claim.cases {
-            out.push(hold(results, claim, case));
-        }
-    }
-    out
-}
-
-fn hold<'a>(results: &'a StudyResults, claim: &'a Claim, case: &'a str) -> ClaimResult<'a> {
-    let c = counts(results, &claim.row, case);
-    let touched: Vec<(usize, &CallRow)> = cell_calls(results, &claim.row, case)
-        .filter(|(_, c)| {
-            c.control.outcome == Outcome::Correct && c.judged.outcome != Outcome::Correct
-        })
-        .collect();
-    let stopped = c.loud + c.crash + c.refused;
-    let holds = match claim.claimed.as_str() {
-        "silent" => c.silent > 0,
-        "loud" => c.silent == 0 && stopped > 0,
-        // Every call that ran at version 1 ran as meant: straight (translated) or retried as
-        // its error advised.
-        "followed" => c.correct + c.repaired == c.calls - c.control_failed,
-        _ => c.touched() > 0 && c.refused == c.touched(),
-    };
-    let error_shown = claim.error.as_ref().is_none_or(|named| {
-        touched.iter().any(|(_, call)| {
-            call.judged.detail.contains(named.as_str()) || call.answer.contains(named.as_str())
-        })
-    });
-    let ran = c.calls - c.control_failed;
-    let verdict = match (ran, holds, error_shown) {
-        (0, _, _) => "untested",
-        (_, true, true) => "confirmed",
-        (_, true, false) => "partly",
-        (_, false, _) => "contradicted",
-    };
-    // The evidence: the first call the drift touched, else the first that ran at version 1,
-    // else (untested) the first call, whose version-1 answer says why none ran.
-    let evidence = touched.first().map(|(i, _)| *i).or_else(|| {
-        let mut calls = cell_calls(results, &claim.row, case);
-        let first = calls.next().map(|(i, _)| i);
-        calls
-            .find(|(_, c)| c.control.outcome == Outcome::Correct)
-            .map(|(i, _)| i)
-            .or(first)
-    });
-    let claimed = match &claim.error {
-        Some(error) => format!("{} ({error})", claim.claimed),
-        None => claim.claimed.clone(),
-    };
-    let scope = results
-        .rows
-        .iter()
-        .find(|r| r.row == claim.row)
-        .map(|r| match r.path.as_str() {
-            super::STRAIGHT => format!("{} · {}", r.stack, r.option),
-            path => format!("{} · {} behind the guard ({path})", r.stack, r.option),
-        })
-        .unwrap_or_else(|| claim.row.clone());
-    ClaimResult {
-        row: &claim.row,
-        scope,
-        case,
-        says: &claim.says,
-        claimed,
-        measured: measured(results, &claim.row, case),
-        verdict,
-        evidence_record: evidence.map_or(0, |i| i + 1),
-        evidence_call: evidence.map_or(0, |i| results.calls[i].call),
-    }
 }
 
 /// Counts of one table cell: a row's calls of one case that ran correctly at version 1.

@@ -23,6 +23,7 @@ mod process;
 mod repairs;
 mod report;
 pub mod spec;
+mod verdicts;
 mod write;
 
 use std::collections::BTreeMap;

@@ -3,9 +3,11 @@
 
 use std::fmt::Write as _;
 
-use super::cells::{measured, repairability, ClaimResult};
+use super::cells::{measured, repairability};
 use super::outcome::Outcome;
 use super::spec::{GuardPath, StackRow};
+use super::verdicts::ClaimResult;
+use super::verdicts::Tally;
 use super::{
     CallRow, StudyResults, ADAPTERS_FIGURE_STEM, CALLS_CSV, FIGURE_STEM, STRAIGHT, SUMMARY_CSV,
 };
@@ -86,23 +88,23 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
     // apart: the guard confirming driftlab's claim is not evidence about the survey.
     let (guard, survey): (Vec<&ClaimResult<'_>>, Vec<&ClaimResult<'_>>) =
         claims.iter().partition(|c| c.row.contains('+'));
-    let tally = |claims: &[&ClaimResult<'_>]| {
-        let count = |verdict: &str| claims.iter().filter(|c| c.verdict == verdict).count();
-        (
-            count("confirmed"),
-            count("contradicted"),
-            count("partly"),
-            count("untested"),
-        )
-    };
-    let (confirmed, contradicted, partly, untested) = tally(&survey);
+    let Tally {
+        confirmed,
+        contradicted,
+        partly,
+        untested,
+    } = Tally::of(survey.iter().map(|c| c.verdict));
     let measured_cells = results
         .rows
         .iter()
         .flat_map(|row| spec.cases.iter().map(move |case| (row, case)))
         .filter(|(row, case)| super::cells::counts(results, &row.row, &case.id).calls > 0)
         .count();
-    let (guard_confirmed, guard_contradicted, _, _) = tally(&guard);
+    let Tally {
+        confirmed: guard_confirmed,
+        contradicted: guard_contradicted,
+        ..
+    } = Tally::of(guard.iter().map(|c| c.verdict));
     let _ = writeln!(
         md,
         "{} claims of the survey held against {} measured cells: **{confirmed} confirmed, \
@@ -261,9 +263,9 @@ fn claims_section(md: &mut String, title: &str, claims: &[&ClaimResult<'_>]) {
     }
     let _ = writeln!(
         md,
-        "\n| claim | row | case | claimed | measured | verdict, for | evidence |"
+        "\n| claim | row | case | claimed | measured | verdict, for | why | evidence |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
     for c in claims {
         let evidence = format!(
             "`{CALLS_CSV}` record {}: call {}",
@@ -271,14 +273,15 @@ fn claims_section(md: &mut String, title: &str, claims: &[&ClaimResult<'_>]) {
         );
         let _ = writeln!(
             md,
-            "| {} | `{}` | `{}` | {} | {} | **{}** for {} | {evidence} |",
+            "| {} | `{}` | `{}` | {} | {} | **{}** for {} | {} | {evidence} |",
             c.says,
             c.row,
             c.case,
             c.claimed,
             c.measured.replace('|', "\\|"),
             c.verdict,
-            c.scope
+            c.scope,
+            c.reason.replace('|', "\\|")
         );
     }
     md.push('\n');

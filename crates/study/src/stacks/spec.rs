@@ -209,17 +209,25 @@ pub struct Claim {
     pub row: String,
     /// The cases it is about.
     pub cases: Vec<String>,
-    /// `silent`, `loud`, `refused` or `followed`.
+    /// `silent`, `loud`, `unvalidated`, `refused` or `followed` (METHOD.md, *The claims*).
     pub claimed: String,
     /// An error type the claim names (e.g. `TypeError`); the cell's errors must show it.
     #[serde(default)]
     pub error: Option<String>,
+    /// For a claim about an option: the same stack's row without it. Where the two rows' calls
+    /// ended alike, the option decided nothing on the bench, and the claim is untested.
+    #[serde(default)]
+    pub against: Option<String>,
+    /// Why the row cannot test the claim, where the spec knows it cannot (the claim is then
+    /// untested, with this reason).
+    #[serde(default)]
+    pub untested: Option<String>,
     /// The survey's words.
     pub says: String,
 }
 
 /// The outcomes a claim may say.
-pub(crate) const CLAIMS: [&str; 4] = ["silent", "loud", "refused", "followed"];
+pub(crate) const CLAIMS: [&str; 5] = ["silent", "loud", "unvalidated", "refused", "followed"];
 
 /// A spec read and checked, with the folder its commands run in.
 pub struct StackStudy {
@@ -302,6 +310,15 @@ impl StackStudy {
             });
             if !known {
                 return Err(at(format!("claim on unknown row {:?}", claim.row)));
+            }
+            if let Some(against) = claim
+                .against
+                .as_ref()
+                .filter(|a| !spec.stacks.iter().any(|s| &s.id == *a))
+            {
+                return Err(at(format!(
+                    "claim compared against unknown row {against:?}"
+                )));
             }
             if let Some(case) = claim
                 .cases

@@ -8,9 +8,11 @@ use std::path::Path;
 use plotters::style::RGBColor;
 use serde::Serialize;
 
-use super::cells::{claims, counts, row_total, ClaimResult};
+use super::cells::{counts, row_total};
 use super::patterns::{patterns, repair_totals, Pattern};
 use super::report::report;
+use super::verdicts::Tally;
+use super::verdicts::{claims, ClaimResult};
 use super::{
     CellCounts, StackStudyError, StudyResults, TableRow, ADAPTERS_FIGURE_STEM, CALLS_CSV,
     FIGURE_STEM, REPORT, STRAIGHT, SUMMARY_CSV, SUMMARY_JSON,
@@ -63,7 +65,15 @@ struct SummaryJson<'a> {
     patterns: Vec<Pattern>,
     /// The repairs summed over the unguarded rows and the guarded paths.
     repairs: Repairs,
+    /// The claims counted by verdict: the survey's, and driftlab's own about its guard apart.
+    claims_tally: ClaimsTally,
     claims: &'a [ClaimResult<'a>],
+}
+
+#[derive(Serialize)]
+struct ClaimsTally {
+    survey: Tally,
+    guard: Tally,
 }
 
 #[derive(Serialize)]
@@ -279,6 +289,20 @@ pub fn write(
             .collect(),
         patterns: patterns(results),
         repairs: Repairs { unguarded, guarded },
+        claims_tally: ClaimsTally {
+            survey: Tally::of(
+                claims
+                    .iter()
+                    .filter(|c| !c.row.contains('+'))
+                    .map(|c| c.verdict),
+            ),
+            guard: Tally::of(
+                claims
+                    .iter()
+                    .filter(|c| c.row.contains('+'))
+                    .map(|c| c.verdict),
+            ),
+        },
         claims: &claims,
     };
     let mut summary_json = serde_json::to_vec_pretty(&json).map_err(|e| fail(e.to_string()))?;
