@@ -84,7 +84,12 @@ pub(crate) fn judge_meaning(
         arrived.insert(target.as_str());
         match received.get(target) {
             Some(got) if same(got, value) => {}
-            Some(got) if case.declared.contains_key(target) => {
+            Some(got)
+                if case
+                    .declared
+                    .get(target)
+                    .is_some_and(|json_type| forced(json_type, value, got)) =>
+            {
                 found.push((Kept::Coerced, format!("{name} {value} → {got}")))
             }
             Some(got) => found.push((Kept::Lost, format!("{name} {value} → {got}"))),
@@ -113,6 +118,31 @@ pub(crate) fn judge_meaning(
             .map(|(_, d)| d)
             .collect::<Vec<_>>()
             .join("; "),
+    }
+}
+
+/// Whether `got` is `sent` as a value of the narrower `json_type` must hold it: a number
+/// rounded or cut to an integer, or a list's items (or a scalar) written as one string.
+fn forced(json_type: &str, sent: &Value, got: &Value) -> bool {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    match (json_type, sent, got) {
+        ("integer", Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
+            b.fract() == 0.0 && (a - b).abs() < 1.0
+        }
+        ("string", Value::Array(items), Value::String(joined)) => {
+            items.iter().all(|item| joined.contains(&text(item)))
+        }
+        ("string", scalar, Value::String(written)) => {
+            !scalar.is_object() && text(scalar) == *written
+        }
+        _ => false,
     }
 }
 
@@ -198,6 +228,25 @@ cause = []
             meaning.detail,
             "celsius 98.5 → 99; unit \"kelvin\" → \"celsius\""
         );
+        // A narrowed type forces a value near the old one, not any value.
+        let made_up = json!({"celsius": 21, "unit": "kelvin"});
+        let meaning = judge_meaning(&narrowed, &sent, None, "set_temperature", Some(&made_up));
+        assert_eq!(meaning.kept, Kept::Lost);
+    }
+
+    #[test]
+    fn a_list_written_as_one_string_is_coerced_and_a_shortened_one_lost() {
+        let narrowed = case(
+            "id = \"c\"\nclass = \"k\"\ndrift = \"d\"\ntool = \"tag_item\"\n\
+             declared = { labels = \"string\" }\ncause = []\n",
+        );
+        let sent = json!({"labels": ["a", "b"]});
+        let joined = json!({"labels": "a,b"});
+        let first = json!({"labels": "a"});
+        let meaning = judge_meaning(&narrowed, &sent, None, "tag_item", Some(&joined));
+        assert_eq!(meaning.kept, Kept::Coerced);
+        let meaning = judge_meaning(&narrowed, &sent, None, "tag_item", Some(&first));
+        assert_eq!(meaning.kept, Kept::Lost);
     }
 
     #[test]
