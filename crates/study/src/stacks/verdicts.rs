@@ -219,7 +219,8 @@ pub(crate) struct ClaimResult<'a> {
     pub claimed: String,
     pub measured: String,
     /// `confirmed`, `contradicted`, `partly` (the outcome holds, the named error does not) or
-    /// `untested` (no call of the cell ran correctly at version 1).
+    /// `untested` (no call of the cell ran correctly at version 1, the option decided nothing,
+    /// or the spec says why the row cannot test it).
     pub verdict: &'static str,
     /// Why, by the rule of the claimed outcome (METHOD.md, *The claims*).
     pub reason: String,
