@@ -217,6 +217,17 @@ fn verify(record: &Path) -> std::process::Output {
     common::run(&["watch", "verify", record.to_str().unwrap()])
 }
 
+/// `watch verify` passes on `record`; `when` says at which step of the test.
+fn assert_verifies(record: &Path, when: &str) {
+    let verified = verify(record);
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{when}: {}",
+        common::stderr(&verified)
+    );
+}
+
 /// `driftlab watch report RECORD --out OUT` and `more`.
 fn report(record: &Path, out: &Path, more: &[&str]) -> std::process::Output {
     let args = [
@@ -334,13 +345,7 @@ fn a_scheduled_history_is_recorded_judged_folded_and_rederived() {
     );
 
     // The record re-derives offline.
-    let verified = verify(&record);
-    assert_eq!(
-        verified.status.code(),
-        Some(0),
-        "{}",
-        common::stderr(&verified)
-    );
+    assert_verifies(&record, "after the scheduled polls");
 
     // The report folds the flap (A→B→A within 7 days), leaves the bytes out, counts the
     // family once, and lists the failures.
@@ -440,13 +445,7 @@ fn a_poll_killed_mid_write_leaves_a_record_that_verifies() {
         if !record.join("watch.json").exists() {
             continue;
         }
-        let verified = verify(&record);
-        assert_eq!(
-            verified.status.code(),
-            Some(0),
-            "after a kill at attempt {attempt}: {}",
-            common::stderr(&verified)
-        );
+        assert_verifies(&record, &format!("after a kill at attempt {attempt}"));
     }
 }
 
@@ -520,13 +519,7 @@ fn a_watchers_git_history_is_imported_and_judged() {
     assert_eq!(alpha[1]["at"], "2026-05-11T08:00:00Z");
     let gated = lines(&record.join("servers/gated.jsonl"));
     assert_eq!(gated[0]["failed"], "no-listing");
-    let verified = verify(&record);
-    assert_eq!(
-        verified.status.code(),
-        Some(0),
-        "{}",
-        common::stderr(&verified)
-    );
+    assert_verifies(&record, "after the import");
     // A second import into the same record is refused: an import is a whole history.
     let again = import(&repo, &record);
     assert_eq!(again.status.code(), Some(2));
