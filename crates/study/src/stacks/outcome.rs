@@ -207,6 +207,16 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
 
+/// A text on one line (whitespace runs as one space), cut at `max` characters (`…` marks a
+/// cut): an answer quoted in the report.
+pub(super) fn one_line(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::cells::{measured, repairability};
-use super::outcome::Outcome;
+use super::outcome::{one_line, Outcome};
 use super::spec::{GuardPath, StackRow};
 use super::verdicts::ClaimResult;
 use super::verdicts::Tally;
@@ -57,15 +57,6 @@ fn table_header(md: &mut String, leading: &[&str], spec: &super::StackStudySpec)
         .collect();
     let _ = writeln!(md, "| {} |", columns.join(" | "));
     let _ = writeln!(md, "|{}", "---|".repeat(columns.len()));
-}
-
-/// An error's text on one line, cut at 240 characters.
-fn excerpt(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(240) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
 }
 
 fn path_title(path: &str, guards: &[GuardPath]) -> String {
@@ -201,7 +192,7 @@ pub fn report(results: &StudyResults, claims: &[ClaimResult<'_>], reproduce: &st
                     of_row.len(),
                     first.case,
                     first.call,
-                    excerpt(&first.control_answer)
+                    one_line(&first.control_answer, 240)
                 );
             }
         }

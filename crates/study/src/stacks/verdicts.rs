@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::cells::{cell_calls, counts, glance, measured};
-use super::outcome::Outcome;
+use super::outcome::{one_line, Outcome};
 use super::spec::Claim;
 use super::{CallRow, CellCounts, StudyResults};
 
@@ -61,7 +61,8 @@ pub(crate) fn verdict(
     if ran == 0 {
         let first = cell_calls(results, &claim.row, case)
             .next()
-            .map(|(_, call)| first_words(&call.control_answer))
+            // 200 characters reach what a framework's error wraps in its own words.
+            .map(|(_, call)| one_line(&call.control_answer, 200))
             .unwrap_or_default();
         return untested(format!(
             "no call got past version 1; the first answered: {first}"
@@ -193,16 +194,6 @@ fn same_outcomes(a: &CellCounts, b: &CellCounts) -> bool {
         b.crash,
         b.refused,
     )
-}
-
-/// An answer on one line, cut at 200 characters (enough to reach what a framework's error
-/// wraps in its own words).
-fn first_words(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line,
-    }
 }
 
 /// Touched: the cell's calls that ran correctly at version 1 and not at version 2.
