@@ -286,8 +286,11 @@ impl<'a> Sampler<'a> {
         for (key, schema) in properties.into_iter().flatten() {
             let mut inner = Vec::new();
             self.variations(schema, depth + 1, &mut inner);
+            // Each instance copies the smallest one: with 100,000 required names, 400 copies
+            // would be 40 million values, so the copies count against the budget too.
+            self.built += inner.len() * (least.len() + 1);
             out.extend(inner.into_iter().map(|v| with(key, v)));
-            if out.len() >= MAX_CANDIDATES {
+            if out.len() >= MAX_CANDIDATES || self.over_budget() {
                 return;
             }
         }
@@ -297,9 +300,13 @@ impl<'a> Sampler<'a> {
         if open {
             let listed = |name: &str| properties.is_some_and(|p| p.contains_key(name));
             for name in self.foreign.iter().filter(|n| !listed(n)) {
+                if out.len() >= MAX_CANDIDATES || self.over_budget() {
+                    return;
+                }
                 for value in [json!(null), json!(0), json!("x"), json!(true), json!({})] {
                     out.push(with(name, value));
                 }
+                self.built += 5 * (least.len() + 1);
             }
         }
         if let Some(extra) = map.get("additionalProperties").filter(|v| v.is_object()) {

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::keywords::type_set;
+use super::masking::OpenBranches;
 use super::{At, Direction, Walker};
 use crate::diff::canonical;
 use crate::diff::ChangeKind as K;
@@ -164,13 +165,15 @@ impl<'a> Walker<'_, 'a, '_> {
                 None => removed.push(i),
             }
         }
+        let open = (OpenBranches::of(old), OpenBranches::of(new));
         for (i, j) in pairs {
             let child = At {
                 old: pointer::push_index(&pointer::push(&at.old, old_kw), i),
                 new: pointer::push_index(&pointer::push(&at.new, new_kw), j),
                 path: at.path.clone(),
             };
-            if (old_kw, new_kw) == ("anyOf", "anyOf") && self.masked((old, new), (i, j), at) {
+            if (old_kw, new_kw) == ("anyOf", "anyOf") && self.masked((old, new), &open, (i, j), at)
+            {
                 continue;
             }
             self.walk(&old[i], &new[j], &child, depth + 1);

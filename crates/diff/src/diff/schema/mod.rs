@@ -468,11 +468,9 @@ fn referenced(root: &Value, unmasked: bool) -> HashSet<String> {
                 }
                 for (keyword, child) in m {
                     match (keyword.as_str(), child) {
-                        ("anyOf", Value::Array(branches)) if unmasked => stack.extend(
-                            (0..branches.len())
-                                .filter(|&i| !masking::masked_branch(root, branches, i))
-                                .map(|i| &branches[i]),
-                        ),
+                        ("anyOf", Value::Array(branches)) if unmasked => {
+                            stack.extend(masking::unmasked_branches(root, branches))
+                        }
                         _ => stack.push(child),
                     }
                 }
