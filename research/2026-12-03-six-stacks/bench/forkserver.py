@@ -3,8 +3,11 @@ SDK: `python forkserver.py SCRIPT ARGS...` behaves as `python SCRIPT ARGS...` (t
 stdout, stderr, environment, working folder and exit code), without paying the SDK's import
 (about 0.75 s of CPU per start with mcp 2.x, most of the study's time: its ~400 server starts).
 `python forkserver.py --preload MODULE,... SCRIPT ARGS...` preloads those modules instead (an
-MCP adapter's stack, whose import costs 1–3 s of CPU per start); a module that starts a thread
-when imported (crewai does) must not be preloaded, as a forked child has no threads but its own.
+MCP adapter's stack, whose import costs 1–3 s of CPU per start); a module that starts a Python
+thread when imported (crewai does) must not be preloaded, as a forked child has no threads but
+its own: CrewAI's rows preload its dependencies instead (chromadb, numpy, pydantic, …), none of
+which starts a Python thread. numpy's OpenBLAS starts one native thread at import; a forked
+child starts its own when it needs one (a matrix product in a forked child runs, checked).
 
 Each start is a fresh process that runs SCRIPT from the top as `__main__`; what it shares with
 the others is only the SDK's imported modules, as `multiprocessing`'s forkserver shares them.
