@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../tools/registries"
 npm ci --no-audit --no-fund --loglevel=error
 python3 -m venv .venv
-.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+.venv/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r requirements.txt
 echo "installed: verdaccio $(node -p 'require("verdaccio/package.json").version'), pypiserver $(.venv/bin/pypi-server --version), $(.venv/bin/uv --version)"

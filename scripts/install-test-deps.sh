@@ -15,6 +15,7 @@ command -v bwrap >/dev/null || apt-get install -y -qq bubblewrap >/dev/null ||
   { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } ||
   echo "could not install bubblewrap: the census sandbox test will fail" >&2
 python3 -m venv servers/.venv
-servers/.venv/bin/pip install --quiet --disable-pip-version-check -r servers/requirements.txt
+servers/.venv/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
+  -r servers/requirements.txt
 scripts/install-real-checkers.sh
 scripts/install-stacks.sh
