@@ -27,3 +27,6 @@ scripts/scan-pinned-servers.sh
 ./target/release/driftlab census research/2026-12-05-mcp-census/census.toml --offline
 # The field census too (recapturing: docs/census.md, "The field census").
 ./target/release/driftlab census research/2026-12-06-mcp-field-census/census.toml --offline
+# The re-judgement of mcp-drift's record (docs/watch.md), from its kept logs (no network).
+./target/release/driftlab watch report results/watch-mcp-drift-2026-06-14/record \
+  --out results/watch-mcp-drift-2026-06-14 --window 7d --title "mcp-drift's record, re-judged"

@@ -20,13 +20,13 @@ pub mod fuzz;
 // targets run.
 pub mod cli;
 
-/// The code this binary was built from (see build.rs), as a results folder's `run.json` records
-/// it: placed where the study crate reads it, at link time.
-#[linkme::distributed_slice(driftlab_study::study::results::CODE_VERSION)]
-static CODE_VERSION: fn() -> driftlab_study::study::results::CodeVersion = code_version;
+/// The code this binary was built from (see build.rs), as a results folder's manifest and
+/// `run.json` record it: placed where the record crate reads it, at link time.
+#[linkme::distributed_slice(driftlab_record::provenance::CODE_VERSION)]
+static CODE_VERSION: fn() -> driftlab_record::provenance::CodeVersion = code_version;
 
-fn code_version() -> driftlab_study::study::results::CodeVersion {
-    driftlab_study::study::results::CodeVersion {
+fn code_version() -> driftlab_record::provenance::CodeVersion {
+    driftlab_record::provenance::CodeVersion {
         version: env!("CARGO_PKG_VERSION").to_string(),
         git_commit: Some(env!("DRIFTLAB_GIT_COMMIT"))
             .filter(|c| !c.is_empty())

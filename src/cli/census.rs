@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 
+use driftlab_record::provenance::Provenance;
 use driftlab_study::census::sandbox::{self, Sandbox};
 use driftlab_study::census::shard::{self, ShardFile};
 use driftlab_study::census::spec::CensusSpec;
@@ -156,8 +157,12 @@ pub fn run(args: Args) -> Result<u8> {
         ),
         _ => (command, Vec::new()),
     };
-    let (census, names) =
-        census::derive_and_write(&spec, &out, &command, extra).map_err(|e| anyhow!(e))?;
+    // The inputs are the spec's folder; the releases ran in installs of their own, recorded in
+    // the captures, so no environment is pinned (and --offline rewrites the same bytes).
+    let provenance = Provenance::of_spec(&args.spec, &[], &out)
+        .map_err(|e| anyhow!("hashing the inputs beside {}: {e}", args.spec.display()))?;
+    let (census, names) = census::derive_and_write(&spec, &out, (&command, &provenance), extra)
+        .map_err(|e| anyhow!(e))?;
     eprintln!(
         "driftlab census: {} releases, {} pairs; wrote {} to {}",
         census.releases.len(),

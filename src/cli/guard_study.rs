@@ -7,6 +7,8 @@ use anyhow::{anyhow, Result};
 
 use super::study_folder::{run_and_write, Folder};
 
+use driftlab_record::provenance::Provenance;
+
 use driftlab_proxy::guard::study::{self, GuardStudy};
 
 /// Measure silent failures: for each server and mutation class of a spec, send seeded calls that
@@ -52,6 +54,12 @@ pub fn run(args: Args) -> Result<u8> {
         args.spec.display(),
         study.spec.id
     );
+    let provenance = Provenance::of_spec(&args.spec, &study.argvs(), &out).map_err(|e| {
+        anyhow!(
+            "hashing the inputs in the folder of {}: {e}",
+            args.spec.display()
+        )
+    })?;
     let folder = Folder {
         command: "guard-study",
         out: &out,
@@ -63,7 +71,7 @@ pub fn run(args: Args) -> Result<u8> {
     run_and_write(
         folder,
         |work, progress| study::run(&study, &driftlab, work, progress),
-        |results, dir| study::write(results, dir, &reproduce),
+        |results, dir| study::write(results, dir, (&reproduce, &provenance)),
         |results| results.rows.len(),
     )
 }

@@ -7,6 +7,8 @@ use anyhow::{anyhow, Result};
 
 use super::study_folder::{run_and_write, Folder};
 
+use driftlab_record::provenance::Provenance;
+
 use driftlab_study::stacks::{self, StackStudy};
 
 /// Measure drift on real agent stacks: for each case of the bench (one tool at version 1 and a
@@ -54,6 +56,12 @@ pub fn run(args: Args) -> Result<u8> {
         args.spec.display(),
         study.spec.id
     );
+    let provenance = Provenance::of_spec(&args.spec, &study.argvs(), &out).map_err(|e| {
+        anyhow!(
+            "hashing the inputs in the folder of {}: {e}",
+            args.spec.display()
+        )
+    })?;
     let folder = Folder {
         command: "stack-study",
         out: &out,
@@ -65,7 +73,7 @@ pub fn run(args: Args) -> Result<u8> {
     run_and_write(
         folder,
         |work, progress| stacks::run(&study, &driftlab, work, progress),
-        |results, dir| stacks::write(results, dir, &reproduce),
+        |results, dir| stacks::write(results, dir, (&reproduce, &provenance)),
         |results| results.calls.len(),
     )
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use driftlab_record::provenance::{CodeVersion, Provenance};
 use driftlab_record::{Row, Shard};
 use driftlab_study::study::headline as table;
 use driftlab_study::study::results::{self, Finish, ResultsFolder};
@@ -112,6 +113,7 @@ pub fn run(args: Args) -> Result<u8> {
         };
         Path::new("results").join(name)
     });
+    let provenance = provenance_of(args.spec.as_deref(), &study, &out)?;
     // Everything is written into a staging folder beside `out` and swapped in at the end.
     let folder = ResultsFolder::begin(&out, &study.spec, shard, args.rows, args.force)?;
     let range = shard.map_or(0..study.spec.surfaces, |s| s.first..s.end);
@@ -139,8 +141,7 @@ pub fn run(args: Args) -> Result<u8> {
         rows: args.rows,
         figures: !args.no_figures && shard.is_none(),
         started,
-        checker_code: results::checker_code::pin(&study, &spec_folder(args.spec.as_deref()))
-            .map_err(|e| anyhow::anyhow!("hashing an external checker's files: {e}"))?,
+        provenance,
     };
     let files = finished.write(&summary)?;
     folder.commit()?;
@@ -161,11 +162,29 @@ pub fn run(args: Args) -> Result<u8> {
     Ok(super::exit::PASS)
 }
 
-/// The folder of the spec file as given (`.` for none, or a bare file name).
-fn spec_folder(spec: Option<&Path>) -> String {
-    spec.and_then(Path::parent)
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or(".".to_string(), |p| p.display().to_string())
+/// What a study's results are made from: the code, the spec's folder (an external checker's
+/// scripts among it) and the environment its servers and checkers run in; for the embedded
+/// default spec, which the manifest holds whole, the code alone.
+pub(super) fn provenance_of(spec: Option<&Path>, study: &Study, out: &Path) -> Result<Provenance> {
+    let Some(spec) = spec else {
+        return Ok(Provenance {
+            code: Some(CodeVersion::current()),
+            ..Provenance::default()
+        });
+    };
+    let commands: Vec<Vec<String>> = study
+        .spec
+        .gates
+        .iter()
+        .filter_map(|gate| gate.command.clone())
+        .chain(study.spec.live.iter().map(|server| server.command.clone()))
+        .collect();
+    Provenance::of_spec(spec, &commands, out).map_err(|e| {
+        anyhow::anyhow!(
+            "hashing the inputs in the folder of {}: {e}",
+            spec.display()
+        )
+    })
 }
 
 /// The default folder name of a run: the study's id, and the seed and sizes that override its

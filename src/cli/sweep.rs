@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use super::study::{load, progress_bar, set_threads, Overrides};
+use super::study::{load, progress_bar, provenance_of, set_threads, Overrides};
 use driftlab_study::study::results;
 use driftlab_study::study::sweep;
 
@@ -44,13 +44,15 @@ pub fn run(args: Args) -> Result<u8> {
     let out = args.out.unwrap_or_else(|| {
         Path::new("results").join(results::sweep::default_folder(&study.spec.id))
     });
+    let provenance = provenance_of(Some(&args.spec), &study, &out)?;
     let staged = results::sweep::begin(&out, &study.spec, args.force)?;
     let total: u64 = sweep::configurations(&study).iter().map(|(_, n)| n).sum();
     let progress = progress_bar(total, args.quiet);
     let summaries = sweep::run(&study, &|done| progress.inc(done))?;
     progress.finish_and_clear();
     let command = format!("driftlab sweep {}", args.spec.display());
-    let spreads = results::sweep::write(staged, &study, &command, &summaries, started)?;
+    let spreads =
+        results::sweep::write(staged, &study, (&command, &provenance), &summaries, started)?;
     if !args.quiet {
         outln!(
             "{:<10} {:<32} {:<26} {:>5} {:>8} {:>8}",

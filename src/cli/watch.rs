@@ -6,6 +6,7 @@ use anyhow::{anyhow, Result};
 
 use driftlab_check::check::rules::sets;
 use driftlab_check::check::{Rule, RuleKind};
+use driftlab_record::provenance::{self, CodeVersion, Inputs, Provenance};
 use driftlab_study::watch::record::{Record, Seen};
 use driftlab_study::watch::{history, import, poll, report, time, verify};
 
@@ -229,9 +230,15 @@ fn run_report(args: ReportArgs) -> Result<u8> {
         args.window,
         args.title
     );
-    files.push(driftlab_contract::fs::manifest::folder_manifest(
-        &command, &files,
-    ));
+    // The record is the report's one input; nothing runs.
+    let inputs = Inputs::of_folder(&args.record, None, Some(&out))
+        .map_err(|e| anyhow!("{}: cannot read the record: {e}", args.record.display()))?;
+    let provenance = Provenance {
+        code: Some(CodeVersion::current()),
+        inputs: Some(inputs),
+        environment: Default::default(),
+    };
+    files.push(provenance::folder_manifest(&command, &provenance, &files));
     if args.check {
         return check_folder(&out, &files);
     }
@@ -246,7 +253,12 @@ fn run_report(args: ReportArgs) -> Result<u8> {
 fn check_folder(out: &Path, files: &[(String, Vec<u8>)]) -> Result<u8> {
     let stale: Vec<&str> = files
         .iter()
-        .filter(|(name, bytes)| std::fs::read(out.join(name)).ok().as_ref() != Some(bytes))
+        .filter(|(name, bytes)| match std::fs::read(out.join(name)) {
+            // The manifest names the code that wrote it, which a later commit changes.
+            Ok(old) if name == provenance::MANIFEST => !provenance::same_but_code(&old, bytes),
+            Ok(old) => old != *bytes,
+            Err(_) => true,
+        })
         .map(|(name, _)| name.as_str())
         .collect();
     if stale.is_empty() {

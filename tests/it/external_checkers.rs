@@ -295,27 +295,41 @@ fn checker_gates_are_checked_when_the_spec_is_read() {
     }
 }
 
-/// The manifest pins the checker's own script (not the interpreter): `verify` says OK, then
-/// EDITED naming the script once it changes.
-#[test]
-fn verify_notices_an_edited_checker_script() {
+/// A study of `surfaces` surfaces in a folder of its own whose gate is the script `check.py`
+/// (`python3 check.py`), its results in `out/`.
+fn script_checker_study(surfaces: u64) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::copy(example("ordered_names.py"), dir.path().join("check.py")).unwrap();
     write_spec(
         dir.path(),
-        3,
+        surfaces,
         "[[gates]]\nid = \"script\"\ncommand = [\"python3\", \"check.py\"]\n",
     );
     let output = study(dir.path(), "out", 1);
     assert!(output.status.success(), "{}", stderr(&output));
+    dir
+}
+
+/// The manifest pins the checker's own script among the spec folder's inputs (the interpreter
+/// is in the environment, by its version): `verify` says OK, then STALE naming the script once
+/// it changes.
+#[test]
+fn verify_notices_an_edited_checker_script() {
+    let dir = script_checker_study(3);
     let manifest = read_json(&dir.path().join("out/manifest.json"));
-    let pinned = &manifest["checker_code"]["files"]["script"];
+    let pinned = &manifest["inputs"]["files"];
     assert_eq!(
         pinned
             .as_object()
             .map(|o| o.keys().map(String::as_str).collect::<Vec<_>>()),
-        Some(vec!["check.py"]),
-        "the script, not the interpreter: {manifest}"
+        Some(vec!["check.py", "spec.toml"]),
+        "the script and the spec, not the results folder: {manifest}"
+    );
+    assert_eq!(manifest["inputs"]["folder"], ".");
+    let interpreter = &manifest["environment"]["python"][python()]["python"];
+    assert!(
+        interpreter.as_str().is_some_and(|v| v.starts_with("3.")),
+        "{manifest}"
     );
     let verified = run_in(dir.path(), &["verify", "out"], None);
     assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
@@ -345,7 +359,7 @@ fn verify_notices_an_edited_checker_script() {
         stdout(&from_elsewhere)
     );
     assert!(
-        stdout(&edited).contains("checker script: ./check.py"),
+        stdout(&edited).contains("STALE") && stdout(&edited).contains("./check.py: pinned sha256"),
         "{}",
         stdout(&edited)
     );
@@ -394,5 +408,58 @@ fn the_real_checkers_study_regenerates_byte_for_byte() {
             ("mcp-compat-0.1.0".into(), "input-schema-null".into(), 240),
             ("mcp-diff-0.1.0".into(), "input-schema-null".into(), 240)
         ]
+    );
+}
+
+/// `verify` reads what a folder was made from: the inputs re-hashed where their folder is found
+/// (a changed spec is STALE, exit 1; a folder moved away from them is not checked, exit 0), the
+/// commit that wrote it, and the recorded environment against this machine's (a difference is
+/// listed, and fails nothing).
+#[test]
+fn verify_checks_inputs_code_and_environment() {
+    let dir = script_checker_study(2);
+    let verified = run_in(dir.path(), &["verify", "out"], None);
+    let text = stdout(&verified);
+    assert_eq!(verified.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("    inputs: all 2 pinned match, in"),
+        "{text}"
+    );
+    assert!(text.contains("    code: "), "{text}");
+    assert!(!text.contains("environment here differs"), "{text}");
+
+    // A recorded interpreter this machine does not have is listed, and fails nothing.
+    let path = dir.path().join("out/manifest.json");
+    let mut manifest = read_json(&path);
+    manifest["environment"]["python"][python()]["python"] = "2.7.18".into();
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let verified = run_in(dir.path(), &["verify", "out"], None);
+    let text = stdout(&verified);
+    assert_eq!(verified.status.code(), Some(0), "{text}");
+    assert!(text.contains(": python 2.7.18 recorded, 3."), "{text}");
+
+    // Moved away from its inputs, the folder's own files still verify.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let moved = elsewhere.path().join("out");
+    fs::create_dir(&moved).unwrap();
+    for entry in fs::read_dir(dir.path().join("out")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), moved.join(entry.file_name())).unwrap();
+    }
+    let verified = run_in(elsewhere.path(), &["verify", "out"], None);
+    let text = stdout(&verified);
+    assert_eq!(verified.status.code(), Some(0), "{text}");
+    assert!(text.contains("inputs: not checked"), "{text}");
+
+    // A spec changed since the run: the results no longer follow from it.
+    let mut spec = fs::read_to_string(dir.path().join("spec.toml")).unwrap();
+    spec.push_str("# edited\n");
+    fs::write(dir.path().join("spec.toml"), spec).unwrap();
+    let verified = run_in(dir.path(), &["verify", "out"], None);
+    let text = stdout(&verified);
+    assert_eq!(verified.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("STALE") && text.contains("./spec.toml: pinned sha256"),
+        "{text}"
     );
 }

@@ -38,12 +38,15 @@ fn sweep_writes_a_row_per_configuration_and_spreads_across_seeds() {
         outputs[0], outputs[1],
         "sweep output depends on thread count"
     );
-    // The manifest is deterministic too (the run's record is in run.json) and names the rule set.
+    // The manifest is deterministic too (the run's record is in run.json), names the rule set
+    // and the code that wrote it.
     let manifest = |out: &str| fs::read(dir.path().join(out).join("manifest.json")).unwrap();
     assert_eq!(manifest("a"), manifest("b"));
     let a: serde_json::Value = serde_json::from_slice(&manifest("a")).unwrap();
     assert_eq!(a["rule_set"], driftlab_check::check::rules::sets::latest());
-    assert!(a.get("run").is_none() && a.get("code").is_none());
+    assert!(a.get("run").is_none() && a.get("started_at").is_none());
+    assert_eq!(a["code"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(a["inputs"]["spec"], "sweep.toml");
     let run: serde_json::Value =
         serde_json::from_slice(&fs::read(dir.path().join("b/run.json")).unwrap()).unwrap();
     assert_eq!(run["threads"], 2);

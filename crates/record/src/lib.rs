@@ -1,9 +1,12 @@
-//! A study's evidence: its rows and their tallies.
+//! A study's evidence: its rows, their tallies, and what its results were made from.
 //!
 //! One `Row` per surface × mutation × gate, and the `Summary` that tallies them, as
-//! serializable structs (floor 5).
+//! serializable structs; and [`provenance`], the code, inputs and environment a results folder's
+//! manifest pins (floor 5).
 
 #![deny(missing_docs)]
+
+pub mod provenance;
 
 use serde::{Deserialize, Serialize};
 

@@ -149,6 +149,30 @@ pub fn first_differences(committed: &[u8], fresh: &[u8]) -> String {
     )
 }
 
+/// Whether a committed file and its regenerated copy agree: byte for byte, but for a manifest's
+/// `code` (the commit that wrote it: this build's, not the committed run's).
+pub fn same_file(name: &str, committed: &[u8], fresh: &[u8]) -> bool {
+    if name.ends_with("manifest.json") {
+        driftlab_record::provenance::same_but_code(committed, fresh)
+    } else {
+        committed == fresh
+    }
+}
+
+/// A fresh manifest names the code of the binary under test: its version and a digest of its
+/// sources (which the binary registers at link time; a program that did not would write
+/// "unregistered").
+pub fn assert_names_this_build(manifest: &[u8]) {
+    let manifest: serde_json::Value = serde_json::from_slice(manifest).unwrap();
+    let code = &manifest["code"];
+    assert_eq!(code["version"], env!("CARGO_PKG_VERSION"), "{manifest}");
+    let digest = code["source_sha256"].as_str().unwrap_or_default();
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{manifest}"
+    );
+}
+
 pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
     let committed = repo().join("results").join(study);
     let dir = tempfile::tempdir().unwrap();
@@ -167,8 +191,12 @@ pub fn assert_regenerates(study: &str, args: &[&str]) -> Regenerated {
     for name in names.iter().map(String::as_str).chain(["manifest.json"]) {
         let a = std::fs::read(committed.join(name)).unwrap_or_default();
         let b = std::fs::read(fresh.join(name)).unwrap();
+        if name == "manifest.json" {
+            assert_names_this_build(&b);
+        }
+        let same = same_file(name, &a, &b);
         assert!(
-            a == b,
+            same,
             "{name} of {study} differs from the committed copy: rerun scripts/regenerate\n{}",
             first_differences(&a, &b)
         );

@@ -3,7 +3,6 @@
 
 mod atomic;
 pub mod csv_text;
-pub mod manifest;
 mod program;
 mod read;
 pub mod repository;

@@ -27,6 +27,8 @@ use derive::{capture_name, failure_name, install_name, Census, Failure, Install}
 use spec::CensusSpec;
 use version::Scheme;
 
+use driftlab_record::provenance::Provenance;
+
 use derive::VERSIONS_FAILED;
 
 /// A PyPI listing failure, with whether the index has the package after all: pip lists no
@@ -169,7 +171,7 @@ fn json_line<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, String> {
 pub fn derive_and_write(
     spec: &CensusSpec,
     dir: &Path,
-    command: &str,
+    (command, provenance): (&str, &Provenance),
     extra: Vec<(String, Vec<u8>)>,
 ) -> Result<(Census, Vec<String>), String> {
     let rule_set = spec
@@ -183,7 +185,13 @@ pub fn derive_and_write(
     }
     let census = derive::derive(spec, &captures, &rule_set)?;
     let captures = write::read_captures(dir, spec)?;
-    let files = write::render(&census, &spec.id, &spec.title, command, &captures, extra)?;
+    let files = write::render(
+        &census,
+        (&spec.id, &spec.title),
+        (command, provenance),
+        &captures,
+        extra,
+    )?;
     let names = driftlab_contract::fs::write_files_atomic(dir, files)
         .map_err(|(path, e)| format!("{}: {e}", path.display()))?;
     Ok((census, names))

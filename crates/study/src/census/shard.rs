@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::derive::Census;
 use super::spec::CensusSpec;
 use super::write::CAPTURES;
+use driftlab_record::provenance::{CodeVersion, Provenance};
 
 /// The record a shard folder carries.
 pub const SHARD_FILE: &str = "census-shard.json";
@@ -140,5 +141,10 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<(Census, Vec
             super::store::copy_contracts(&dir.join(CAPTURES), &from, &captures)?;
         }
     }
-    super::derive_and_write(&spec, out, &first.command, Vec::new())
+    // What the shards were made from (their spec's folder), by the code that merges them.
+    let provenance = Provenance {
+        code: Some(CodeVersion::current()),
+        ..crate::study::results::provenance(first_dir).map_err(|e| e.to_string())?
+    };
+    super::derive_and_write(&spec, out, (&first.command, &provenance), Vec::new())
 }

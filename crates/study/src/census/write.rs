@@ -17,6 +17,7 @@ use super::spec::CensusSpec;
 use super::version::Bump;
 use driftlab_check::check::Severity;
 use driftlab_plot::plot::{self, Medium};
+use driftlab_record::provenance::{self, Provenance};
 
 /// One row per release.
 pub(crate) const RELEASES_CSV: &str = "releases.csv";
@@ -39,7 +40,7 @@ pub fn file_names() -> Vec<String> {
     for stem in figures::STEMS {
         names.extend(plot::file_names(stem, &Medium::DEFAULTS));
     }
-    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
+    names.push(provenance::MANIFEST.into());
     names
 }
 
@@ -163,9 +164,8 @@ pub fn headline(census: &Census) -> String {
 /// Every derived file, rendered (the manifest last, over these and the captures).
 pub fn render(
     census: &Census,
-    id: &str,
-    title: &str,
-    command: &str,
+    (id, title): (&str, &str),
+    (command, provenance): (&str, &Provenance),
     captures: &[(String, Vec<u8>)],
     extra: Vec<(String, Vec<u8>)>,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
@@ -271,9 +271,7 @@ pub fn render(
     files.extend(extra);
     let mut pinned = files.clone();
     pinned.extend(captures.iter().cloned());
-    files.push(driftlab_contract::fs::manifest::folder_manifest(
-        command, &pinned,
-    ));
+    files.push(provenance::folder_manifest(command, provenance, &pinned));
     Ok(files)
 }
 

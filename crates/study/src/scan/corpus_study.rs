@@ -12,6 +12,7 @@ use super::study_error::ScanStudyError;
 use super::ScanReport;
 use crate::study::results::staging::{self, FolderError, StagedFolder};
 use driftlab_contract::payload::Limits;
+use driftlab_record::provenance::{CodeVersion, Inputs, Provenance};
 
 /// Why a corpus scan study stopped.
 #[derive(Debug, Error)]
@@ -70,11 +71,21 @@ impl CorpusStudy<'_> {
             Some(dir) => study::read_live(dir)?,
             None => Vec::new(),
         };
+        let inputs = Inputs::of_folder(self.corpus, None, Some(out)).map_err(|error| {
+            ScanStudyError::Folder {
+                folder: self.corpus.display().to_string(),
+                error,
+            }
+        })?;
+        let provenance = Provenance {
+            code: Some(CodeVersion::current()),
+            inputs: Some(inputs),
+            environment: Default::default(),
+        };
         study::write(
             staged.path(),
-            &id,
-            self.seed,
-            &self.command(),
+            (&id, self.seed),
+            (&self.command(), &provenance),
             &reports,
             &live,
         )?;

@@ -13,6 +13,7 @@ use crate::study::results::csv_bytes;
 use driftlab_contract::fs::write_atomic;
 use driftlab_contract::payload::{self, Limits};
 use driftlab_plot::plot::contract_chart::{self, ContractRow};
+use driftlab_record::provenance::{self, Provenance};
 
 /// One row per server.
 pub(crate) const SERVERS_CSV: &str = "servers.csv";
@@ -32,7 +33,7 @@ pub fn file_names() -> Vec<String> {
         contract_chart::FILE_STEM,
         &driftlab_plot::plot::Medium::DEFAULTS,
     ));
-    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
+    names.push(provenance::MANIFEST.into());
     names
 }
 
@@ -222,9 +223,8 @@ pub(crate) type LiveProbes = [LiveScan];
 /// Writes the results folder for `reports` (one per server) into `out`.
 pub fn write(
     out: &Path,
-    study: &str,
-    seed: u64,
-    command: &str,
+    (study, seed): (&str, u64),
+    (command, provenance): (&str, &Provenance),
     reports: &[ScanReport],
     live: &LiveProbes,
 ) -> Result<(), ScanStudyError> {
@@ -308,9 +308,7 @@ pub fn write(
         .map(|(name, bytes)| (name.to_string(), bytes))
         .collect();
     files.extend(figures);
-    files.push(driftlab_contract::fs::manifest::folder_manifest(
-        command, &files,
-    ));
+    files.push(provenance::folder_manifest(command, provenance, &files));
     for (name, bytes) in &files {
         write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
     }

@@ -342,6 +342,16 @@ impl StackStudy {
         Ok(StackStudy { spec, dir })
     }
 
+    /// Every argv the spec runs (in its folder): the bench's schema command, each row's
+    /// command and MCP server.
+    pub fn argvs(&self) -> Vec<Vec<String>> {
+        let mut argvs = vec![self.spec.schemas.clone()];
+        for row in &self.spec.stacks {
+            argvs.extend(row.command.iter().chain(&row.server).cloned());
+        }
+        argvs
+    }
+
     /// Every command the spec runs, as written (placeholders kept), one line each, for the
     /// user's consent.
     pub fn commands(&self) -> Vec<String> {

@@ -20,6 +20,7 @@ use super::{
 use driftlab_contract::fs::write_files_atomic;
 use driftlab_plot::plot::contract_chart::{render_stacked, ContractRow};
 use driftlab_plot::plot::Medium;
+use driftlab_record::provenance::{self, Provenance};
 
 /// Every file [`write`] writes: a folder holding only these is an earlier run's.
 pub fn file_names() -> Vec<String> {
@@ -29,7 +30,7 @@ pub fn file_names() -> Vec<String> {
     for stem in [FIGURE_STEM, ADAPTERS_FIGURE_STEM] {
         names.extend(driftlab_plot::plot::file_names(stem, &Medium::DEFAULTS));
     }
-    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
+    names.push(provenance::MANIFEST.into());
     names
 }
 
@@ -225,7 +226,7 @@ fn chart_rows(results: &StudyResults, rows: &[&TableRow]) -> Vec<ContractRow> {
 pub fn write(
     results: &StudyResults,
     out: &Path,
-    reproduce: &str,
+    (reproduce, provenance): (&str, &Provenance),
 ) -> Result<Vec<String>, StackStudyError> {
     let fail = |e: String| StackStudyError::Write(e);
     std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
@@ -324,8 +325,6 @@ pub fn write(
     ];
     let mut files = files;
     files.extend(figures);
-    files.push(driftlab_contract::fs::manifest::folder_manifest(
-        reproduce, &files,
-    ));
+    files.push(provenance::folder_manifest(reproduce, provenance, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

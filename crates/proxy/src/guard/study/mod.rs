@@ -125,6 +125,15 @@ impl GuardStudy {
 }
 
 impl GuardStudy {
+    /// Every server's argv (run in the spec's folder).
+    pub fn argvs(&self) -> Vec<Vec<String>> {
+        self.spec
+            .servers
+            .iter()
+            .map(|s| s.command.clone())
+            .collect()
+    }
+
     /// Every server command the spec runs, as written (placeholders kept), with the names of
     /// the variables it sets, for the user's consent.
     pub fn commands(&self) -> Vec<String> {

@@ -16,6 +16,7 @@ use driftlab_contract::fs::write_files_atomic;
 use driftlab_mutate::mutate::Label;
 use driftlab_plot::plot::contract_chart::{render_stacked, ContractRow};
 use driftlab_plot::plot::Medium;
+use driftlab_record::provenance::{self, Provenance};
 
 pub const CALLS_CSV: &str = "calls.csv";
 pub const SUMMARY_CSV: &str = "summary.csv";
@@ -32,7 +33,7 @@ pub fn file_names() -> Vec<String> {
         FIGURE_STEM,
         &Medium::DEFAULTS,
     ));
-    names.push(driftlab_contract::fs::manifest::MANIFEST.into());
+    names.push(provenance::MANIFEST.into());
     names
 }
 
@@ -321,7 +322,7 @@ fn report(
 pub fn write(
     results: &StudyResults,
     out: &Path,
-    reproduce: &str,
+    (reproduce, provenance): (&str, &Provenance),
 ) -> Result<Vec<String>, GuardStudyError> {
     let fail = GuardStudyError::Write;
     std::fs::create_dir_all(out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
@@ -389,8 +390,6 @@ pub fn write(
     ];
     let mut files = files;
     files.extend(figures);
-    files.push(driftlab_contract::fs::manifest::folder_manifest(
-        reproduce, &files,
-    ));
+    files.push(provenance::folder_manifest(reproduce, provenance, &files));
     write_files_atomic(out, files).map_err(|(path, e)| fail(format!("{}: {e}", path.display())))
 }

@@ -14,6 +14,7 @@ use crate::study::runner::RowsMode;
 use crate::study::spec::DEFAULT_SPEC_PATH;
 use crate::study::StudySpec;
 use driftlab_plot::plot;
+use driftlab_record::provenance::Provenance;
 use driftlab_record::Summary;
 use std::time::Instant;
 
@@ -119,8 +120,8 @@ pub struct Finish<'a> {
     pub figures: bool,
     /// When the run started (for `run.json`).
     pub started: Instant,
-    /// The external checkers' files ([`super::checker_code::pin`]).
-    pub checker_code: Option<super::checker_code::CheckerCode>,
+    /// What the results were made from: the code, the spec's folder and the environment.
+    pub provenance: Provenance,
 }
 
 impl Finish<'_> {
@@ -151,7 +152,7 @@ impl Finish<'_> {
             rows: self.rows.as_str().to_string(),
             shard: summary.shard,
             files: hash_files(out, &names)?,
-            checker_code: self.checker_code.clone(),
+            provenance: self.provenance.clone(),
         };
         if self.figures {
             write_report(out, summary, &manifest)?;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{MANIFEST, RUN_JSON};
 use crate::study::StudySpec;
 use driftlab_contract::fs::{hash_file, read_json, regular_file, write_atomic, ReadError};
+use driftlab_record::provenance::{CodeVersion, Provenance};
 use driftlab_record::Shard;
 
 /// What produced a results folder: entirely deterministic (the same spec and seed give the same
@@ -39,25 +40,32 @@ pub struct Manifest {
     /// Set when these are one shard's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The code that ran, the spec's folder by SHA-256 (an external checker's scripts among
+    /// it) and the environment its servers and checkers ran in.
+    #[serde(flatten)]
+    pub provenance: Provenance,
     /// sha256 of every other file in the folder but run.json, by file name.
     pub files: BTreeMap<String, String>,
-    /// The external checkers' own files, per gate ([`super::checker_code`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checker_code: Option<super::checker_code::CheckerCode>,
 }
 
-/// What `verify` reads of either kind of manifest: the files it pins and an external checker's
-/// code.
+/// What `verify` reads of either kind of manifest: the files it pins and what they were made
+/// from.
 #[derive(Deserialize)]
 struct Pins {
     files: BTreeMap<String, String>,
-    #[serde(default)]
-    checker_code: Option<super::checker_code::CheckerCode>,
+    #[serde(flatten)]
+    provenance: Provenance,
 }
 
 /// How many files a folder's manifest pins.
 pub fn pinned_files(dir: &Path) -> Result<usize, ReadError> {
     Ok(read_json::<Pins>(&dir.join(MANIFEST))?.files.len())
+}
+
+/// What a folder's manifest says it was made from (empty for a manifest written before that
+/// was recorded).
+pub fn provenance(dir: &Path) -> Result<Provenance, ReadError> {
+    Ok(read_json::<Pins>(&dir.join(MANIFEST))?.provenance)
 }
 
 /// `run.json`: the code that wrote a results folder and when, where and how it ran. It differs
@@ -85,44 +93,6 @@ impl RunRecord {
         let mut bytes = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
         bytes.push(b'\n');
         write_atomic(&dir.join(RUN_JSON), &bytes)
-    }
-}
-
-/// The code a binary was built from (see build.rs): the git commit and whether tracked code
-/// differed from it, when built in a checkout; a SHA-256 of the sources, always.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CodeVersion {
-    /// driftlab's version.
-    pub version: String,
-    /// The git commit built, in a checkout.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_commit: Option<String>,
-    /// Tracked sources differed from `git_commit` when the binary was built.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_dirty: Option<bool>,
-    /// A SHA-256 of the sources (see build.rs).
-    pub source_sha256: String,
-}
-
-/// The code the running program was built from, as its own crate names it at link time (the
-/// binary's crate places one function here, because only it sees every source: a digest taken
-/// here would rebuild this crate on every change anywhere).
-#[linkme::distributed_slice]
-pub static CODE_VERSION: [fn() -> CodeVersion];
-
-impl CodeVersion {
-    /// This program's ([`CODE_VERSION`]); a program that names none gets its version alone and
-    /// `source_sha256` "unregistered".
-    pub fn current() -> CodeVersion {
-        match CODE_VERSION[..] {
-            [version] => version(),
-            _ => CodeVersion {
-                version: env!("CARGO_PKG_VERSION").to_string(),
-                git_commit: None,
-                git_dirty: None,
-                source_sha256: "unregistered".to_string(),
-            },
-        }
     }
 }
 
@@ -191,7 +161,8 @@ pub struct Mismatch {
 }
 
 /// Re-hashes `names` of a results folder (every file its manifest pins, for `None`) against the
-/// manifest; the files that do not match.
+/// manifest; the files that do not match. The inputs and environment are checked apart
+/// ([`provenance`], `Provenance::check`).
 pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadError> {
     let manifest: Pins = read_json(&dir.join(MANIFEST))?;
     let mut out = Vec::new();
@@ -213,9 +184,6 @@ pub fn verify(dir: &Path, names: Option<&[&str]>) -> Result<Vec<Mismatch>, ReadE
             expected: expected.clone(),
             found,
         });
-    }
-    if let (None, Some(code)) = (names, &manifest.checker_code) {
-        out.extend(super::checker_code::verify(code, dir));
     }
     if let Some(names) = names {
         for name in names {

@@ -78,7 +78,7 @@ pub fn merge(
         rows,
         figures,
         started,
-        checker_code: first.manifest.checker_code.clone(),
+        provenance: first.manifest.provenance.clone(),
     };
     let files = finish.write(&summary)?;
     folder.commit()?;

@@ -2,7 +2,6 @@
 //! all), the manifest and run record, writing everything after the rows, verifying a folder
 //! against its manifest, and merging shard folders. The CLI parses arguments and calls this.
 
-pub mod checker_code;
 mod finish;
 mod folder;
 mod manifest;
@@ -15,8 +14,7 @@ use serde::Serialize;
 pub use finish::{research_dir, write, write_figures, write_figures_in, write_report, Finish};
 pub use folder::{ResultsFolder, RowsFile};
 pub use manifest::{
-    hash_files, host_name, pinned_files, verify, CodeVersion, Manifest, Mismatch, RunInfo,
-    RunRecord, CODE_VERSION,
+    hash_files, host_name, pinned_files, provenance, verify, Manifest, Mismatch, RunInfo, RunRecord,
 };
 pub use merge::{merge, Merged};
 pub use staging::StagedFolder;
@@ -29,7 +27,7 @@ pub const SUMMARY_CSV: &str = "summary.csv";
 pub const SUMMARY_JSON: &str = "summary.json";
 /// Each gate judged against the labels.
 pub(crate) const METRICS_CSV: &str = "metrics.csv";
-pub use driftlab_contract::fs::manifest::MANIFEST;
+pub use driftlab_record::provenance::MANIFEST;
 /// The report.
 pub const REPORT: &str = "report.md";
 /// The volatile record of a run (code, time, host, threads), kept out of manifest.json so that a

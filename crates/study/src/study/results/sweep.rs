@@ -11,6 +11,7 @@ use serde_json::json;
 use super::{csv_bytes, hash_files, json_bytes, RunRecord, StagedFolder, MANIFEST};
 use crate::study::sweep::{self, Spread};
 use crate::study::{Study, StudySpec};
+use driftlab_record::provenance::Provenance;
 use driftlab_record::Summary;
 
 /// The files of a sweep folder besides the manifest and run record.
@@ -31,7 +32,7 @@ pub fn begin(out: &Path, spec: &StudySpec, force: bool) -> Result<StagedFolder> 
 pub fn write(
     staged: StagedFolder,
     study: &Study,
-    command: &str,
+    (command, provenance): (&str, &Provenance),
     summaries: &[Summary],
     started: Instant,
 ) -> Result<Vec<Spread>> {
@@ -42,15 +43,20 @@ pub fn write(
     super::write(dir, table, &csv_bytes(&rows)?)?;
     super::write(dir, summary_csv, &csv_bytes(&spreads)?)?;
     super::write(dir, summary_json, &json_bytes(&spreads)?)?;
-    let manifest = json!({
+    let mut manifest = json!({
         "driftlab_version": env!("CARGO_PKG_VERSION"),
         "spec": study.spec,
         "rule_set": study.rule_set,
         "rng": driftlab_contract::rng::ALGORITHM,
         "command": command,
         "configurations": sweep::configurations(study),
-        "files": hash_files(dir, &FILES)?,
     });
+    if let (Some(fields), Ok(serde_json::Value::Object(pinned))) =
+        (manifest.as_object_mut(), serde_json::to_value(provenance))
+    {
+        fields.extend(pinned);
+        fields.insert("files".into(), json!(hash_files(dir, &FILES)?));
+    }
     super::write(dir, MANIFEST, &json_bytes(&manifest)?)?;
     RunRecord::now(started).write(dir)?;
     staged.commit()?;
