@@ -14,8 +14,9 @@ use driftlab_contract::fs::{hash_file, read_json, regular_file, write_atomic, Re
 use driftlab_record::provenance::{CodeVersion, Provenance};
 use driftlab_record::Shard;
 
-/// What produced a results folder: entirely deterministic (the same spec and seed give the same
-/// manifest). Which code, when, where and on how many threads is in [`RunRecord`] (`run.json`).
+/// What produced a results folder: deterministic but for the code that ran (the same spec, seed
+/// and commit give the same manifest). When, where and on how many threads is in [`RunRecord`]
+/// (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
     /// The version of driftlab that ran the study.
