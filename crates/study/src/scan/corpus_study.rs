@@ -67,9 +67,9 @@ impl CorpusStudy<'_> {
         let id = out.file_name().map_or("output-contracts".into(), |n| {
             n.to_string_lossy().into_owned()
         });
-        let live = match self.live {
-            Some(dir) => study::read_live(dir)?,
-            None => Vec::new(),
+        let (live, kept) = match self.live {
+            Some(dir) => (study::read_live(dir)?, study::kept_live(dir, out)?),
+            None => (Vec::new(), Vec::new()),
         };
         let inputs = Inputs::of_folder(self.corpus, None, Some(out)).map_err(|error| {
             ScanStudyError::Folder {
@@ -87,7 +87,7 @@ impl CorpusStudy<'_> {
             (&id, self.seed),
             (&self.command(), &provenance),
             &reports,
-            &live,
+            (&live, &kept),
         )?;
         for name in staging::entry_names(out) {
             if !files.contains(&name) {

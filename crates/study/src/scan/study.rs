@@ -185,6 +185,28 @@ fn class_name(class: Option<Class>) -> &'static str {
     }
 }
 
+/// The live reports in `dir` when it lies inside the results folder `out`: each by its path in
+/// `out` (`live/x.json`), with its bytes, for the manifest to pin.
+pub(crate) fn kept_live(dir: &Path, out: &Path) -> Result<Vec<(String, Vec<u8>)>, ScanStudyError> {
+    let (Ok(dir), Ok(out)) = (dir.canonicalize(), out.canonicalize()) else {
+        return Ok(Vec::new());
+    };
+    let Ok(inside) = dir.strip_prefix(&out) else {
+        return Ok(Vec::new());
+    };
+    json_files(&dir)?
+        .iter()
+        .map(|path| {
+            let name = inside.join(path.file_name().unwrap_or_default());
+            let bytes = std::fs::read(path).map_err(|error| ScanStudyError::Folder {
+                folder: path.display().to_string(),
+                error,
+            })?;
+            Ok((name.to_string_lossy().replace('\\', "/"), bytes))
+        })
+        .collect()
+}
+
 /// Live scans (JSON reports of `driftlab scan --format json -- …`), one per file in `dir`, in
 /// file-name order: (file stem, probes as `(probe, verdict, code)`).
 pub(crate) fn read_live(dir: &Path) -> Result<Vec<LiveScan>, ScanStudyError> {
@@ -226,7 +248,7 @@ pub fn write(
     (study, seed): (&str, u64),
     (command, provenance): (&str, &Provenance),
     reports: &[ScanReport],
-    live: &LiveProbes,
+    (live, kept): (&LiveProbes, &[(String, Vec<u8>)]),
 ) -> Result<(), ScanStudyError> {
     let io = |file: &str, error: std::io::Error| ScanStudyError::Write {
         file: out.join(file).display().to_string(),
@@ -308,7 +330,10 @@ pub fn write(
         .map(|(name, bytes)| (name.to_string(), bytes))
         .collect();
     files.extend(figures);
-    files.push(provenance::folder_manifest(command, provenance, &files));
+    // The live reports kept in the folder are pinned too, though this write leaves them be.
+    let mut pinned = files.clone();
+    pinned.extend(kept.iter().cloned());
+    files.push(provenance::folder_manifest(command, provenance, &pinned));
     for (name, bytes) in &files {
         write_atomic(&out.join(name), bytes).map_err(|e| io(name, e))?;
     }
