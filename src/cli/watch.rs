@@ -6,7 +6,7 @@ use anyhow::{anyhow, Result};
 
 use driftlab_check::check::rules::sets;
 use driftlab_check::check::{Rule, RuleKind};
-use driftlab_record::provenance::{self, CodeVersion, Inputs, Provenance};
+use driftlab_record::provenance::{self, Inputs, Provenance};
 use driftlab_study::watch::record::{Record, Seen};
 use driftlab_study::watch::{history, import, poll, report, time, verify};
 
@@ -233,11 +233,7 @@ fn run_report(args: ReportArgs) -> Result<u8> {
     // The record is the report's one input; nothing runs.
     let inputs = Inputs::of_folder(&args.record, None, Some(&out))
         .map_err(|e| anyhow!("{}: cannot read the record: {e}", args.record.display()))?;
-    let provenance = Provenance {
-        code: Some(CodeVersion::current()),
-        inputs: Some(inputs),
-        environment: Default::default(),
-    };
+    let provenance = Provenance::of(inputs, &[]);
     files.push(provenance::folder_manifest(&command, &provenance, &files));
     if args.check {
         return check_folder(&out, &files);

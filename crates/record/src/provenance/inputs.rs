@@ -97,7 +97,13 @@ impl Inputs {
 
     /// Re-hashes every pinned input where [`Inputs::locate`] finds them.
     pub fn check(&self, results: &Path) -> InputsCheck {
-        let Some(at) = self.locate(results) else {
+        self.check_in(self.locate(results))
+    }
+
+    /// Re-hashes every pinned input in `at`, the folder [`Inputs::locate`] found (none: not
+    /// checked).
+    pub(super) fn check_in(&self, at: Option<PathBuf>) -> InputsCheck {
+        let Some(at) = at else {
             return InputsCheck::NotFound;
         };
         let changed = self
@@ -163,7 +169,7 @@ fn collect(
             results.is_some_and(|r| path.as_deref() == Some(r))
         };
         // Another results folder (one with a manifest) is an output, as `out` is.
-        let is_other_results = || path.join("manifest.json").is_file();
+        let is_other_results = || path.join(super::MANIFEST).is_file();
         if left_out(&name, is_dir) || (is_dir && (is_results() || is_other_results())) {
             continue;
         }

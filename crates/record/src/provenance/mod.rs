@@ -49,7 +49,7 @@ pub struct ProvenanceCheck {
 
 impl Provenance {
     /// This program's code, `inputs` and the environment of `commands`, which ran in the inputs'
-    /// folder.
+    /// folder (none for a command that runs nothing).
     pub fn of(inputs: Inputs, commands: &[Vec<String>]) -> Provenance {
         let environment = Environment::of_commands(Path::new(&inputs.folder), commands, &inputs);
         Provenance {
@@ -96,7 +96,7 @@ impl Provenance {
             _ => self.environment.differences_here(&base, 12),
         };
         ProvenanceCheck {
-            inputs: self.inputs.as_ref().map(|inputs| inputs.check(results)),
+            inputs: located.map(|(inputs, at)| inputs.check_in(at)),
             code,
             environment,
         }

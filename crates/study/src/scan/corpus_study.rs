@@ -12,7 +12,7 @@ use super::study_error::ScanStudyError;
 use super::ScanReport;
 use crate::study::results::staging::{self, FolderError, StagedFolder};
 use driftlab_contract::payload::Limits;
-use driftlab_record::provenance::{CodeVersion, Inputs, Provenance};
+use driftlab_record::provenance::{Inputs, Provenance};
 
 /// Why a corpus scan study stopped.
 #[derive(Debug, Error)]
@@ -77,11 +77,7 @@ impl CorpusStudy<'_> {
                 error,
             }
         })?;
-        let provenance = Provenance {
-            code: Some(CodeVersion::current()),
-            inputs: Some(inputs),
-            environment: Default::default(),
-        };
+        let provenance = Provenance::of(inputs, &[]);
         study::write(
             staged.path(),
             (&id, self.seed),
