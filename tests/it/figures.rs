@@ -177,7 +177,9 @@ fn a_study_writes_print_versions_and_figures_redraws_one_width_at_a_dpi() {
     use driftlab_plot::plot::{study_file_names, Medium};
     let dir = tempfile::tempdir().unwrap();
     let out = run_default_study(dir.path());
-    for name in study_file_names(&Medium::DEFAULTS) {
+    let summary: driftlab_record::Summary =
+        serde_json::from_slice(&fs::read(out.join("summary.json")).unwrap()).unwrap();
+    for name in study_file_names(&summary, &Medium::DEFAULTS) {
         assert!(out.join(&name).is_file(), "{name} not written");
     }
     assert_eq!(png_size(&out.join("detection-matrix-7in.png")).0, 2100);
@@ -224,4 +226,32 @@ fn a_study_writes_print_versions_and_figures_redraws_one_width_at_a_dpi() {
         let message = stderr(&output);
         assert!(message.contains(bad[1]), "{message}");
     }
+}
+
+#[test]
+fn redrawn_figures_remove_the_parts_of_an_earlier_split_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_default_study(dir.path());
+    // As if an earlier run had drawn the 7 in matrix in two parts.
+    let stale = [
+        "detection-matrix-7in-part1.svg",
+        "detection-matrix-7in-part2.png",
+    ];
+    let kept = [
+        "detection-matrix-7in-partial.svg",
+        "detection-matrix-3.5in-part1.svg",
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(out.join(name), "old").unwrap();
+    }
+    let output = run(&["figures", out.to_str().unwrap(), "--width", "7in"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    for name in stale {
+        assert!(!out.join(name).exists(), "{name} left behind");
+    }
+    // Not a part's name, or not a width that was redrawn.
+    for name in kept {
+        assert!(out.join(name).exists(), "{name} removed");
+    }
+    assert!(out.join("detection-matrix-7in.svg").is_file());
 }

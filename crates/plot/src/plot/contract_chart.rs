@@ -8,20 +8,25 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::error::Drawn;
+use super::fill::{self, Fill};
 use super::legend::{self, Entry, LegendStyle};
 use super::style;
-use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
+use super::{render_both, Drawing, Figure, Medium, PlotError, Swatch, PRINT_MIN_SIZE};
 
 /// The chart's file name without extension or medium.
 pub const FILE_STEM: &str = "output-contracts";
 
-/// The segments, in drawing order, with their legend text and colour.
+/// The segments, in drawing order, with their legend text and colour: five steps of lightness
+/// (L* 47, 68, 26, 0 and 89), so they part in grey print without a hatch.
 pub const SEGMENTS: [(&str, RGBColor); 5] = [
-    ("enforceable", RGBColor(0, 158, 115)),
-    ("partially enforceable", RGBColor(230, 159, 0)),
-    ("vacuous (accepts a corrupted answer)", RGBColor(213, 94, 0)),
+    ("enforceable", RGBColor(0, 127, 93)),
+    ("partially enforceable", RGBColor(221, 153, 0)),
+    (
+        "vacuous (accepts a corrupted answer)",
+        RGBColor(121, 23, 23),
+    ),
     ("invalid (cannot compile)", RGBColor(0, 0, 0)),
-    ("no outputSchema", RGBColor(200, 200, 200)),
+    ("no outputSchema", RGBColor(224, 224, 224)),
 ];
 
 /// One bar: its label and its count per segment.
@@ -77,6 +82,8 @@ struct Layout {
     height: u32,
     title: Vec<String>,
     legend: Vec<Entry>,
+    /// Each segment's paint, in the segments' order.
+    fills: Vec<Fill>,
     /// The bars' left edge and width.
     left: i32,
     bar_width: i32,
@@ -99,8 +106,8 @@ impl Layout {
         };
         let room = width - 2 * sizes.margin as u32;
         let title = style::wrap_words(title, sizes.title, true, room);
-        let series: Vec<(String, RGBColor)> =
-            segments.iter().map(|&(l, c)| (l.to_string(), c)).collect();
+        let series = legend::blocks(segments.iter().copied());
+        let fills = series.iter().map(|one| one.fill).collect();
         let legend_top =
             sizes.margin / 2 + sizes.title_line * title.len() as i32 + sizes.margin / 2;
         let (legend, legend_bottom) = legend::layout(&series, legend_top, width, &sizes.legend);
@@ -139,6 +146,7 @@ impl Layout {
             height,
             title,
             legend,
+            fills,
             left,
             bar_width,
             rows,
@@ -195,7 +203,6 @@ pub fn render_scaled(
         medium,
         size,
         &Stacked {
-            segments,
             rows,
             unit,
             scale,
@@ -205,7 +212,6 @@ pub fn render_scaled(
 }
 
 struct Stacked<'a> {
-    segments: &'a [(&'a str, RGBColor)],
     rows: &'a [ContractRow],
     unit: Unit,
     scale: Scale,
@@ -215,6 +221,9 @@ struct Stacked<'a> {
 impl Drawing for Stacked<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         draw(root, self)
+    }
+    fn key(&self) -> Vec<Swatch> {
+        legend::swatches(&self.layout.legend, &self.layout.sizes.legend)
     }
 }
 
@@ -253,16 +262,14 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Stacked<'_>) 
             Scale::Count => longest,
         };
         let mut start = 0usize;
-        for (count, &(_, colour)) in row.counts.iter().zip(chart.segments) {
+        for (count, &paint) in row.counts.iter().zip(&l.fills) {
             if *count == 0 || total == 0 {
                 continue;
             }
             let x0 = left + (bar_width as usize * start / total) as i32;
             let x1 = left + (bar_width as usize * (start + count) / total) as i32;
-            root.draw(&Rectangle::new(
-                [(x0, y + s.bar_inset), (x1, y + height - s.bar_inset)],
-                colour.filled(),
-            ))?;
+            let corners = [(x0, y + s.bar_inset), (x1, y + height - s.bar_inset)];
+            fill::rect(root, corners, paint, s.legend.hatch)?;
             start += count;
         }
         let end = match chart.scale {

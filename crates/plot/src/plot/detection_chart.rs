@@ -12,9 +12,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::error::Drawn;
-use super::legend;
+use super::fill;
+use super::legend::{self, Series};
 use super::style::{self, FONT};
-use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
+use super::{render_both, Drawing, Figure, Medium, PlotError, Swatch, PRINT_MIN_SIZE};
 use driftlab_record::Summary;
 
 mod layout;
@@ -42,8 +43,8 @@ struct Chart {
     subtitle: String,
     x_desc: &'static str,
     y_desc: &'static str,
-    /// Legend entries with their colours, in bar order.
-    series: Vec<(String, RGBColor)>,
+    /// Legend entries with their paint, in bar order.
+    series: Vec<Series>,
     groups: Vec<(String, Vec<Bar>)>,
 }
 
@@ -119,17 +120,19 @@ fn per_class(summary: &Summary) -> Chart {
         subtitle: summary.display_title().to_string(),
         x_desc: "Mutation class",
         y_desc: "Share of injected changes detected",
-        series: summary
-            .gates
-            .iter()
-            .enumerate()
-            .map(|(g, gate)| {
-                (
-                    format!("gate: {}", style::gate_label(gate)),
-                    style::series_colour(g),
-                )
-            })
-            .collect(),
+        series: {
+            let labels: Vec<String> = summary
+                .gates
+                .iter()
+                .map(|gate| format!("gate: {}", style::gate_label(gate)))
+                .collect();
+            legend::blocks(
+                labels
+                    .iter()
+                    .enumerate()
+                    .map(|(g, label)| (label.as_str(), style::series_colour(g))),
+            )
+        },
         groups,
     }
 }
@@ -153,21 +156,20 @@ fn per_gate(summary: &Summary) -> Chart {
             (style::gate_label(g), bars)
         })
         .collect();
-    let series = if labelled {
-        vec![
+    // Blue and orange: 25 L* apart, so they part in grey print.
+    let series = legend::blocks(match labelled {
+        true => vec![
             (
-                "caught: breaking and dangerous changes detected (recall)".to_string(),
+                "caught: breaking and dangerous changes detected (recall)",
                 style::PALETTE[0],
             ),
             (
-                "cried wolf: compatible and benign changes flagged (false-positive rate)"
-                    .to_string(),
-                style::PALETTE[5],
+                "cried wolf: compatible and benign changes flagged (false-positive rate)",
+                style::PALETTE[1],
             ),
-        ]
-    } else {
-        vec![("all classes".to_string(), style::PALETTE[0])]
-    };
+        ],
+        false => vec![("all classes", style::PALETTE[0])],
+    });
     Chart {
         title: "What each gate catches, and what it wrongly flags",
         subtitle: summary.display_title().to_string(),
@@ -181,6 +183,9 @@ fn per_gate(summary: &Summary) -> Chart {
 impl Drawing for (Chart, Layout) {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         draw(root, &self.0, &self.1)
+    }
+    fn key(&self) -> Vec<Swatch> {
+        legend::swatches(&self.1.legend, &self.1.sizes.legend)
     }
 }
 
@@ -219,7 +224,7 @@ fn draw<DB: DrawingBackend>(
 
     let n_series = chart.series.len().max(1);
     let (x_desc, y_desc) = (chart.x_desc, chart.y_desc);
-    let series_colours: Vec<RGBColor> = chart.series.iter().map(|(_, c)| *c).collect();
+    let fills: Vec<fill::Fill> = chart.series.iter().map(|one| one.fill).collect();
     let (margin_left, margin_right, margin_bottom) = sizes.margins;
     let mut chart = ChartBuilder::on(&body)
         .margin_left(margin_left)
@@ -244,16 +249,19 @@ fn draw<DB: DrawingBackend>(
 
     let slot = 0.76 / n_series as f64;
     let bar_px = (chart.backend_coord(&(slot, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0).max(1);
-    for (g, colour) in series_colours.iter().enumerate() {
-        let rects = groups.iter().enumerate().filter_map(|(i, (_, bars))| {
-            let rate = bars.get(g)?.rate?;
+    for (g, &paint) in fills.iter().enumerate() {
+        for (i, (_, bars)) in groups.iter().enumerate() {
+            let Some(rate) = bars.get(g).and_then(|bar| bar.rate) else {
+                continue;
+            };
             let x0 = i as f64 + 0.12 + g as f64 * slot;
-            Some(Rectangle::new(
-                [(x0, 0.0), (x0 + slot * 0.9, rate)],
-                colour.filled(),
-            ))
-        });
-        chart.draw_series(rects)?;
+            // On the root, in its units, so hatches are spaced as the legend's are.
+            let corners = [
+                chart.backend_coord(&(x0, 0.0)),
+                chart.backend_coord(&(x0 + slot * 0.9, rate)),
+            ];
+            fill::rect(root, corners, paint, sizes.legend.hatch)?;
+        }
     }
     let labels = bar_labels(groups, bar_px as u32, sizes);
     let group_px = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;

@@ -16,7 +16,7 @@ use super::style::{self, FONT};
 use super::{render_both, Drawing, Figure, Medium, PlotError};
 use driftlab_record::Summary;
 
-mod print;
+pub(super) mod print;
 
 /// The matrix's file name without extension or medium.
 pub const FILE_STEM: &str = "detection-matrix";
@@ -68,8 +68,9 @@ const SUBTITLE_SIZE: f64 = 20.0;
 const SUBTITLE_LINE: u32 = 26;
 
 /// The matrix for `medium`: on screen gates are rows and classes columns; in print, where
-/// 24+ classes cannot be columns at 7 in, classes are rows grouped under their label.
-pub fn render(summary: &Summary, medium: Medium) -> Result<Figure, PlotError> {
+/// 24+ classes cannot be columns at 7 in, classes are rows grouped under their label, in parts
+/// where the whole would be taller than a column page ([`print::MAX_HEIGHT`]).
+pub fn render(summary: &Summary, medium: Medium) -> Result<Vec<Figure>, PlotError> {
     style::register_fonts().map_err(|fault| PlotError {
         figure: FILE_STEM,
         fault,
@@ -78,14 +79,34 @@ pub fn render(summary: &Summary, medium: Medium) -> Result<Figure, PlotError> {
         None => {
             let layout = layout(summary);
             let size = (layout.width, layout.height);
-            render_both(FILE_STEM, medium, size, &Screen { summary, layout })
+            Ok(vec![render_both(
+                FILE_STEM,
+                medium,
+                size,
+                &Screen { summary, layout },
+            )?])
         }
         Some(print) => {
-            let layout = print::Layout::new(summary, print.width.points());
-            let size = (layout.width, layout.height);
-            render_both(FILE_STEM, medium, size, &print::Matrix { summary, layout })
+            let parts = print::Layout::parts(summary, print.width.points());
+            let n = parts.len();
+            let mut figures = Vec::with_capacity(n);
+            for (i, layout) in parts.into_iter().enumerate() {
+                let size = (layout.width, layout.height);
+                let mut figure =
+                    render_both(FILE_STEM, medium, size, &print::Matrix { summary, layout })?;
+                figure.part = (n > 1).then_some((i + 1, n));
+                figures.push(figure);
+            }
+            Ok(figures)
         }
     }
+}
+
+/// How many parts the matrix is drawn in for `medium`: one on screen.
+pub(crate) fn parts(summary: &Summary, medium: Medium) -> usize {
+    medium.print().map_or(1, |print| {
+        print::Layout::parts(summary, print.width.points()).len()
+    })
 }
 
 struct Screen<'a> {
@@ -96,6 +117,10 @@ struct Screen<'a> {
 impl Drawing for Screen<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         draw(root, self.summary, &self.layout)
+    }
+    /// None: every cell carries its count or rate, and every band its label.
+    fn key(&self) -> Vec<crate::plot::Swatch> {
+        Vec::new()
     }
 }
 

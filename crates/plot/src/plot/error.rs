@@ -22,6 +22,10 @@ pub enum DrawFault {
     /// plotters' error is generic over the backend, so its text is kept, not the value.
     #[error("{0}")]
     Drawing(String),
+    /// Two series would print as the same grey (a palette bug: [`super::fill::fills`] hatches
+    /// what its colours cannot part).
+    #[error("{0}")]
+    Grey(String),
     /// The PNG encoder failed.
     #[error(transparent)]
     Png(#[from] png::EncodingError),

@@ -1,13 +1,46 @@
 //! A legend: "■ series" entries left to right, wrapping between entries (and inside an entry too
-//! long for a line), measured in the embedded font.
+//! long for a line), measured in the embedded font. Each swatch is painted as its series is
+//! (hatched or dashed where the series is), and the figure keeps where each swatch is, so a
+//! test can read them back from the rendered image in grey.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::error::Drawn;
+use super::fill::{self, Density, Fill};
 use super::style::{self, FONT};
-use super::PRINT_MIN_SIZE;
+use super::{Swatch, PRINT_MIN_SIZE};
+
+/// What a swatch shows of its series.
+#[derive(Clone, Copy)]
+pub enum Sample {
+    /// A block of its fill, as bars are drawn.
+    Block,
+    /// A line across the swatch, as links are drawn, this many units wide.
+    Line(u32),
+}
+
+/// One series as its legend shows it.
+pub struct Series {
+    pub label: String,
+    pub fill: Fill,
+    pub sample: Sample,
+}
+
+/// Blocks for `labels`, filled in order by [`fill::fills`] of their colours.
+pub fn blocks<'a>(labels: impl IntoIterator<Item = (&'a str, RGBColor)>) -> Vec<Series> {
+    let (labels, colours): (Vec<&str>, Vec<RGBColor>) = labels.into_iter().unzip();
+    labels
+        .into_iter()
+        .zip(fill::fills(&colours))
+        .map(|(label, fill)| Series {
+            label: label.to_string(),
+            fill,
+            sample: Sample::Block,
+        })
+        .collect()
+}
 
 /// Sizes and spacing of a legend.
 pub(crate) struct LegendStyle {
@@ -28,6 +61,8 @@ pub(crate) struct LegendStyle {
     pub step: i32,
     /// From one line of an entry to its next.
     pub line: i32,
+    /// The hatches' spacing and width.
+    pub hatch: Density,
 }
 
 impl LegendStyle {
@@ -43,6 +78,7 @@ impl LegendStyle {
         row: 26,
         step: 32,
         line: 22,
+        hatch: Density::SCREEN,
     };
 
     /// Every print figure's legend, in points.
@@ -57,30 +93,28 @@ impl LegendStyle {
         row: 11,
         step: 12,
         line: 11,
+        hatch: Density::PRINT,
     };
 }
 
-/// One entry: its top-left corner, its text lines and colour.
+/// One entry: its top-left corner, its text lines, and how its swatch is painted.
 pub struct Entry {
     at: (i32, i32),
     lines: Vec<String>,
-    colour: RGBColor,
+    label: String,
+    fill: Fill,
+    sample: Sample,
 }
 
 /// Lays `series` out from `top` on a canvas `width` wide; returns the entries and the bottom.
-pub fn layout(
-    series: &[(String, RGBColor)],
-    top: i32,
-    width: u32,
-    s: &LegendStyle,
-) -> (Vec<Entry>, i32) {
+pub fn layout(series: &[Series], top: i32, width: u32, s: &LegendStyle) -> (Vec<Entry>, i32) {
     let (left, right) = (s.left, width as i32 - s.right);
     let text_room = (right - left - s.swatch_gap).max(1) as u32;
     let (mut x, mut y) = (left, top);
     let mut entries = Vec::new();
     let mut bottom = top + s.row;
-    for (label, colour) in series {
-        let lines = style::wrap_words(label, s.size, false, text_room);
+    for one in series {
+        let lines = style::wrap_words(&one.label, s.size, false, text_room);
         let text_w = lines
             .iter()
             .map(|l| style::text_width(l, s.size, false) as i32)
@@ -94,7 +128,9 @@ pub fn layout(
         entries.push(Entry {
             at: (x, y),
             lines,
-            colour: *colour,
+            label: one.label.clone(),
+            fill: one.fill,
+            sample: one.sample,
         });
         x += s.swatch_gap + text_w + s.entry_gap;
     }
@@ -109,13 +145,21 @@ pub fn draw<DB: DrawingBackend>(
     let font = (FONT, s.size).into_font().color(&BLACK);
     for entry in entries {
         let (x, y) = entry.at;
-        root.draw(&Rectangle::new(
-            [
-                (x, y + s.swatch_inset),
-                (x + s.swatch, y + s.swatch_inset + s.swatch),
-            ],
-            entry.colour.filled(),
-        ))?;
+        let [a, b] = swatch_corners(entry, s);
+        match entry.sample {
+            Sample::Block => fill::rect(root, [a, b], entry.fill, s.hatch)?,
+            Sample::Line(width) => {
+                let mid = (a.1 + b.1) / 2;
+                fill::line(
+                    root,
+                    (a.0, mid),
+                    b.0,
+                    entry.fill,
+                    width,
+                    s.hatch.spacing / 2,
+                )?
+            }
+        }
         for (i, line) in entry.lines.iter().enumerate() {
             root.draw(&Text::new(
                 line.clone(),
@@ -125,4 +169,24 @@ pub fn draw<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// Where an entry's swatch is: its top-left and bottom-right corners.
+fn swatch_corners(entry: &Entry, s: &LegendStyle) -> [(i32, i32); 2] {
+    let (x, y) = entry.at;
+    [
+        (x, y + s.swatch_inset),
+        (x + s.swatch, y + s.swatch_inset + s.swatch),
+    ]
+}
+
+/// Each entry's swatch, for the figure's key.
+pub(crate) fn swatches(entries: &[Entry], s: &LegendStyle) -> Vec<Swatch> {
+    entries
+        .iter()
+        .map(|entry| Swatch {
+            label: entry.label.clone(),
+            corners: swatch_corners(entry, s),
+        })
+        .collect()
 }

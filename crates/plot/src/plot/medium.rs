@@ -118,6 +118,16 @@ impl Medium {
         [format!("{base}.svg"), format!("{base}.png")]
     }
 
+    /// [`Medium::file_names`] of part `part` of a figure drawn in parts (`-part2`); part 0 is a
+    /// figure in one piece.
+    pub(crate) fn part_names(self, stem: &str, part: usize) -> [String; 2] {
+        let base = match part {
+            0 => self.file_stem(stem),
+            _ => format!("{}-part{part}", self.file_stem(stem)),
+        };
+        [format!("{base}.svg"), format!("{base}.png")]
+    }
+
     /// The print preset, if this is one.
     pub fn print(self) -> Option<Print> {
         match self {
@@ -134,17 +144,25 @@ pub fn file_names(stem: &str, media: &[Medium]) -> Vec<String> {
 
 /// A report's sentence linking the print versions of figures `stems`.
 pub fn print_links(stems: &[&str]) -> String {
-    let links = |width: PrintWidth| {
+    print_links_named(|width| {
+        let print = Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        });
         stems
             .iter()
-            .map(|stem| {
-                let print = Medium::Print(Print {
-                    width,
-                    dpi: DEFAULT_DPI,
-                });
-                let [svg, _] = print.file_names(stem);
-                format!("[`{svg}`]({svg})")
-            })
+            .flat_map(|stem| print.file_names(stem))
+            .collect()
+    })
+}
+
+/// A report's sentence linking the SVGs among the files `names` gives for each print width.
+pub fn print_links_named(names: impl Fn(PrintWidth) -> Vec<String>) -> String {
+    let links = |width: PrintWidth| {
+        names(width)
+            .iter()
+            .filter(|name| name.ends_with(".svg"))
+            .map(|svg| format!("[`{svg}`]({svg})"))
             .collect::<Vec<_>>()
             .join(", ")
     };

@@ -8,7 +8,9 @@ pub mod contract_chart;
 mod detection_chart;
 mod detection_matrix;
 mod error;
+mod fill;
 mod font_subset;
+mod grey;
 mod legend;
 mod medium;
 mod scaled;
@@ -27,7 +29,8 @@ pub use detection_chart::FILE_STEM as DETECTION_CHART;
 pub use detection_matrix::FILE_STEM as DETECTION_MATRIX;
 pub use error::{DrawFault, PlotError};
 pub use medium::{
-    file_names, print_links, Medium, Print, PrintWidth, DEFAULT_DPI, PRINT_MIN_PT, PRINT_MIN_SIZE,
+    file_names, print_links, print_links_named, Medium, Print, PrintWidth, DEFAULT_DPI,
+    PRINT_MIN_PT, PRINT_MIN_SIZE,
 };
 pub use style::{count, percent};
 
@@ -45,23 +48,38 @@ pub struct Figure {
     pub width: u32,
     /// The canvas height, in the same unit as `width`.
     pub height: u32,
+    /// Which part this is, of how many, where a figure too tall for a page is drawn in parts.
+    pub part: Option<(usize, usize)>,
+    /// Where the legend shows each series, for reading them back in grey;
+    /// empty where every series is labelled on the figure itself (the matrix's cells).
+    pub key: Vec<Swatch>,
+}
+
+/// A legend swatch: its series' label and its corners on the canvas (top-left, bottom-right).
+#[derive(Clone, Debug)]
+pub struct Swatch {
+    /// The series' legend text.
+    pub label: String,
+    /// The swatch's top-left and bottom-right corners, in canvas units.
+    pub corners: [(i32, i32); 2],
 }
 
 impl Figure {
-    /// The figure's two files, named for its medium: `detection-chart.svg`,
-    /// `detection-chart-7in.png`.
+    /// The figure's two files, named for its medium and part: `detection-chart.svg`,
+    /// `detection-chart-7in.png`, `detection-matrix-3.5in-part2.svg`.
     pub fn files(&self) -> [(String, &[u8]); 2] {
-        let [svg, png] = self.medium.file_names(self.stem);
+        let [svg, png] = self
+            .medium
+            .part_names(self.stem, self.part.map_or(0, |(i, _)| i));
         [(svg, self.svg.as_bytes()), (png, &self.png[..])]
     }
 }
 
 /// Every figure of a study, in one medium.
 pub fn all(summary: &Summary, medium: Medium) -> Result<Vec<Figure>, PlotError> {
-    Ok(vec![
-        detection_chart::render(summary, medium)?,
-        detection_matrix::render(summary, medium)?,
-    ])
+    let mut figures = vec![detection_chart::render(summary, medium)?];
+    figures.extend(detection_matrix::render(summary, medium)?);
+    Ok(figures)
 }
 
 /// A figure's files in each medium of `media`, drawn by `render`.
@@ -77,17 +95,23 @@ pub fn files_in(
     Ok(files)
 }
 
-/// The file names [`all`] writes in each of `media`.
-pub fn study_file_names(media: &[Medium]) -> Vec<String> {
-    [DETECTION_CHART, DETECTION_MATRIX]
-        .into_iter()
-        .flat_map(|stem| file_names(stem, media))
-        .collect()
+/// The file names [`all`] writes for `summary` in each of `media`, without drawing them.
+pub fn study_file_names(summary: &Summary, media: &[Medium]) -> Vec<String> {
+    let mut names = file_names(DETECTION_CHART, media);
+    for &medium in media {
+        match detection_matrix::parts(summary, medium) {
+            1 => names.extend(medium.file_names(DETECTION_MATRIX)),
+            n => names.extend((1..=n).flat_map(|i| medium.part_names(DETECTION_MATRIX, i))),
+        }
+    }
+    names
 }
 
 /// A figure's drawing code, generic over the backend so one layout draws the SVG and the PNG.
 trait Drawing {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
+    /// Where the legend shows each series.
+    fn key(&self) -> Vec<Swatch>;
 }
 
 /// Renders `drawing` on a canvas of `(width, height)` (pixels on screen, points in print) to an
@@ -122,6 +146,17 @@ fn render_both<D: Drawing>(
             svg_font::FAMILY
         ),
     ));
+    // Every figure is read back in grey before it is kept: its legend's swatches must part.
+    let key = drawing.key();
+    let grey = |rgb: &[u8], (w, h): (u32, u32), per_unit: f64| {
+        let image = grey::Image {
+            rgb,
+            width: w as usize,
+            height: h as usize,
+            per_unit,
+        };
+        grey::check_pixels(stem, &image, &key).map_err(|e| fail(DrawFault::Grey(e)))
+    };
     let png = match medium.print() {
         None => {
             let mut pixels = vec![0u8; width as usize * height as usize * 3];
@@ -131,6 +166,7 @@ fn render_both<D: Drawing>(
                 drawing.draw(&root).map_err(fail)?;
                 root.present().map_err(|e| fail(e.into()))?;
             }
+            grey(&pixels, (width, height), 1.0)?;
             encode_png(&pixels, (width, height), None).map_err(fail)?
         }
         Some(print) => {
@@ -150,6 +186,7 @@ fn render_both<D: Drawing>(
                 drawing.draw(&root).map_err(fail)?;
                 root.present().map_err(|e| fail(e.into()))?;
             }
+            grey(&pixels, (w, h), k)?;
             encode_png(&pixels, (w, h), Some(print.dpi)).map_err(fail)?
         }
     };
@@ -160,6 +197,8 @@ fn render_both<D: Drawing>(
         png,
         width,
         height,
+        part: None,
+        key,
     })
 }
 

@@ -248,3 +248,164 @@ fn a_release_timeline_and_a_count_chart_print_at_7_pt_or_more() {
         assert_printable(&figure, width);
     }
 }
+
+/// Every study figure, in every medium, read back in grey from its PNG: each legend's swatches
+/// part (render_both refuses a figure whose do not, so this is the same check on the file).
+#[test]
+fn every_study_figure_reads_in_grey() {
+    let summaries = [
+        committed("mcp-contract-drift-2026-08-22"),
+        committed("mcp-drift-taxonomy-2026-11-30"),
+        committed("mcp-whole-contract-2026-12-03"),
+        labelled_sample(),
+    ];
+    let mut media = vec![Medium::Screen];
+    media.extend(PrintWidth::ALL.map(|width| {
+        Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        })
+    }));
+    for summary in &summaries {
+        for &medium in &media {
+            for figure in all(summary, medium).unwrap() {
+                grey::check(&figure).unwrap();
+                // The chart has a legend; the matrix labels every cell instead.
+                assert_eq!(figure.key.is_empty(), figure.stem == DETECTION_MATRIX);
+            }
+        }
+    }
+    let rows: Vec<ContractRow> = (0..4)
+        .map(|i| ContractRow {
+            label: format!("server-{i}"),
+            counts: vec![1, 1, 1, 1, 1],
+        })
+        .collect();
+    for &medium in &media {
+        let figure = render_stacked("s", "t", &SEGMENTS, &rows, ("tool", "tools"), medium).unwrap();
+        assert_eq!(figure.key.len(), SEGMENTS.len());
+        grey::check(&figure).unwrap();
+    }
+}
+
+/// docs/study.md gives the print sizes a reader can check in the files: the title's and the
+/// least text's, in points.
+#[test]
+fn the_print_sizes_in_the_docs_are_the_files() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/study.md"))
+        .unwrap();
+    let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    let stated = |before: &str| -> String {
+        let at = doc
+            .find(before)
+            .unwrap_or_else(|| panic!("{before:?} in docs/study.md"));
+        let rest = &doc[at + before.len()..];
+        rest[..rest.find(" pt").unwrap()].to_string()
+    };
+    let (title, least) = (stated("a title of "), stated("every other text at least "));
+    let summary = committed("mcp-drift-taxonomy-2026-11-30");
+    for width in PrintWidth::ALL {
+        let medium = Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        });
+        for figure in all(&summary, medium).unwrap() {
+            let scale = points_per_unit(&figure.svg);
+            let points: Vec<f64> = texts(&figure.svg).iter().map(|t| t.size * scale).collect();
+            let largest = points.iter().copied().fold(0.0, f64::max);
+            let smallest = points.iter().copied().fold(f64::MAX, f64::min);
+            assert_eq!(format!("{largest:.2}"), title, "{}", figure.stem);
+            assert_eq!(format!("{smallest:.2}"), least, "{}", figure.stem);
+        }
+    }
+}
+
+/// Four kinds of link in one grey: dashed apart, and the timeline's legend reads back in grey
+/// at every medium (render_both refuses it otherwise).
+#[test]
+fn links_of_one_grey_part_by_their_dashes() {
+    use super::timeline::{Kind, Lane, Link, Mark};
+    let kinds: Vec<Kind> = ["a", "b", "c", "d"]
+        .into_iter()
+        .map(|label| Kind {
+            label,
+            colour: RGBColor(112, 112, 112),
+            stroke: 2,
+        })
+        .collect();
+    let lanes = vec![Lane {
+        label: "npm:one".into(),
+        marks: (0..5)
+            .map(|v| Mark {
+                version: format!("1.0.{v}"),
+                captured: true,
+            })
+            .collect(),
+        links: (0..4)
+            .map(|kind| Link {
+                from: kind,
+                to: kind + 1,
+                kind,
+            })
+            .collect(),
+    }];
+    for medium in [Medium::Screen]
+        .into_iter()
+        .chain(PrintWidth::ALL.map(|width| {
+            Medium::Print(Print {
+                width,
+                dpi: DEFAULT_DPI,
+            })
+        }))
+    {
+        let figure = timeline::render("t", "t", &kinds, &lanes, medium).unwrap();
+        assert_eq!(figure.key.len(), 4);
+        grey::check(&figure).unwrap();
+    }
+}
+
+/// A matrix taller than a column page is drawn in parts no taller than one, which between them
+/// hold every class once; a short one stays whole.
+#[test]
+fn a_tall_matrix_splits_into_parts_that_fit_a_column_page() {
+    let tall = committed("mcp-drift-taxonomy-2026-11-30");
+    let short = committed("mcp-contract-drift-2026-08-22");
+    for width in PrintWidth::ALL {
+        let medium = Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        });
+        let parts = detection_matrix::render(&tall, medium).unwrap();
+        assert!(parts.len() >= 2, "{width}: {} part", parts.len());
+        let mut seen = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            assert!(
+                part.height <= detection_matrix::print::MAX_HEIGHT,
+                "{width}"
+            );
+            assert_eq!(part.part, Some((i + 1, parts.len())));
+            let texts = texts(&part.svg);
+            let words: Vec<&str> = texts.iter().map(|t| t.content.as_str()).collect();
+            let title = format!("(part {} of {})", i + 1, parts.len());
+            assert!(words.join(" ").contains(&title), "{width}: {title}");
+            seen.extend(
+                texts
+                    .into_iter()
+                    .map(|t| t.content)
+                    .filter(|c| tall.mutations.contains(c)),
+            );
+        }
+        seen.sort();
+        let mut classes = tall.mutations.clone();
+        classes.sort();
+        assert_eq!(seen, classes, "{width}: every class once");
+        let names: Vec<String> = parts.iter().flat_map(|p| p.files().map(|f| f.0)).collect();
+        assert!(names.contains(&format!("detection-matrix-{width}-part2.svg")));
+        assert_eq!(
+            study_file_names(&tall, &[medium]),
+            [file_names(DETECTION_CHART, &[medium]), names.clone()].concat()
+        );
+        let whole = detection_matrix::render(&short, medium).unwrap();
+        assert_eq!((whole.len(), whole[0].part), (1, None));
+    }
+}

@@ -266,9 +266,10 @@ pub(crate) fn gate_label(gate: &driftlab_record::GateInfo) -> String {
     }
 }
 
-/// True when black text reads better than white on this colour.
+/// True when black text reads better than white on this colour, in colour and in grey: above
+/// the middle of the lightness scale, so text is at least 45 L* from its ground.
 pub(crate) fn is_light(c: RGBColor) -> bool {
-    0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2) > 140.0
+    super::fill::lightness(c) > 55.0
 }
 
 /// `detected/total`, the way every table and chart prints a count.
@@ -354,5 +355,27 @@ mod tests {
         assert_eq!(viridis(0.0), RGBColor(68, 1, 84));
         assert_eq!(viridis(1.0), RGBColor(253, 231, 37));
         assert!(!is_light(viridis(0.0)) && is_light(viridis(1.0)));
+    }
+
+    /// The matrix labels every cell, so it reads in grey where its text does: black or white,
+    /// whichever is further from the cell's lightness, at every rate of both scales.
+    #[test]
+    fn matrix_text_stands_45_lightness_from_every_cell() {
+        use super::super::fill::lightness;
+        for (scale, rising) in [(viridis as fn(f64) -> RGBColor, true), (reds, false)] {
+            let mut last = None;
+            for step in 0..=100 {
+                let cell = scale(f64::from(step) / 100.0);
+                let ink = if is_light(cell) { BLACK } else { WHITE };
+                let contrast = (lightness(cell) - lightness(ink)).abs();
+                assert!(contrast >= 45.0, "{cell:?}: {contrast:.1} L*");
+                // Each scale runs one way in grey, so a rate still reads as more or less.
+                let l = lightness(cell);
+                if let Some(previous) = last {
+                    assert_eq!(l >= previous, rising, "{cell:?}");
+                }
+                last = Some(l);
+            }
+        }
     }
 }

@@ -7,9 +7,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::error::Drawn;
-use super::legend::{self, Entry, LegendStyle};
+use super::fill::{self, Fill, Hatch};
+use super::legend::{self, Entry, LegendStyle, Sample, Series};
 use super::style;
-use super::{render_both, Drawing, Figure, Medium, PlotError, PRINT_MIN_SIZE};
+use super::{render_both, Drawing, Figure, Medium, PlotError, Swatch, PRINT_MIN_SIZE};
 
 /// One release on a lane: its version, and whether it gave a contract.
 pub struct Mark {
@@ -40,8 +41,8 @@ pub struct Lane {
     pub links: Vec<Link>,
 }
 
-/// A kind of link: its legend text, colour and stroke width (wider for what matters more, so
-/// the kinds part in grey print too).
+/// A kind of link: its legend text, colour and stroke width (wider for what matters more); a
+/// kind whose colour prints as nearly the same grey as an earlier kind's is dashed.
 pub struct Kind {
     /// The legend's text.
     pub label: &'static str,
@@ -107,6 +108,8 @@ struct Layout {
     height: u32,
     title: Vec<String>,
     legend: Vec<Entry>,
+    /// Each kind's paint, in the kinds' order.
+    fills: Vec<Fill>,
     /// Where the dots start and how far apart they are.
     left: i32,
     step: i32,
@@ -126,13 +129,27 @@ impl Layout {
         };
         let room = width - 2 * sizes.margin as u32;
         let title = style::wrap_words(title, sizes.title, true, room);
-        let mut series: Vec<(String, RGBColor)> = kinds
+        let colours: Vec<RGBColor> = kinds.iter().map(|k| k.colour).collect();
+        let fills = fill::fills(&colours);
+        let mut series: Vec<Series> = kinds
             .iter()
-            .map(|k| (k.label.to_string(), k.colour))
+            .zip(&fills)
+            .map(|(k, &fill)| Series {
+                label: k.label.to_string(),
+                fill,
+                sample: Sample::Line(k.stroke * sizes.stroke),
+            })
             .collect();
         // Named only where a lane has such a mark (a watch's lanes never do).
         if lanes.iter().any(|l| l.marks.iter().any(|m| !m.captured)) {
-            series.push((NO_CONTRACT_LABEL.to_string(), NO_CONTRACT));
+            series.push(Series {
+                label: NO_CONTRACT_LABEL.to_string(),
+                fill: Fill {
+                    colour: NO_CONTRACT,
+                    hatch: Hatch::Solid,
+                },
+                sample: Sample::Block,
+            });
         }
         let legend_top =
             sizes.margin / 2 + sizes.title_line * title.len() as i32 + sizes.margin / 2;
@@ -179,6 +196,7 @@ impl Layout {
             width,
             title,
             legend,
+            fills,
             left,
             step,
             lanes,
@@ -220,6 +238,10 @@ struct Timeline<'a> {
 }
 
 impl Drawing for Timeline<'_> {
+    fn key(&self) -> Vec<Swatch> {
+        legend::swatches(&self.layout.legend, &self.layout.sizes.legend)
+    }
+
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let l = &self.layout;
         let s = &l.sizes;
@@ -251,10 +273,16 @@ impl Drawing for Timeline<'_> {
             ))?;
             for link in &lane.links {
                 let kind = &self.kinds[link.kind];
-                root.draw(&PathElement::new(
-                    vec![(l.x(link.from), y), (l.x(link.to), y)],
-                    kind.colour.stroke_width(kind.stroke * s.stroke),
-                ))?;
+                let dash = s.legend.hatch.spacing / 2;
+                let (from, to) = ((l.x(link.from), y), l.x(link.to));
+                fill::line(
+                    root,
+                    from,
+                    to,
+                    l.fills[link.kind],
+                    kind.stroke * s.stroke,
+                    dash,
+                )?;
             }
             for (i, mark) in lane.marks.iter().enumerate() {
                 let colour = if mark.captured { BLACK } else { NO_CONTRACT };

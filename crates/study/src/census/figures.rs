@@ -19,11 +19,12 @@ pub(crate) const BUMPS: &str = "census-bumps";
 /// Every figure's stem, in the report's order.
 pub(crate) const STEMS: [&str; 3] = [TIMELINE, CLASSES, BUMPS];
 
-const BREAKING: RGBColor = RGBColor(178, 34, 34);
+// Five steps of lightness, so the verdicts part in grey print too: L* 26, 0, 47, 68 and 89.
+const BREAKING: RGBColor = RGBColor(121, 23, 23);
 const UNKNOWN: RGBColor = RGBColor(0, 0, 0);
-const WARNING: RGBColor = RGBColor(213, 94, 0);
-const COMPATIBLE: RGBColor = RGBColor(0, 114, 178);
-const UNCHANGED: RGBColor = RGBColor(200, 200, 200);
+const WARNING: RGBColor = RGBColor(183, 81, 0);
+const COMPATIBLE: RGBColor = RGBColor(83, 175, 226);
+const UNCHANGED: RGBColor = RGBColor(224, 224, 224);
 
 /// A pair's verdict as drawn: breaking and unknown widest, unchanged thinnest.
 const VERDICTS: [Kind; 5] = [

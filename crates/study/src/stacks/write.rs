@@ -34,17 +34,18 @@ pub fn file_names() -> Vec<String> {
     names
 }
 
-/// Outcome colours (Okabe–Ito), in the order of `Outcome`'s variants, a needless refusal (of a
-/// call that ran correctly without the guard) apart.
+/// Outcome colours, in the order of `Outcome`'s variants, a needless refusal (of a call that ran
+/// correctly without the guard) apart: four steps of lightness (L* 47, 26, 68, 0), the guard's
+/// two (46, 68) hatched by the chart where they meet a step already taken.
 const SEGMENTS: [(&str, RGBColor); 6] = [
-    ("ran correctly", RGBColor(0, 158, 115)),
-    ("accepted, wrong (silent)", RGBColor(213, 94, 0)),
-    ("rejected with an error (loud)", RGBColor(86, 180, 233)),
+    ("ran correctly", RGBColor(0, 127, 93)),
+    ("accepted, wrong (silent)", RGBColor(121, 23, 23)),
+    ("rejected with an error (loud)", RGBColor(83, 175, 226)),
     ("the body failed, or no answer", RGBColor(0, 0, 0)),
     ("refused by the guard", RGBColor(0, 114, 178)),
     (
         "refused needlessly (it ran correctly without the guard)",
-        RGBColor(204, 121, 167),
+        RGBColor(213, 145, 183),
     ),
 ];
 

@@ -16,11 +16,12 @@ use driftlab_plot::plot::{self, Medium};
 const TIMELINE: &str = "watch-timeline";
 const KINDS_FIGURE: &str = "watch-kinds";
 
-/// The kinds as drawn, in [`KINDS`] order: what breaks a caller widest and darkest.
+/// The kinds as drawn, in [`KINDS`] order: what breaks a caller widest and darkest; lightness
+/// steps of 20 L* or more (26, 0, 68, 47, 89), and the grey of "no rule looks" dashed.
 const DRAWN: [Kind; 6] = [
     Kind {
         label: "breaking",
-        colour: RGBColor(178, 34, 34),
+        colour: RGBColor(121, 23, 23),
         stroke: 5,
     },
     Kind {
@@ -30,22 +31,22 @@ const DRAWN: [Kind; 6] = [
     },
     Kind {
         label: "compatible",
-        colour: RGBColor(0, 114, 178),
+        colour: RGBColor(83, 175, 226),
         stroke: 3,
     },
     Kind {
         label: "text only",
-        colour: RGBColor(230, 159, 0),
+        colour: RGBColor(183, 81, 0),
         stroke: 2,
     },
     Kind {
         label: "changed where no rule looks",
-        colour: RGBColor(120, 120, 120),
+        colour: RGBColor(112, 112, 112),
         stroke: 2,
     },
     Kind {
         label: "bytes only (key order, spacing)",
-        colour: RGBColor(200, 200, 200),
+        colour: RGBColor(224, 224, 224),
         stroke: 1,
     },
 ];

@@ -48,6 +48,7 @@ const SCREEN: Sizes = Sizes {
         row: 30,
         step: 34,
         line: 26,
+        hatch: crate::plot::fill::Density::SCREEN,
     },
     body_gap: 10,
     margins: (20, 30, 10),

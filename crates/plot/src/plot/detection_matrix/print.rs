@@ -2,7 +2,9 @@
 //! columns with rotated names, so 29 classes fit 7 in and 3.5 in. Every text is at least the
 //! least print size; a cell holds its count (k/n) where every count fits a cell, else its rate
 //! where every rate fits, else only its colour (the numbers are all in summary.csv). The two
-//! colour scales are horizontal bars under the grid.
+//! colour scales are horizontal bars under the grid. A matrix taller than [`MAX_HEIGHT`] is
+//! drawn in parts, split between labels where it can be, each part a figure of its own with the
+//! header, the scales and the note.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -27,6 +29,9 @@ const BAR_W: u32 = 80;
 const BAR_H: u32 = 7;
 /// A colour bar's title, the bar, and its labels under it.
 const BAR_BLOCK_H: u32 = LINE + BAR_H + 2 + LINE;
+/// The tallest a print matrix (or a part of one) gets, in points: 6.5 in, which leaves a 9-in
+/// column page room for the caption.
+pub(crate) const MAX_HEIGHT: u32 = 468;
 
 /// What a cell prints besides its colour.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,15 +61,95 @@ pub(super) struct Layout {
     note: Vec<String>,
 }
 
+#[derive(Clone, Copy)]
 enum Row {
-    Band(Label),
+    /// A label's band; `true` where it continues the band of the part before.
+    Band(Label, bool),
     Class(usize),
 }
 
+/// Every row of the whole matrix, top to bottom.
+fn all_rows(summary: &Summary) -> Vec<Row> {
+    let bands = label_bands(summary);
+    match bands.is_empty() {
+        true => (0..summary.mutations.len()).map(Row::Class).collect(),
+        false => bands
+            .iter()
+            .flat_map(|&(label, first, end)| {
+                std::iter::once(Row::Band(label, false)).chain((first..end).map(Row::Class))
+            })
+            .collect(),
+    }
+}
+
+/// `rows` in parts of at most `room` rows: whole labels where they fit, a label longer than a
+/// part over as many parts as it takes, its band repeated at the top of each.
+fn split_rows(rows: &[Row], room: usize) -> Vec<Vec<Row>> {
+    let room = room.max(2);
+    // The labels' runs: a band with its classes (or a lone class, without bands).
+    let mut groups: Vec<Vec<Row>> = Vec::new();
+    for &row in rows {
+        match (row, groups.last_mut()) {
+            (Row::Class(_), Some(group)) if matches!(group[0], Row::Band(..)) => group.push(row),
+            _ => groups.push(vec![row]),
+        }
+    }
+    let mut parts: Vec<Vec<Row>> = Vec::new();
+    let mut part: Vec<Row> = Vec::new();
+    for group in groups {
+        if part.len() + group.len() > room && !part.is_empty() {
+            parts.push(std::mem::take(&mut part));
+        }
+        if group.len() <= room {
+            part.extend(group);
+            continue;
+        }
+        let band = group[0];
+        for (i, classes) in group[1..].chunks(room - 1).enumerate() {
+            if !part.is_empty() {
+                parts.push(std::mem::take(&mut part));
+            }
+            if let Row::Band(label, _) = band {
+                part.push(Row::Band(label, i > 0));
+            }
+            part.extend_from_slice(classes);
+        }
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    parts
+}
+
 impl Layout {
-    pub fn new(summary: &Summary, width: u32) -> Layout {
+    /// The matrix at `width` points: one layout, or one per part where the whole would be taller
+    /// than [`MAX_HEIGHT`].
+    pub fn parts(summary: &Summary, width: u32) -> Vec<Layout> {
+        let rows = all_rows(summary);
+        let whole = Layout::new(summary, width, rows.clone(), None);
+        if whole.height <= MAX_HEIGHT {
+            return vec![whole];
+        }
+        // The room a part has for rows, under the longest title a part can have.
+        let bare = Layout::new(summary, width, Vec::new(), Some((99, 99)));
+        let room = (MAX_HEIGHT.saturating_sub(bare.height) / bare.row_h) as usize;
+        let parts = split_rows(&rows, room);
+        let n = parts.len();
+        parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, rows)| Layout::new(summary, width, rows, Some((i + 1, n))))
+            .collect()
+    }
+
+    /// `rows` of the matrix at `width` points; `part` is (this part, of how many).
+    fn new(summary: &Summary, width: u32, rows: Vec<Row>, part: Option<(usize, usize)>) -> Layout {
         let room = width - 2 * MARGIN;
-        let title = style::wrap_words(super::TITLE, TITLE_SIZE, true, room);
+        let title = match part {
+            None => super::TITLE.to_string(),
+            Some((i, n)) => format!("{} (part {i} of {n})", super::TITLE),
+        };
+        let title = style::wrap_words(&title, TITLE_SIZE, true, room);
         let subtitle = style::wrap_words(summary.display_title(), SIZE, false, room);
         let gates: Vec<String> = summary.gates.iter().map(style::gate_label).collect();
         let widest = |labels: &mut dyn Iterator<Item = &str>| {
@@ -78,16 +163,6 @@ impl Layout {
         let column = (width.saturating_sub(left + MARGIN) / columns).min(MAX_COLUMN);
         let header = widest(&mut gates.iter().map(String::as_str)) + 4;
         let top = 4 + (title.len() as u32) * 14 + subtitle.len() as u32 * LINE + 4 + header;
-        let bands = label_bands(summary);
-        let rows: Vec<Row> = match bands.is_empty() {
-            true => (0..summary.mutations.len()).map(Row::Class).collect(),
-            false => bands
-                .iter()
-                .flat_map(|&(label, first, end)| {
-                    std::iter::once(Row::Band(label)).chain((first..end).map(Row::Class))
-                })
-                .collect(),
-        };
         let cell_text = cell_text(summary, column);
         let row_h = match cell_text {
             CellText::Colour => COLOUR_ROW_H,
@@ -171,6 +246,10 @@ impl Drawing for Matrix<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         draw(root, self.summary, &self.layout)
     }
+    /// None: every cell carries its count or rate, and every band its label.
+    fn key(&self) -> Vec<crate::plot::Swatch> {
+        Vec::new()
+    }
 }
 
 fn text(size: f64, colour: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
@@ -220,13 +299,17 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, summary: &Summary, l:
     for (r, row) in l.rows.iter().enumerate() {
         let y = top + r as i32 * row_h;
         match *row {
-            Row::Band(label) => {
+            Row::Band(label, continued) => {
                 root.draw(&Rectangle::new(
                     [(MARGIN as i32, y + 1), (grid_right, y + row_h - 1)],
                     style::label_colour(label).filled(),
                 ))?;
+                let name = match continued {
+                    true => format!("{} (continued)", label.as_str()),
+                    false => label.as_str().to_string(),
+                };
                 root.draw(&Text::new(
-                    label.as_str(),
+                    name,
                     (MARGIN as i32 + 3, y + row_h / 2),
                     text(SIZE, WHITE, HPos::Left, VPos::Center),
                 ))?;

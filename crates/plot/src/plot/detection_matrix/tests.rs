@@ -50,7 +50,7 @@ fn a_one_column_band_names_its_label_in_full_within_the_column() {
             label,
         });
     }
-    let svg = render(&summary, Medium::Screen).unwrap().svg;
+    let svg = render(&summary, Medium::Screen).unwrap().remove(0).svg;
     assert!(
         svg.contains("\ndangerous\n"),
         "the one-column band is not named in full"
@@ -97,7 +97,7 @@ fn labelled_columns_get_bands_and_the_canvas_fits_the_grid() {
             (Label::Benign, 22, 24)
         ]
     );
-    let figure = render(&summary, Medium::Screen).unwrap();
+    let figure = render(&summary, Medium::Screen).unwrap().remove(0);
     for label in ["breaking", "dangerous", "compatible", "benign"] {
         assert!(
             figure.svg.contains(&format!("\n{label}\n")),
@@ -172,7 +172,7 @@ fn a_false_alarm_never_looks_like_a_detection() {
     assert_eq!(detected, style::viridis(1.0));
     assert_eq!(alarm, style::reds(1.0));
     let hex = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
-    let svg = render(&summary, Medium::Screen).unwrap().svg;
+    let svg = render(&summary, Medium::Screen).unwrap().remove(0).svg;
     assert!(svg.contains(&hex(detected)) && svg.contains(&hex(alarm)));
     assert!(svg.contains("\n240/240\n"), "cells give their counts");
     assert!(svg.contains("names (emulated)"), "an emulation is marked");

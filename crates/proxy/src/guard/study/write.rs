@@ -37,13 +37,15 @@ pub fn file_names() -> Vec<String> {
     names
 }
 
-/// Verdict colours (Okabe–Ito), in `Verdict::ALL` order, a needless refusal apart.
+/// Verdict colours, in `Verdict::ALL` order, a needless refusal apart: four steps of lightness
+/// (L* 47, 26, 68, 0), the guard's two (46, 68) hatched by the chart where they meet a step
+/// already taken.
 const SEGMENTS: [(&str, RGBColor); 6] = [
-    ("accepted, correct", RGBColor(0, 158, 115)),
-    ("accepted, wrong (silent failure)", RGBColor(213, 94, 0)),
+    ("accepted, correct", RGBColor(0, 127, 93)),
+    ("accepted, wrong (silent failure)", RGBColor(121, 23, 23)),
     (
         "rejected by the server with an error",
-        RGBColor(86, 180, 233),
+        RGBColor(83, 175, 226),
     ),
     ("crash or timeout", RGBColor(0, 0, 0)),
     (
@@ -52,7 +54,7 @@ const SEGMENTS: [(&str, RGBColor); 6] = [
     ),
     (
         "refused needlessly (it ran correctly without the guard)",
-        RGBColor(204, 121, 167),
+        RGBColor(213, 145, 183),
     ),
 ];
 

@@ -42,7 +42,39 @@ pub fn write_figures_in(
             }
         }
     }
+    remove_other_parts(dir, media, &names)?;
     Ok(names)
+}
+
+/// Removes the files of a figure drawn in another number of parts before (the matrix in one
+/// piece where it is now in parts, or the reverse), so a folder never holds both.
+fn remove_other_parts(dir: &Path, media: &[plot::Medium], written: &[String]) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let bases: Vec<String> = media
+        .iter()
+        .flat_map(|&m| m.file_names(plot::DETECTION_MATRIX))
+        .filter_map(|name| Some(name.strip_suffix(".svg")?.to_string()))
+        .collect();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".svg").or(name.strip_suffix(".png")) else {
+            continue;
+        };
+        let ours = bases.iter().any(|base| {
+            stem == base
+                || stem.strip_prefix(base.as_str()).is_some_and(|rest| {
+                    rest.strip_prefix("-part")
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                })
+        });
+        if ours && !written.contains(&name) {
+            std::fs::remove_file(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes `report.md`, reading the command and the rows hash from the manifest.
