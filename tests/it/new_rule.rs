@@ -46,6 +46,24 @@ fn copy_tracked_files(to: &Path) {
     }
 }
 
+/// The copy's own crates built without optimisation (its dependencies stay as this build made
+/// them, and are shared): what the test checks, that the rule compiles and fires exactly where
+/// its fixture says, does not depend on it, and the crates compile in a fraction of the time.
+fn unoptimised_workspace_crates(copy: &Path) {
+    let overrides: String = [
+        "driftlab-check",
+        "driftlab-contract",
+        "driftlab-diff",
+        "driftlab-mutate",
+        "driftlab-rules",
+    ]
+    .iter()
+    .map(|name| format!("[profile.release.package.{name}]\nopt-level = 0\n"))
+    .collect();
+    fs::create_dir_all(copy.join(".cargo")).unwrap();
+    fs::write(copy.join(".cargo/config.toml"), overrides).unwrap();
+}
+
 /// This build's target directory: the binary under test sits in `<target>/<profile>/`.
 fn target_dir() -> PathBuf {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_driftlab"));
@@ -68,6 +86,7 @@ fn a_scaffolded_rule_compiles_fires_on_its_fixture_and_nowhere_else() {
     let scratch = tempfile::tempdir().unwrap();
     let copy = scratch.path();
     copy_tracked_files(copy);
+    unoptimised_workspace_crates(copy);
     let snapshot_before = lines(&copy.join(SNAPSHOT));
 
     let mut script = Command::new("bash");
