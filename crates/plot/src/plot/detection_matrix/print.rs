@@ -418,3 +418,42 @@ fn draw_colour_bars<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A label longer than a part continues under its band, marked, in as many parts as it
+    /// takes; the next label starts a part of its own when it does not fit the rest.
+    #[test]
+    fn a_label_longer_than_a_part_continues_under_its_band() {
+        let mut rows = vec![Row::Band(Label::Breaking, false)];
+        rows.extend((0..10).map(Row::Class));
+        rows.push(Row::Band(Label::Dangerous, false));
+        rows.extend((10..12).map(Row::Class));
+        let parts = split_rows(&rows, 4);
+        let shape: Vec<Vec<String>> = parts
+            .iter()
+            .map(|part| {
+                part.iter()
+                    .map(|row| match *row {
+                        Row::Band(label, true) => format!("{} (continued)", label.as_str()),
+                        Row::Band(label, false) => label.as_str().to_string(),
+                        Row::Class(c) => c.to_string(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let continued = "breaking (continued)";
+        assert_eq!(
+            shape,
+            [
+                vec!["breaking", "0", "1", "2"],
+                vec![continued, "3", "4", "5"],
+                vec![continued, "6", "7", "8"],
+                vec![continued, "9"],
+                vec!["dangerous", "10", "11"],
+            ]
+        );
+    }
+}
