@@ -91,6 +91,12 @@ pub struct Density {
 }
 
 impl Density {
+    /// The unit of a dashed line's pattern: half the hatches' spacing, so a legend's line
+    /// sample and the lines it names dash alike.
+    pub(crate) fn dash_unit(self) -> i32 {
+        self.spacing / 2
+    }
+
     /// On screen, in pixels.
     pub(crate) const SCREEN: Density = Density {
         spacing: 12,

@@ -156,7 +156,7 @@ pub fn draw<DB: DrawingBackend>(
                     b.0,
                     entry.fill,
                     width,
-                    s.hatch.spacing / 2,
+                    s.hatch.dash_unit(),
                 )?
             }
         }

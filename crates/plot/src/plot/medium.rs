@@ -128,6 +128,20 @@ impl Medium {
         [format!("{base}.svg"), format!("{base}.png")]
     }
 
+    /// Whether `name` is a file figure `stem` writes in this medium, in one piece or as a part
+    /// ([`Medium::part_names`]).
+    pub fn names_a_file_of(self, stem: &str, name: &str) -> bool {
+        let base = self.file_stem(stem);
+        let Some(rest) = name.strip_suffix(".svg").or(name.strip_suffix(".png")) else {
+            return false;
+        };
+        rest == base
+            || rest
+                .strip_prefix(base.as_str())
+                .and_then(|rest| rest.strip_prefix("-part"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+
     /// The print preset, if this is one.
     pub fn print(self) -> Option<Print> {
         match self {
@@ -144,27 +158,22 @@ pub fn file_names(stem: &str, media: &[Medium]) -> Vec<String> {
 
 /// A report's sentence linking the print versions of figures `stems`.
 pub fn print_links(stems: &[&str]) -> String {
-    print_links_named(|width| {
-        let print = Medium::Print(Print {
-            width,
-            dpi: DEFAULT_DPI,
-        });
-        stems
-            .iter()
-            .flat_map(|stem| print.file_names(stem))
-            .collect()
-    })
+    print_links_named(|print| stems.iter().flat_map(|s| print.file_names(s)).collect())
 }
 
-/// A report's sentence linking the SVGs among the files `names` gives for each print width.
-pub fn print_links_named(names: impl Fn(PrintWidth) -> Vec<String>) -> String {
+/// A report's sentence linking the SVGs among the files `names` gives for each print preset
+/// (each width at the default dpi).
+pub fn print_links_named(names: impl Fn(Medium) -> Vec<String>) -> String {
     let links = |width: PrintWidth| {
-        names(width)
-            .iter()
-            .filter(|name| name.ends_with(".svg"))
-            .map(|svg| format!("[`{svg}`]({svg})"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        names(Medium::Print(Print {
+            width,
+            dpi: DEFAULT_DPI,
+        }))
+        .iter()
+        .filter(|name| name.ends_with(".svg"))
+        .map(|svg| format!("[`{svg}`]({svg})"))
+        .collect::<Vec<_>>()
+        .join(", ")
     };
     format!(
         "Print versions, every text at least 7 pt at print size, each with a PNG beside it: one \

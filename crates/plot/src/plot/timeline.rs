@@ -273,7 +273,7 @@ impl Drawing for Timeline<'_> {
             ))?;
             for link in &lane.links {
                 let kind = &self.kinds[link.kind];
-                let dash = s.legend.hatch.spacing / 2;
+                let dash = s.legend.hatch.dash_unit();
                 let (from, to) = ((l.x(link.from), y), l.x(link.to));
                 fill::line(
                     root,

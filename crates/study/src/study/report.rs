@@ -3,7 +3,7 @@
 use driftlab_check::check::rules;
 use driftlab_mutate::mutate;
 use driftlab_plot::plot::count;
-use driftlab_plot::plot::{Medium, Print, DEFAULT_DPI, DETECTION_CHART, DETECTION_MATRIX};
+use driftlab_plot::plot::{DETECTION_CHART, DETECTION_MATRIX};
 use driftlab_record::Summary;
 
 mod metrics_table;
@@ -40,11 +40,7 @@ pub fn markdown(summary: &Summary, context: &ReportContext<'_>) -> String {
          PNG versions: [`{DETECTION_CHART}.png`]({DETECTION_CHART}.png), \
          [`{DETECTION_MATRIX}.png`]({DETECTION_MATRIX}.png).\n\n{} `driftlab figures DIR --width 3.5in|7in --dpi N` redraws \
          them from summary.json.\n\n",
-        driftlab_plot::plot::print_links_named(|width| {
-            let print = Medium::Print(Print {
-                width,
-                dpi: DEFAULT_DPI,
-            });
+        driftlab_plot::plot::print_links_named(|print| {
             driftlab_plot::plot::study_file_names(summary, &[print])
         })
     ));

@@ -52,23 +52,11 @@ fn remove_other_parts(dir: &Path, media: &[plot::Medium], written: &[String]) ->
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
     };
-    let bases: Vec<String> = media
-        .iter()
-        .flat_map(|&m| m.file_names(plot::DETECTION_MATRIX))
-        .filter_map(|name| Some(name.strip_suffix(".svg")?.to_string()))
-        .collect();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(stem) = name.strip_suffix(".svg").or(name.strip_suffix(".png")) else {
-            continue;
-        };
-        let ours = bases.iter().any(|base| {
-            stem == base
-                || stem.strip_prefix(base.as_str()).is_some_and(|rest| {
-                    rest.strip_prefix("-part")
-                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                })
-        });
+        let ours = media
+            .iter()
+            .any(|m| m.names_a_file_of(plot::DETECTION_MATRIX, &name));
         if ours && !written.contains(&name) {
             std::fs::remove_file(entry.path())
                 .with_context(|| format!("cannot remove {}", entry.path().display()))?;
